@@ -1,0 +1,274 @@
+// The only file that includes pybind11: exposes Job (one run of a user Task
+// over a graph) and the extern "C" callbacks that compiled user code calls.
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <string>
+
+#include "master.hpp"
+
+namespace py = pybind11;
+using namespace gthinker;
+
+// ---- callbacks from Numba-compiled code (no GIL; must never throw) -------
+
+extern "C" {
+
+int32_t gt_check_time(void* raw) {
+  auto* ctx = static_cast<WorkerContext*>(raw);
+  return ctx->master->check_time(*ctx) ? 1 : 0;
+}
+
+int32_t gt_add_task(void* raw, const int32_t* rec, int64_t len) {
+  auto* ctx = static_cast<WorkerContext*>(raw);
+  if (ctx->master->aborting()) return 1;
+  try {
+    ctx->out.push(rec, len);
+  } catch (const std::bad_alloc&) {
+    return 2;
+  }
+  ctx->stats.tasks_added++;
+  if (static_cast<int64_t>(ctx->out.num_tasks()) >= ctx->master->config().flush_batch)
+    return ctx->master->flush(*ctx) ? 0 : 1;
+  return 0;
+}
+
+int32_t gt_emit(void* raw, const int32_t* vals, int64_t len) {
+  auto* ctx = static_cast<WorkerContext*>(raw);
+  if (!ctx->header[kEmitting]) return 0;
+  try {
+    ResultWriter::format_line(vals, len, ctx->master->graph_ids(), ctx->emit_buf);
+  } catch (const std::bad_alloc&) {
+    return 2;
+  }
+  return 0;
+}
+
+}  // extern "C"
+
+namespace {
+
+template <typename T>
+using CArray = py::array_t<T, py::array::c_style | py::array::forcecast>;
+
+/// One job: a user Task over a graph, run by the Master and its workers.
+class Job {
+ public:
+  Job(CArray<int64_t> indptr, CArray<int32_t> indices, py::object labels, CArray<int64_t> ids,
+      CArray<int32_t> vertices, uintptr_t run_vertex, uintptr_t run_record, py::dict cfg)
+      : indptr_(indptr), indices_(indices), ids_(ids) {
+    GraphView g;
+    g.indptr = indptr_.data();
+    g.num_vertices = static_cast<int64_t>(indptr_.size()) - 1;
+    g.indices = indices_.data();
+    g.num_indices = static_cast<int64_t>(indices_.size());
+    if (!labels.is_none()) {
+      labels_ = labels.cast<CArray<int32_t>>();
+      if (labels_.size() != g.num_vertices) throw std::invalid_argument("labels length != n");
+      g.labels = labels_.data();
+    }
+    if (ids_.size() != g.num_vertices) throw std::invalid_argument("ids length != n");
+    g.ids = ids_.data();
+    std::vector<int32_t> init(vertices.data(), vertices.data() + vertices.size());
+    JobConfig c;
+    c.num_threads = cfg["threads"].cast<int>();
+    c.time_budget = cfg["time_budget"].cast<double>();
+    c.cpu_chunk = cfg["cpu_chunk"].cast<int64_t>();
+    c.cpu_task_batch = cfg["cpu_task_batch"].cast<int64_t>();
+    c.flush_batch = cfg["flush_batch"].cast<int64_t>();
+    c.spill_limit_bytes = cfg["spill_limit_bytes"].cast<size_t>();
+    c.timeout_check_interval = cfg["timeout_check_interval"].cast<int64_t>();
+    c.n_counters = cfg["n_counters"].cast<int64_t>();
+    c.n_maxima = cfg["n_maxima"].cast<int64_t>();
+    c.hist_rows = cfg["hist_rows"].cast<int64_t>();
+    c.hist_bins = cfg["hist_bins"].cast<int64_t>();
+    c.params = cfg["params"].cast<std::vector<int64_t>>();
+    c.output_path = cfg["output"].cast<std::string>();
+    master_ = std::make_unique<Master>(g, std::move(init),
+                                       reinterpret_cast<RunVertexFn>(run_vertex),
+                                       reinterpret_cast<RunRecordFn>(run_record), std::move(c));
+  }
+
+  /// Runs the job with the GIL released. `progress(snapshot)` is called every
+  /// `interval` seconds (with the GIL); Ctrl-C aborts the job cleanly.
+  py::dict run(py::object progress, double interval) {
+    bool interrupted = false;
+    double last_progress = 0;
+    auto tick = [&]() -> bool {
+      py::gil_scoped_acquire gil;
+      if (PyErr_CheckSignals() != 0) {
+        PyErr_Clear();
+        interrupted = true;
+        return false;
+      }
+      if (!progress.is_none() && master_->elapsed_seconds() - last_progress >= interval) {
+        last_progress = master_->elapsed_seconds();
+        try {
+          progress(snapshot());
+        } catch (py::error_already_set&) {
+          interrupted = true;
+          return false;
+        }
+      }
+      return true;
+    };
+    JobStatus st;
+    {
+      py::gil_scoped_release release;
+      st = master_->run(tick, 0.1);
+    }
+    py::dict out;
+    const char* kinds[] = {"none", "user", "spill_limit", "interrupted", "output"};
+    out["error"] = kinds[static_cast<int>(st.error)];
+    out["code"] = st.code;
+    out["worker"] = st.worker;
+    out["vertex"] = st.vertex;
+    out["message"] = st.message;
+    out["interrupted"] = interrupted;
+    return out;
+  }
+
+  /// Progress numbers, read without locks (may be slightly stale).
+  py::dict snapshot() const {
+    py::dict d;
+    uint64_t done = 0, added = 0;
+    std::vector<int64_t> counters(static_cast<size_t>(master_->config().n_counters), 0);
+    for (const auto& c : master_->contexts()) {
+      done += c->stats.vertices + c->stats.records;
+      added += c->stats.tasks_added;
+      for (size_t i = 0; i < counters.size(); ++i) counters[i] += c->counters[i];
+    }
+    d["elapsed"] = master_->elapsed_seconds();
+    d["tasks_done"] = done;
+    d["tasks_decomposed"] = added;
+    d["spill_tasks"] = master_->spill_tasks_relaxed();
+    d["spill_bytes"] = master_->spill_bytes_relaxed();
+    d["counters"] = counters;
+    return d;
+  }
+
+  /// Per-worker results merged: counters summed, maxima maxed, histograms summed.
+  py::dict results() const {
+    const JobConfig& c = master_->config();
+    py::array_t<int64_t> counters(c.n_counters), maxima(c.n_maxima);
+    py::array_t<int64_t> hist({c.hist_rows, c.hist_bins});
+    auto cm = counters.mutable_unchecked<1>();
+    auto mm = maxima.mutable_unchecked<1>();
+    auto hm = hist.mutable_unchecked<2>();
+    for (int64_t i = 0; i < c.n_counters; ++i) cm(i) = 0;
+    for (int64_t i = 0; i < c.n_maxima; ++i) mm(i) = INT64_MIN;
+    for (int64_t r = 0; r < c.hist_rows; ++r)
+      for (int64_t b = 0; b < c.hist_bins; ++b) hm(r, b) = 0;
+    for (const auto& w : master_->contexts()) {
+      for (int64_t i = 0; i < c.n_counters; ++i) cm(i) += w->counters[i];
+      for (int64_t i = 0; i < c.n_maxima; ++i) mm(i) = std::max(mm(i), w->maxima[i]);
+      for (int64_t r = 0; r < c.hist_rows; ++r)
+        for (int64_t b = 0; b < c.hist_bins; ++b) hm(r, b) += w->hist[r * c.hist_bins + b];
+    }
+    py::dict d;
+    d["counters"] = counters;
+    d["maxima"] = maxima;
+    d["histograms"] = hist;
+    return d;
+  }
+
+  py::dict stats() const {
+    py::list workers;
+    uint64_t vertices = 0, records = 0, added = 0;
+    for (const auto& w : master_->contexts()) {
+      py::dict s;
+      s["kind"] = "cpu";
+      s["vertices"] = w->stats.vertices;
+      s["records"] = w->stats.records;
+      s["tasks_added"] = w->stats.tasks_added;
+      s["chunks"] = w->stats.chunks;
+      s["batches"] = w->stats.batches;
+      s["busy_seconds"] = w->stats.busy_seconds;
+      s["idle_seconds"] = w->stats.idle_seconds;
+      vertices += w->stats.vertices;
+      records += w->stats.records;
+      added += w->stats.tasks_added;
+      workers.append(s);
+    }
+    py::dict d;
+    d["tasks_spawned"] = vertices;
+    d["tasks_decomposed"] = added;
+    d["records_computed"] = records;
+    d["spill_peak_bytes"] = master_->spill().peak_bytes();
+    d["spill_peak_tasks"] = master_->spill().peak_tasks();
+    d["spill_limit_bytes"] = master_->spill().limit_bytes();
+    d["workers"] = workers;
+    return d;
+  }
+
+ private:
+  CArray<int64_t> indptr_;
+  CArray<int32_t> indices_;
+  CArray<int32_t> labels_;
+  CArray<int64_t> ids_;
+  std::unique_ptr<Master> master_;
+};
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "gthinker C++ core: master scheduler, CPU worker pool, spill stack S";
+
+  py::dict header;
+  header["SELF"] = int(kSelf);
+  header["WORKER_ID"] = int(kWorkerId);
+  header["INDPTR"] = int(kIndptr);
+  header["NUM_VERTICES"] = int(kNumVertices);
+  header["INDICES"] = int(kIndices);
+  header["NUM_INDICES"] = int(kNumIndices);
+  header["LABELS"] = int(kLabels);
+  header["NUM_LABELS"] = int(kNumLabels);
+  header["COUNTERS"] = int(kCounters);
+  header["NUM_COUNTERS"] = int(kNumCounters);
+  header["MAXIMA"] = int(kMaxima);
+  header["NUM_MAXIMA"] = int(kNumMaxima);
+  header["HIST"] = int(kHist);
+  header["HIST_ROWS"] = int(kHistRows);
+  header["HIST_BINS"] = int(kHistBins);
+  header["PARAMS"] = int(kParams);
+  header["NUM_PARAMS"] = int(kNumParams);
+  header["EMITTING"] = int(kEmitting);
+  header["COUNTDOWN"] = int(kCountdown);
+  header["TIMED_OUT"] = int(kTimedOut);
+  header["ERROR"] = int(kError);
+  header["NUM_WORKERS"] = int(kNumWorkers);
+  header["LEN"] = int(kHeaderLen);
+  m.attr("HEADER") = header;
+
+  py::dict codes;
+  codes["OK"] = int(kOk);
+  codes["SPAWN_RAISED"] = int(kSpawnRaised);
+  codes["COMPUTE_RAISED"] = int(kComputeRaised);
+  codes["HISTOGRAM_INDEX"] = int(kHistogramIndex);
+  codes["COUNTER_INDEX"] = int(kCounterIndex);
+  codes["MAXIMUM_INDEX"] = int(kMaximumIndex);
+  m.attr("ERROR_CODES") = codes;
+
+  m.def("callback_addresses", []() {
+    py::dict d;
+    d["gt_check_time"] = reinterpret_cast<uintptr_t>(&gt_check_time);
+    d["gt_add_task"] = reinterpret_cast<uintptr_t>(&gt_add_task);
+    d["gt_emit"] = reinterpret_cast<uintptr_t>(&gt_emit);
+    return d;
+  }, "Addresses of the C callbacks that compiled task code calls (registered with llvmlite).");
+
+  py::class_<Job>(m, "Job")
+      .def(py::init<CArray<int64_t>, CArray<int32_t>, py::object, CArray<int64_t>, CArray<int32_t>,
+                    uintptr_t, uintptr_t, py::dict>(),
+           py::arg("indptr"), py::arg("indices"), py::arg("labels"), py::arg("ids"),
+           py::arg("vertices"), py::arg("run_vertex"), py::arg("run_record"), py::arg("config"))
+      .def("run", &Job::run, py::arg("progress") = py::none(), py::arg("interval") = 2.0)
+      .def("snapshot", &Job::snapshot)
+      .def("results", &Job::results)
+      .def("stats", &Job::stats);
+}

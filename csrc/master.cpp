@@ -1,0 +1,255 @@
+#include "master.hpp"
+
+#include <stdexcept>
+#include <utility>
+
+namespace gthinker {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+}  // namespace
+
+Master::Master(const GraphView& graph, std::vector<int32_t> initial_vertices,
+               RunVertexFn run_vertex, RunRecordFn run_record, JobConfig config)
+    : graph_(graph),
+      run_vertex_(run_vertex),
+      run_record_(run_record),
+      config_(std::move(config)),
+      deque_(std::move(initial_vertices)),
+      spill_(config_.spill_limit_bytes) {
+  if (config_.num_threads < 1) throw std::invalid_argument("threads must be at least 1");
+  if (config_.cpu_chunk < 1) throw std::invalid_argument("cpu chunk must be at least 1");
+  if (config_.cpu_task_batch < 1) throw std::invalid_argument("cpu task batch must be at least 1");
+  if (config_.flush_batch < 1) throw std::invalid_argument("flush batch must be at least 1");
+  if (!(config_.time_budget > 0)) throw std::invalid_argument("time budget must be positive");
+  if (!run_vertex_ || !run_record_) throw std::invalid_argument("compiled task functions missing");
+  if (!config_.output_path.empty()) writer_ = std::make_unique<ResultWriter>(config_.output_path);
+
+  for (int i = 0; i < config_.num_threads; ++i) {
+    auto slot = std::make_unique<WorkerSlot>();
+    slot->kind = WorkerKind::kCpu;
+    slot->id = i;
+    auto ctx = std::make_unique<WorkerContext>();
+    ctx->master = this;
+    ctx->counters.assign(static_cast<size_t>(config_.n_counters), 0);
+    ctx->maxima.assign(static_cast<size_t>(config_.n_maxima), INT64_MIN);
+    ctx->hist.assign(static_cast<size_t>(config_.hist_rows * config_.hist_bins), 0);
+    ctx->params = config_.params;
+    ctx->countdown_reset = config_.timeout_check_interval > 0 ? config_.timeout_check_interval : 1;
+    int64_t* h = ctx->header;
+    h[kSelf] = reinterpret_cast<int64_t>(ctx.get());
+    h[kWorkerId] = i;
+    h[kIndptr] = reinterpret_cast<int64_t>(graph_.indptr);
+    h[kNumVertices] = graph_.num_vertices;
+    h[kIndices] = reinterpret_cast<int64_t>(graph_.indices);
+    h[kNumIndices] = graph_.num_indices;
+    h[kLabels] = reinterpret_cast<int64_t>(graph_.labels);
+    h[kNumLabels] = graph_.labels ? graph_.num_vertices : 0;
+    h[kCounters] = reinterpret_cast<int64_t>(ctx->counters.data());
+    h[kNumCounters] = config_.n_counters;
+    h[kMaxima] = reinterpret_cast<int64_t>(ctx->maxima.data());
+    h[kNumMaxima] = config_.n_maxima;
+    h[kHist] = reinterpret_cast<int64_t>(ctx->hist.data());
+    h[kHistRows] = config_.hist_rows;
+    h[kHistBins] = config_.hist_bins;
+    h[kParams] = reinterpret_cast<int64_t>(ctx->params.data());
+    h[kNumParams] = static_cast<int64_t>(ctx->params.size());
+    h[kEmitting] = writer_ ? 1 : 0;
+    h[kNumWorkers] = config_.num_threads;
+    slots_.push_back(std::move(slot));
+    contexts_.push_back(std::move(ctx));
+  }
+}
+
+Master::~Master() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    end_ = true;
+    abort_ = true;
+    for (auto& s : slots_) s->cv.notify_all();
+  }
+  for (auto& t : threads_)
+    if (t.joinable()) t.join();
+}
+
+double Master::elapsed_seconds() const { return seconds_since(start_); }
+
+JobStatus Master::run(const std::function<bool()>& tick, double tick_seconds) {
+  if (ran_) throw std::logic_error("a Master runs one job only");
+  ran_ = true;
+  start_ = Clock::now();
+  const auto tick_every = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(tick_seconds > 0 ? tick_seconds : 0.2));
+  std::unique_lock<std::mutex> lock(mu_);
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    idle_.push_back(slots_[i].get());
+    threads_.emplace_back(&Master::cpu_worker_loop, this, std::ref(*slots_[i]),
+                          std::ref(*contexts_[i]));
+  }
+  auto next_tick = Clock::now() + tick_every;
+  // Algorithm 2: hand out work until every worker is idle and V and S are empty.
+  while (true) {
+    if (tick && Clock::now() >= next_tick) {
+      lock.unlock();
+      bool keep_going = tick();
+      lock.lock();
+      if (!keep_going && status_.error == JobError::kNone) {
+        JobStatus st;
+        st.error = JobError::kInterrupted;
+        st.message = "interrupted";
+        fail(st);
+      }
+      next_tick = Clock::now() + tick_every;
+    }
+    const bool all_idle = idle_.size() == slots_.size();
+    if (abort_ && all_idle) break;
+    if (all_idle && deque_.empty() && spill_.empty()) break;
+    if (idle_.empty() || abort_ || (deque_.empty() && spill_.empty())) {
+      master_cv_.wait_until(lock, next_tick);
+      continue;
+    }
+    WorkerSlot* w = idle_.front();
+    idle_.pop_front();
+    assign(*w);
+  }
+  end_ = true;
+  for (auto& s : slots_) s->cv.notify_all();
+  lock.unlock();
+  for (auto& t : threads_) t.join();
+  threads_.clear();
+  if (writer_ && !writer_->finish() && status_.error == JobError::kNone) {
+    status_.error = JobError::kOutput;
+    status_.message = "writing results to '" + config_.output_path + "' failed (disk full?)";
+  }
+  return status_;
+}
+
+void Master::assign(WorkerSlot& w) {
+  if (w.kind == WorkerKind::kGpu) {
+    if (!deque_.empty())
+      deque_.pop_front(config_.cpu_chunk, w.vertices);
+    else
+      spill_.pop_batch(static_cast<size_t>(config_.cpu_task_batch), w.tasks);
+  } else if (!spill_.empty()) {
+    spill_.pop_batch(static_cast<size_t>(config_.cpu_task_batch), w.tasks);
+    contexts_[static_cast<size_t>(w.id)]->stats.batches++;
+  } else {
+    deque_.pop_back(config_.cpu_chunk, w.vertices);
+    contexts_[static_cast<size_t>(w.id)]->stats.chunks++;
+  }
+  spill_tasks_.store(spill_.num_tasks(), std::memory_order_relaxed);
+  spill_bytes_.store(spill_.bytes(), std::memory_order_relaxed);
+  w.has_work = true;
+  w.cv.notify_one();
+}
+
+void Master::fail(const JobStatus& status) {
+  if (status_.error == JobError::kNone) status_ = status;
+  abort_ = true;
+  master_cv_.notify_one();
+}
+
+bool Master::flush(WorkerContext& ctx) {
+  if (ctx.out.empty()) return true;
+  if (abort_) {
+    ctx.out.clear();
+    return false;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (spill_.would_exceed(ctx.out.bytes())) {
+    JobStatus st;
+    st.error = JobError::kSpillLimit;
+    st.worker = ctx.header[kWorkerId];
+    st.message = "the spill stack S would grow past its limit of " +
+                 std::to_string(spill_.limit_bytes()) + " bytes (holding " +
+                 std::to_string(spill_.num_tasks()) + " tasks, " + std::to_string(spill_.bytes()) +
+                 " bytes)";
+    ctx.out.clear();
+    fail(st);
+    return false;
+  }
+  spill_.push_batch(ctx.out);
+  spill_tasks_.store(spill_.num_tasks(), std::memory_order_relaxed);
+  spill_bytes_.store(spill_.bytes(), std::memory_order_relaxed);
+  master_cv_.notify_one();
+  return true;
+}
+
+bool Master::check_time(WorkerContext& ctx) {
+  ctx.header[kCountdown] = ctx.countdown_reset;
+  if (abort_.load(std::memory_order_relaxed) || Clock::now() >= ctx.deadline) {
+    ctx.header[kTimedOut] = 1;
+    return true;
+  }
+  return false;
+}
+
+void Master::cpu_worker_loop(WorkerSlot& slot, WorkerContext& ctx) {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    auto wait_start = Clock::now();
+    slot.cv.wait(lock, [&] { return slot.has_work || end_; });
+    ctx.stats.idle_seconds += seconds_since(wait_start);
+    if (!slot.has_work) break;  // end_ and nothing assigned
+    lock.unlock();
+    auto busy_start = Clock::now();
+    process_assignment(slot, ctx);
+    ctx.stats.busy_seconds += seconds_since(busy_start);
+    if (writer_ && !ctx.emit_buf.empty()) {
+      writer_->write(ctx.emit_buf);
+      ctx.emit_buf.clear();
+    }
+    lock.lock();
+    slot.has_work = false;
+    slot.vertices.clear();
+    slot.tasks.clear();
+    idle_.push_back(&slot);
+    master_cv_.notify_one();
+  }
+}
+
+bool Master::finish_task(WorkerContext& ctx, int32_t rc, int64_t vertex) {
+  int64_t code = rc != 0 ? rc : ctx.header[kError];
+  if (code == kOk) {
+    if (!ctx.out.empty()) flush(ctx);
+    if (writer_ && ctx.emit_buf.size() > (size_t(1) << 20)) {
+      writer_->write(ctx.emit_buf);
+      ctx.emit_buf.clear();
+    }
+    return !abort_;
+  }
+  ctx.out.clear();
+  JobStatus st;
+  st.error = JobError::kUser;
+  st.code = code;
+  st.worker = ctx.header[kWorkerId];
+  st.vertex = vertex;
+  std::lock_guard<std::mutex> lock(mu_);
+  fail(st);
+  return false;
+}
+
+void Master::process_assignment(WorkerSlot& slot, WorkerContext& ctx) {
+  void* raw = &ctx;
+  for (int32_t v : slot.vertices) {
+    if (abort_) return;
+    ctx.begin_task(config_.time_budget);
+    int32_t rc = run_vertex_(raw, v);
+    ctx.stats.vertices++;
+    if (!finish_task(ctx, rc, v)) return;
+  }
+  for (size_t i = 0; i < slot.tasks.num_tasks(); ++i) {
+    if (abort_) return;
+    int64_t len = 0;
+    const int32_t* rec = slot.tasks.record(i, &len);
+    ctx.begin_task(config_.time_budget);
+    int32_t rc = run_record_(raw, rec, len);
+    ctx.stats.records++;
+    if (!finish_task(ctx, rc, -1)) return;
+  }
+}
+
+}  // namespace gthinker

@@ -1,0 +1,153 @@
+// Master: the G-ThinkerCG scheduler (Algorithm 2) and the CPU worker pool.
+//
+//            +---------------- Master (caller's thread) ----------------+
+//            |  W: queue of idle workers       V: vertex deque          |
+//            |  S: spill stack of task records (served first to CPUs)   |
+//            +-----------+-------------------------------+--------------+
+//      front chunks (GPU) |                             | back chunks (CPU), S batches
+//                         v                             v
+//                  [GPU worker, next issue]     [CPU worker] x n_threads
+//                                                  | compute(task); on timeout the
+//                                                  | remaining branches go to L_o,
+//                                                  +-> flushed to S in batches
+//
+// One mutex guards W, V, S and every worker's assignment slot, so "S became
+// non-empty", "worker went idle" and "wake the master" can never race past
+// each other (no lost wake-ups, no polling). Computation runs outside it.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "result_writer.hpp"
+#include "spill_stack.hpp"
+#include "task_arena.hpp"
+#include "vertex_deque.hpp"
+#include "worker_context.hpp"
+
+namespace gthinker {
+
+/// Compiled entry points of a user Task (Numba cfuncs).
+using RunVertexFn = int32_t (*)(void* ctx, int32_t v);
+using RunRecordFn = int32_t (*)(void* ctx, const int32_t* rec, int64_t len);
+
+/// Read-only view of the graph (arrays owned by the Python side).
+struct GraphView {
+  const int64_t* indptr = nullptr;
+  int64_t num_vertices = 0;
+  const int32_t* indices = nullptr;
+  int64_t num_indices = 0;
+  const int32_t* labels = nullptr;  // may be null
+  const int64_t* ids = nullptr;     // original ids, for emitted results
+};
+
+struct JobConfig {
+  int num_threads = 1;
+  double time_budget = 0.1;           // seconds before a task decomposes
+  int64_t cpu_chunk = 50;             // vertices per CPU assignment (from the back of V)
+  int64_t cpu_task_batch = 8;         // spilled tasks per CPU assignment (from the top of S)
+  int64_t flush_batch = 64;           // L_o records flushed to S in one lock
+  size_t spill_limit_bytes = size_t(1) << 34;
+  int64_t timeout_check_interval = 64;  // timed_out() calls between clock reads
+  int64_t n_counters = 0, n_maxima = 0, hist_rows = 0, hist_bins = 0;
+  std::vector<int64_t> params;
+  std::string output_path;            // empty: results are not written
+};
+
+/// Why a job stopped early.
+enum class JobError { kNone, kUser, kSpillLimit, kInterrupted, kOutput };
+
+struct JobStatus {
+  JobError error = JobError::kNone;
+  int64_t code = 0;          // ErrorCode for kUser
+  int64_t worker = -1;
+  int64_t vertex = -1;       // vertex whose task failed, or -1 for a spilled record
+  std::string message;
+};
+
+enum class WorkerKind { kCpu, kGpu };
+
+/// A worker as the master sees it: an assignment slot and a wake-up signal.
+struct WorkerSlot {
+  WorkerKind kind = WorkerKind::kCpu;
+  int id = 0;
+  bool has_work = false;
+  std::vector<int32_t> vertices;  // L_v
+  TaskArena tasks;                // L_t
+  std::condition_variable cv;
+};
+
+class Master {
+ public:
+  Master(const GraphView& graph, std::vector<int32_t> initial_vertices, RunVertexFn run_vertex,
+         RunRecordFn run_record, JobConfig config);
+  ~Master();
+  Master(const Master&) = delete;
+  Master& operator=(const Master&) = delete;
+
+  /// Runs the job to completion on the calling thread (which becomes the
+  /// master). `tick` is called about every `tick_seconds` without any lock
+  /// held; returning false aborts the job (e.g. Ctrl-C).
+  JobStatus run(const std::function<bool()>& tick, double tick_seconds);
+
+  /// Called by a worker (through gt_add_task) when its L_o is full or its
+  /// task ended: moves the records to S under the master lock.
+  /// Returns false if S would pass its byte limit (the job is then aborted).
+  bool flush(WorkerContext& ctx);
+
+  /// Called by compiled code through gt_check_time.
+  bool check_time(WorkerContext& ctx);
+
+  bool aborting() const { return abort_.load(std::memory_order_relaxed); }
+  const std::vector<std::unique_ptr<WorkerContext>>& contexts() const { return contexts_; }
+  const SpillStack& spill() const { return spill_; }
+  const JobConfig& config() const { return config_; }
+  const int64_t* graph_ids() const { return graph_.ids; }
+  double elapsed_seconds() const;
+  /// Size of S without taking the lock (for progress lines; may be stale).
+  size_t spill_tasks_relaxed() const { return spill_tasks_.load(std::memory_order_relaxed); }
+  size_t spill_bytes_relaxed() const { return spill_bytes_.load(std::memory_order_relaxed); }
+
+ private:
+  void cpu_worker_loop(WorkerSlot& slot, WorkerContext& ctx);
+  void process_assignment(WorkerSlot& slot, WorkerContext& ctx);
+  bool finish_task(WorkerContext& ctx, int32_t rc, int64_t vertex);
+  void fail(const JobStatus& status);  // requires mu_ held
+  void assign(WorkerSlot& w);          // requires mu_ held
+
+  GraphView graph_;
+  RunVertexFn run_vertex_;
+  RunRecordFn run_record_;
+  JobConfig config_;
+  std::unique_ptr<ResultWriter> writer_;
+
+  // Hot shared state; alignment keeps the flags the workers poll off the
+  // cache line that the mutex bounces between cores.
+  alignas(64) std::mutex mu_;
+  std::condition_variable master_cv_;
+  VertexDeque deque_;
+  SpillStack spill_;
+  std::deque<WorkerSlot*> idle_;  // W
+  bool end_ = false;
+  bool ran_ = false;
+  JobStatus status_;
+  alignas(64) std::atomic<bool> abort_{false};
+  std::atomic<size_t> spill_tasks_{0};
+  std::atomic<size_t> spill_bytes_{0};
+
+  std::chrono::steady_clock::time_point start_;
+  std::vector<std::unique_ptr<WorkerSlot>> slots_;
+  std::vector<std::unique_ptr<WorkerContext>> contexts_;
+  std::vector<std::thread> threads_;  // joined in run() and, at the latest, the destructor
+};
+
+}  // namespace gthinker

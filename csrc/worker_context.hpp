@@ -1,0 +1,89 @@
+// WorkerContext: what compiled user code sees of its worker.
+//
+// The first member is a fixed int64 header that Numba-compiled code reads as
+// an array (field indices in HeaderField, exported to Python by the binding so
+// the two sides cannot disagree). Everything after the header is private to
+// the runtime and reached from compiled code only through the extern "C"
+// callbacks in bindings.cpp, which receive header[kSelf] back.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "task_arena.hpp"
+
+namespace gthinker {
+
+enum HeaderField : int {
+  kSelf = 0,         // address of this WorkerContext
+  kWorkerId = 1,
+  kIndptr = 2,       // int64[n + 1]
+  kNumVertices = 3,
+  kIndices = 4,      // int32[nnz]
+  kNumIndices = 5,
+  kLabels = 6,       // int32[n] or null
+  kNumLabels = 7,    // n, or 0 when the graph is unlabeled
+  kCounters = 8,     // int64[n_counters], summed over workers at the end
+  kNumCounters = 9,
+  kMaxima = 10,      // int64[n_maxima], max over workers at the end
+  kNumMaxima = 11,
+  kHist = 12,        // int64[hist_rows * hist_bins], summed over workers
+  kHistRows = 13,
+  kHistBins = 14,
+  kParams = 15,      // int64[n_params], per-run user parameters (read-only)
+  kNumParams = 16,
+  kEmitting = 17,    // 1 when results are being written to a file
+  kCountdown = 18,   // timed_out() calls left before the clock is read again
+  kTimedOut = 19,    // sticky for the rest of the current task
+  kError = 20,       // error code set by checked helpers (see ErrorCode)
+  kNumWorkers = 21,
+  kHeaderLen = 24,
+};
+
+/// Codes in header[kError] and in the return value of the compiled entry points.
+enum ErrorCode : int64_t {
+  kOk = 0,
+  kSpawnRaised = 1,
+  kComputeRaised = 2,
+  kHistogramIndex = 3,
+  kCounterIndex = 4,
+  kMaximumIndex = 5,
+};
+
+struct WorkerStats {
+  uint64_t vertices = 0;      // initial tasks spawned
+  uint64_t records = 0;       // spilled task records computed
+  uint64_t tasks_added = 0;   // records created by decomposition
+  uint64_t chunks = 0;        // vertex chunks assigned
+  uint64_t batches = 0;       // task batches assigned
+  double busy_seconds = 0;
+  double idle_seconds = 0;
+};
+
+class Master;
+
+struct WorkerContext {
+  int64_t header[kHeaderLen] = {};
+
+  Master* master = nullptr;
+  std::vector<int64_t> counters, maxima, hist;
+  std::vector<int64_t> params;
+  std::chrono::steady_clock::time_point deadline{};
+  int64_t countdown_reset = 64;
+  TaskArena out;          // L_o: decomposed tasks waiting to be flushed to S
+  std::string emit_buf;   // formatted results waiting for the ResultWriter
+  WorkerStats stats;
+
+  /// Starts a new task: fresh time budget, timed-out flag cleared.
+  void begin_task(double budget_seconds) {
+    deadline = std::chrono::steady_clock::now() +
+               std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                   std::chrono::duration<double>(budget_seconds));
+    header[kTimedOut] = 0;
+    header[kCountdown] = countdown_reset;
+  }
+};
+
+}  // namespace gthinker

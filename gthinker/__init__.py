@@ -1,0 +1,35 @@
+"""gthinker: parallel subgraph finding on all CPU cores, a GPU, or both.
+
+Start with :class:`Graph` (input), :class:`Task` (write an app) and :func:`run`;
+bundled apps live in :mod:`gthinker.apps` (e.g. ``gthinker.apps.mce.run``).
+"""
+
+from .errors import (
+    DeviceUnavailableError,
+    GraphFormatError,
+    GThinkerError,
+    SpillLimitError,
+    TaskDefinitionError,
+    TaskRuntimeError,
+)
+from .graph import Graph, LoadReport
+from .runtime import JobResult, default_threads, run
+from .task import Task, TaskContext
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Graph",
+    "LoadReport",
+    "Task",
+    "TaskContext",
+    "run",
+    "JobResult",
+    "default_threads",
+    "GThinkerError",
+    "GraphFormatError",
+    "TaskDefinitionError",
+    "TaskRuntimeError",
+    "SpillLimitError",
+    "DeviceUnavailableError",
+]

@@ -1,0 +1,206 @@
+"""Running a Task over a graph: :func:`run` and its :class:`JobResult`."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import psutil
+
+from . import _core
+from .errors import SpillLimitError, TaskRuntimeError
+from .task import CODES, Task
+
+__all__ = ["run", "JobResult", "default_threads", "MODES"]
+
+MODES = ("cpu",)
+
+_USER_ERRORS = {
+    CODES["SPAWN_RAISED"]: ("spawn", "raised an exception"),
+    CODES["COMPUTE_RAISED"]: ("compute", "raised an exception"),
+    CODES["HISTOGRAM_INDEX"]: ("compute", "called add_to_histogram with a row or bin out of range"),
+    CODES["COUNTER_INDEX"]: ("compute", "called count with a counter index out of range"),
+    CODES["MAXIMUM_INDEX"]: ("compute", "called update_max with an index out of range"),
+}
+
+
+def default_threads() -> int:
+    """CPU cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+@dataclass
+class JobResult:
+    """Merged results of one job.
+
+    ``counters``, ``maxima`` and ``histograms`` map the names a Task declared
+    to their values (a maximum never updated is ``None``); ``stats`` has the
+    runtime's figures (tasks spawned, decomposed, spill stack peak, per worker
+    busy/idle time).
+    """
+
+    counters: dict[str, int]
+    maxima: dict[str, int | None]
+    histograms: dict[str, np.ndarray]
+    stats: dict
+    seconds: float
+    threads: int
+    mode: str = "cpu"
+    extra: dict = field(default_factory=dict)
+
+
+def _positive_int(name, value):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def run(
+    task: type[Task],
+    graph,
+    *,
+    mode: str = "cpu",
+    threads: int | None = None,
+    time_budget: float = 0.1,
+    cpu_chunk: int = 50,
+    cpu_task_batch: int = 8,
+    flush_batch: int = 64,
+    spill_limit: int | None = None,
+    vertices: Sequence[int] | np.ndarray | None = None,
+    params: Sequence[int] = (),
+    histogram_bins: int | None = None,
+    output: str | os.PathLike | None = None,
+    progress: Callable[[dict], None] | None = None,
+    progress_interval: float = 2.0,
+) -> JobResult:
+    """Runs ``task`` over ``graph`` on ``threads`` CPU workers and returns the merged results.
+
+    Parameters
+    ----------
+    task : Task subclass
+        The application.
+    graph : gthinker.Graph
+    mode : {"cpu"}
+        Where to run (GPU and hybrid modes come with the GPU worker).
+    threads : int, optional
+        CPU workers; default: every core this process may use.
+    time_budget : float
+        Seconds a task may run before ``ctx.timed_out()`` turns true and it
+        should decompose (G-ThinkerCG's tau_time, 0.1 s).
+    cpu_chunk : int
+        Initial vertices per CPU assignment, taken from the back of the deque.
+    cpu_task_batch : int
+        Spilled tasks per CPU assignment, taken from the top of S.
+    flush_batch : int
+        Decomposed tasks a worker buffers before flushing them to S in one lock.
+    spill_limit : int, optional
+        Bytes S may hold before the job fails with :class:`SpillLimitError`;
+        default half the memory available when the job starts.
+    vertices : array of int, optional
+        Initial vertices in deque order; default all vertices, 0..n-1.
+    params : sequence of int
+        Per-run parameters, seen by compiled code as ``ctx.params``.
+    histogram_bins : int, optional
+        Bins of each histogram; default max degree + 2.
+    output : path, optional
+        File that ``ctx.emit`` writes result lines to.
+    progress : callable, optional
+        Called with a snapshot dict every ``progress_interval`` seconds.
+    """
+    if not (isinstance(task, type) and issubclass(task, Task)) or task is Task:
+        raise TypeError(f"task must be a subclass of gthinker.Task, got {task!r}")
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    threads = default_threads() if threads is None else _positive_int("threads", threads)
+    if not (isinstance(time_budget, (int, float)) and time_budget > 0):
+        raise ValueError(f"time_budget must be a positive number of seconds, got {time_budget!r}")
+    cpu_chunk = _positive_int("cpu_chunk", cpu_chunk)
+    cpu_task_batch = _positive_int("cpu_task_batch", cpu_task_batch)
+    flush_batch = _positive_int("flush_batch", flush_batch)
+    if spill_limit is None:
+        spill_limit = psutil.virtual_memory().available // 2
+    spill_limit = _positive_int("spill_limit", spill_limit)
+
+    n = graph.num_vertices
+    if vertices is None:
+        init = np.arange(n, dtype=np.int32)
+    else:
+        init = np.ascontiguousarray(vertices, dtype=np.int64)
+        if init.ndim != 1 or (init.size and (init.min() < 0 or init.max() >= n)):
+            raise ValueError(f"vertices must be a 1-d array of vertex indices in [0, {n})")
+        init = init.astype(np.int32)
+    params = np.ascontiguousarray(params, dtype=np.int64).ravel()
+    if histogram_bins is None:
+        histogram_bins = int(graph.max_degree) + 2 if n else 2
+    histogram_bins = _positive_int("histogram_bins", histogram_bins)
+
+    run_vertex, run_record = task.compiled()
+    config = {
+        "threads": threads,
+        "time_budget": float(time_budget),
+        "cpu_chunk": cpu_chunk,
+        "cpu_task_batch": cpu_task_batch,
+        "flush_batch": flush_batch,
+        "spill_limit_bytes": spill_limit,
+        "timeout_check_interval": 64,
+        "n_counters": len(task.counters),
+        "n_maxima": len(task.maxima),
+        "hist_rows": len(task.histograms),
+        "hist_bins": histogram_bins if task.histograms else 0,
+        "params": params.tolist(),
+        "output": os.fspath(output) if output is not None else "",
+    }
+    try:
+        job = _core.Job(
+            graph.indptr, graph.indices, graph.labels, graph.ids, init,
+            run_vertex.address, run_record.address, config,
+        )
+    except RuntimeError as exc:  # e.g. the output file cannot be opened
+        raise OSError(str(exc)) from None
+    start = time.perf_counter()
+    status = job.run(progress, progress_interval)
+    seconds = time.perf_counter() - start
+    _raise_for_status(task, graph, status)
+
+    res = job.results()
+    minimum = np.iinfo(np.int64).min
+    return JobResult(
+        counters={k: int(v) for k, v in zip(task.counters, res["counters"])},
+        maxima={k: (None if v == minimum else int(v)) for k, v in zip(task.maxima, res["maxima"])},
+        histograms={k: res["histograms"][i] for i, k in enumerate(task.histograms)},
+        stats=job.stats(),
+        seconds=seconds,
+        threads=threads,
+        mode=mode,
+    )
+
+
+def _raise_for_status(task, graph, status):
+    kind = status["error"]
+    if kind == "none":
+        return
+    if kind == "interrupted":
+        raise KeyboardInterrupt
+    if kind == "spill_limit":
+        raise SpillLimitError(
+            status["message"] + ". Raise spill_limit (--spill-limit) or the time budget, "
+            "so that fewer tasks are decomposed."
+        )
+    if kind == "output":
+        raise OSError(status["message"])
+    method, what = _USER_ERRORS.get(status["code"], ("compute", f"failed (code {status['code']})"))
+    where = ""
+    if status["vertex"] >= 0:
+        where = f" on the task of vertex {int(graph.ids[status['vertex']])}"
+    elif method == "compute":
+        where = " on a decomposed task record"
+    hint = ""
+    if status["code"] in (CODES["SPAWN_RAISED"], CODES["COMPUTE_RAISED"]) and not task.boundscheck:
+        hint = " (set boundscheck = True on the class to catch out-of-range indexing too)"
+    raise TaskRuntimeError(f"{task.__qualname__}.{method} {what}{where}{hint}")
