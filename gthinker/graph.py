@@ -176,32 +176,58 @@ def _scan(buf, nfields, required, tagged, keep_meta, max_records):
 
 
 @njit(cache=True)
-def _fill_csr(a, b, n):
-    """CSR of the undirected graph with sorted unique pairs ``a < b``.
+def _canonical_keys(u, v, n):
+    """Keys ``min*n + max`` of the non-loop pairs, and the number of loops."""
+    m = u.shape[0]
+    keys = np.empty(m, dtype=np.int64)
+    k = 0
+    for i in range(m):
+        a = u[i]
+        b = v[i]
+        if a == b:
+            continue
+        if a > b:
+            a, b = b, a
+        keys[k] = a * n + b
+        k += 1
+    return keys[:k], m - k
+
+
+@njit(cache=True)
+def _fill_csr(keys, n):
+    """CSR of the undirected graph given sorted unique keys ``a*n + b``, ``a < b``.
 
     Because the pairs are sorted by ``(a, b)`` every row receives first its
     smaller neighbours in increasing order, then its larger ones, so rows come
-    out sorted without a further sort.
+    out sorted without a further sort. Duplicate keys are skipped; returns the
+    number of distinct pairs as well.
     """
-    m = a.shape[0]
+    m = keys.shape[0]
     deg = np.zeros(n, dtype=np.int64)
+    distinct = 0
     for k in range(m):
-        deg[a[k]] += 1
-        deg[b[k]] += 1
+        if k > 0 and keys[k] == keys[k - 1]:
+            continue
+        a = keys[k] // n
+        deg[a] += 1
+        deg[keys[k] - a * n] += 1
+        distinct += 1
     indptr = np.empty(n + 1, dtype=np.int64)
     indptr[0] = 0
     for v in range(n):
         indptr[v + 1] = indptr[v] + deg[v]
     pos = indptr[:-1].copy()
-    indices = np.empty(2 * m, dtype=np.int32)
+    indices = np.empty(2 * distinct, dtype=np.int32)
     for k in range(m):
-        u = a[k]
-        v = b[k]
+        if k > 0 and keys[k] == keys[k - 1]:
+            continue
+        u = keys[k] // n
+        v = keys[k] - u * n
         indices[pos[u]] = v
         pos[u] += 1
         indices[pos[v]] = u
         pos[v] += 1
-    return indptr, indices
+    return indptr, indices, distinct
 
 
 @njit(cache=True)
@@ -372,9 +398,17 @@ def _remap(u: np.ndarray, v: np.ndarray):
         ids = np.flatnonzero(present).astype(np.int64)
         newid = np.cumsum(present, dtype=np.int64) - 1
         return ids, newid[u], newid[v]
-    ids, inv = np.unique(np.concatenate([u, v]), return_inverse=True)
-    inv = inv.astype(np.int64, copy=False).reshape(-1)
-    return ids.astype(np.int64), inv[: u.size], inv[u.size :]
+    # sort-based (np.unique(return_inverse=True) is much slower in numpy 2.4)
+    both = np.concatenate([u, v])
+    perm = np.argsort(both, kind="stable")
+    srt = both[perm]
+    new = np.empty(srt.size, dtype=bool)
+    new[0] = True
+    np.not_equal(srt[1:], srt[:-1], out=new[1:])
+    ids = srt[new]
+    inv = np.empty(both.size, dtype=np.int64)
+    inv[perm] = np.cumsum(new, dtype=np.int64) - 1
+    return ids, inv[: u.size], inv[u.size :]
 
 
 @dataclass
@@ -496,7 +530,8 @@ class Graph:
     def __repr__(self) -> str:
         lab = ""
         if self.labels is not None:
-            lab = f", labels={np.unique(self.labels).size}"
+            srt = np.sort(self.labels)
+            lab = f", labels={int(np.count_nonzero(srt[1:] != srt[:-1])) + 1}"
         return (
             f"Graph(n={self.num_vertices:,}, m={self.num_edges:,}, "
             f"max_degree={self.max_degree:,}{lab}, source={self.report.source!r})"
@@ -522,25 +557,12 @@ class Graph:
     def _build(cls, u, v, n, ids, labels, source, lines, node_names=None):
         """Graph from int64 endpoint arrays already in ``0..n-1``."""
         m_read = int(u.size)
-        loops = u == v
-        n_loops = int(np.count_nonzero(loops))
-        if n_loops:
-            keep = ~loops
-            u, v = u[keep], v[keep]
-        a = np.minimum(u, v)
-        b = np.maximum(u, v)
-        keys = a * np.int64(n) + b
+        keys, n_loops = _canonical_keys(u, v, np.int64(n))
         keys.sort()
-        if keys.size:
-            uniq = np.empty(keys.size, dtype=bool)
-            uniq[0] = True
-            np.not_equal(keys[1:], keys[:-1], out=uniq[1:])
-            keys = keys[uniq]
-        n_dup = int(u.size - keys.size)
-        a = keys // n if n else keys
-        b = keys - a * n
-        indptr, indices = _fill_csr(a, b, n)
-        report = LoadReport(source, lines, m_read, n_loops, n_dup, int(n), int(keys.size))
+        indptr, indices, m = _fill_csr(keys, np.int64(n))
+        n_loops = int(n_loops)
+        n_dup = int(keys.size - m)
+        report = LoadReport(source, lines, m_read, n_loops, n_dup, int(n), int(m))
         return cls(indptr, indices, ids=ids, labels=labels, report=report, node_names=node_names)
 
     @classmethod
@@ -881,16 +903,18 @@ class Graph:
         names = self.node_names if self.node_names is not None else self.ids.tolist()
         G = nx.Graph()
         if self.labels is not None:
-            G.add_nodes_from(zip(names, ({"label": x} for x in self.labels.tolist())))
+            G.add_nodes_from(
+                zip(names, ({"label": x} for x in self.labels.tolist()), strict=True)
+            )
         else:
             G.add_nodes_from(names)
         e = self.edge_array()
         if self.node_names is None:
             G.add_edges_from(self.ids[e].tolist())
         else:
-            G.add_edges_from(
-                zip(map(names.__getitem__, e[:, 0].tolist()), map(names.__getitem__, e[:, 1].tolist()))
-            )
+            first = map(names.__getitem__, e[:, 0].tolist())
+            second = map(names.__getitem__, e[:, 1].tolist())
+            G.add_edges_from(zip(first, second, strict=True))
         return G
 
     def write(self, path, format=None) -> None:
@@ -1024,7 +1048,8 @@ class Graph:
         bwd = np.sort(ix.astype(np.int64) * n + rows)
         if not np.array_equal(fwd, bwd):
             fail("adjacency not symmetric")
-        if self.ids.shape != (n,) or np.unique(self.ids).size != n:
+        sid = np.sort(self.ids)
+        if self.ids.shape != (n,) or np.any(sid[1:] == sid[:-1]):
             fail("ids not unique")
         if self.labels is not None and self.labels.shape != (n,):
             fail("labels length")

@@ -1,0 +1,483 @@
+"""Seeded, reproducible synthetic graphs, and the ``gthinker generate`` command.
+
+All generators return a :class:`gthinker.graph.Graph` whose vertices are
+``0 .. n-1`` (isolated vertices included). The same arguments and seed
+always give the same graph (for a given NumPy/Numba version).
+
+Generators
+----------
+rmat(scale, edge_factor=16, a=0.57, b=0.19, c=0.19, seed=0)
+    Recursive-matrix (R-MAT / Graph500-style, without vertex permutation).
+gnp(n, p, seed=0)
+    Erdos-Renyi G(n, p).
+powerlaw_cluster(n, m, p, seed=0)
+    Holme-Kim power-law graph with tunable clustering (the algorithm of
+    ``networkx.powerlaw_cluster_graph``), compiled with Numba.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from gthinker.errors import GThinkerError
+from gthinker.graph import Graph
+
+__all__ = [
+    "add_generate_parser",
+    "gnp",
+    "powerlaw_cluster",
+    "rmat",
+    "run_generate",
+]
+
+_MAX_N = 2**31 - 1
+_RMAT_CHUNK = 1 << 22
+
+
+# ---------------------------------------------------------------------------
+# Kernels
+# ---------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _rmat_kernel(rng, scale, m, ta, tab, tabc):
+    """``m`` R-MAT pairs; thresholds are cumulative probabilities times 2**16.
+
+    Each uniform double supplies 48 random bits, used as three 16-bit
+    uniforms (one per recursion level), to save random-number calls.
+    """
+    u = np.empty(m, dtype=np.int64)
+    v = np.empty(m, dtype=np.int64)
+    for k in range(m):
+        x = 0
+        y = 0
+        bits = 0
+        left = 0
+        for _ in range(scale):
+            if left == 0:
+                bits = np.int64(rng.random() * 281474976710656.0)  # 2**48
+                left = 3
+            r = bits & 0xFFFF
+            bits >>= 16
+            left -= 1
+            x <<= 1
+            y <<= 1
+            if r >= tab:
+                x |= 1
+                if r >= tabc:
+                    y |= 1
+            elif r >= ta:
+                y |= 1
+        u[k] = x
+        v[k] = y
+    return u, v
+
+
+@njit(cache=True)
+def _randint(rng, k):
+    i = int(rng.random() * k)
+    return i if i < k else k - 1
+
+
+@njit(cache=True)
+def _holme_kim(rng, n, m, p):
+    """Edges of networkx.powerlaw_cluster_graph(n, m, p) (same algorithm)."""
+    max_e = m * (n - m)
+    eu = np.empty(max_e, dtype=np.int64)
+    ev = np.empty(max_e, dtype=np.int64)
+    ne = 0
+    head = np.full(n, -1, dtype=np.int64)
+    nxt = np.empty(2 * max_e, dtype=np.int64)
+    to = np.empty(2 * max_e, dtype=np.int64)
+    na = 0
+    repeated = np.empty(m + 2 * max_e, dtype=np.int64)
+    for i in range(m):
+        repeated[i] = i
+    nrep = m
+    adj_stamp = np.full(n, -1, dtype=np.int64)  # == source: adjacent to source
+    pick_stamp = np.full(n, -1, dtype=np.int64)
+    targets = np.empty(m, dtype=np.int64)
+    for source in range(m, n):
+        # m distinct targets drawn from the repeated-nodes list
+        nt = 0
+        while nt < m:
+            x = repeated[_randint(rng, nrep)]
+            if pick_stamp[x] != source:
+                pick_stamp[x] = source
+                targets[nt] = x
+                nt += 1
+        count = 0
+        target = -1
+        while count < m:
+            new = -1
+            if count > 0 and rng.random() < p:
+                # triad formation: a neighbour of target not yet linked to source
+                cnt = 0
+                e = head[target]
+                while e >= 0:
+                    w = to[e]
+                    if w != source and adj_stamp[w] != source:
+                        cnt += 1
+                    e = nxt[e]
+                if cnt > 0:
+                    pick = _randint(rng, cnt)
+                    e = head[target]
+                    while e >= 0:
+                        w = to[e]
+                        if w != source and adj_stamp[w] != source:
+                            if pick == 0:
+                                new = w
+                                break
+                            pick -= 1
+                        e = nxt[e]
+            if new < 0:
+                nt -= 1
+                new = targets[nt]
+                target = new
+            if adj_stamp[new] != source:
+                adj_stamp[new] = source
+                eu[ne] = source
+                ev[ne] = new
+                ne += 1
+                to[na] = new
+                nxt[na] = head[source]
+                head[source] = na
+                na += 1
+                to[na] = source
+                nxt[na] = head[new]
+                head[new] = na
+                na += 1
+            repeated[nrep] = new
+            nrep += 1
+            count += 1
+        for _ in range(m):
+            repeated[nrep] = source
+            nrep += 1
+    return eu[:ne], ev[:ne]
+
+
+# ---------------------------------------------------------------------------
+# Generators
+# ---------------------------------------------------------------------------
+
+
+def _check_seed(seed):
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    return int(seed)
+
+
+def _finish(g: Graph, source: str) -> Graph:
+    g.report.source = source
+    return g
+
+
+def rmat(scale, edge_factor=16, a=0.57, b=0.19, c=0.19, seed=0) -> Graph:
+    """R-MAT graph on ``2**scale`` vertices.
+
+    ``edge_factor * 2**scale`` vertex pairs are drawn: each pair descends
+    ``scale`` levels of the adjacency matrix, choosing the top-left,
+    top-right, bottom-left or bottom-right quadrant with probabilities
+    ``a, b, c, d = 1 - a - b - c`` (resolved to multiples of 2**-16).
+    Self-loops and repeated pairs are dropped (see ``graph.report``), so
+    the graph has somewhat fewer edges than pairs drawn. Vertex ids are
+    ``0 .. 2**scale - 1``, isolated vertices included; a larger ``a`` gives
+    a more skewed degree distribution with high-degree vertices near id 0.
+
+    Parameters
+    ----------
+    scale : int
+        ``1 <= scale <= 30``.
+    edge_factor : int
+        Pairs drawn per vertex, ``>= 0``.
+    a, b, c : float
+        Quadrant probabilities; each ``>= 0`` and ``a + b + c <= 1``.
+    seed : int
+        Non-negative random seed.
+
+    Returns
+    -------
+    Graph
+
+    Raises
+    ------
+    ValueError
+        Parameters out of range.
+    """
+    if isinstance(scale, bool) or not isinstance(scale, (int, np.integer)) or not 1 <= scale <= 30:
+        raise ValueError(f"scale must be an integer in 1..30, got {scale!r}")
+    if (
+        isinstance(edge_factor, bool)
+        or not isinstance(edge_factor, (int, np.integer))
+        or edge_factor < 0
+    ):
+        raise ValueError(f"edge_factor must be a non-negative integer, got {edge_factor!r}")
+    probs = {"a": a, "b": b, "c": c}
+    for name, val in probs.items():
+        if not isinstance(val, (int, float, np.floating, np.integer)) or not math.isfinite(val):
+            raise ValueError(f"{name} must be a number, got {val!r}")
+        if val < 0:
+            raise ValueError(f"{name} must be >= 0, got {val}")
+    d = 1.0 - a - b - c
+    if d < -1e-12:
+        raise ValueError(f"a + b + c must be <= 1 (d = 1 - a - b - c >= 0), got {a + b + c:g}")
+    seed = _check_seed(seed)
+    n = 1 << int(scale)
+    m = int(edge_factor) * n
+    rng = np.random.default_rng(seed)
+    thresholds = [round(x * 65536) for x in (a, a + b, a + b + c)]
+    us, vs = [], []
+    for start in range(0, m, _RMAT_CHUNK):
+        cu, cv = _rmat_kernel(rng, int(scale), min(_RMAT_CHUNK, m - start), *thresholds)
+        us.append(cu)
+        vs.append(cv)
+    if us:
+        edges = np.empty((m, 2), dtype=np.int64)
+        np.concatenate(us, out=edges[:, 0])
+        del us
+        np.concatenate(vs, out=edges[:, 1])
+        del vs
+    else:
+        edges = np.empty((0, 2), dtype=np.int64)
+    g = Graph.from_edges(edges, num_vertices=n)
+    return _finish(g, f"rmat(scale={scale}, edge_factor={edge_factor}, a={a}, b={b}, "
+                      f"c={c}, seed={seed})")
+
+
+def _decode_pairs(k):
+    """Map pair indices ``k`` in ``[0, n(n-1)/2)`` to ``(i, j)`` with ``j < i``."""
+    i = np.floor((1.0 + np.sqrt(1.0 + 8.0 * k.astype(np.float64))) / 2.0).astype(np.int64)
+    for _ in range(2):
+        i -= (i * (i - 1) // 2 > k).astype(np.int64)
+        i += ((i + 1) * i // 2 <= k).astype(np.int64)
+    j = k - i * (i - 1) // 2
+    return i, j
+
+
+def _sample_distinct(rng, total, count):
+    """``count`` distinct integers drawn uniformly from ``[0, total)``, sorted."""
+    if count == 0:
+        return np.empty(0, dtype=np.int64)
+    chosen = np.empty(0, dtype=np.int64)
+    while chosen.size < count:
+        need = count - chosen.size
+        extra = rng.integers(0, total, size=int(need * 1.05) + 16, dtype=np.int64)
+        # sort + mask rather than np.unique, which is much slower here (numpy 2.4)
+        both = np.concatenate([chosen, extra])
+        both.sort()
+        mask = np.empty(both.size, dtype=bool)
+        mask[0] = True
+        np.not_equal(both[1:], both[:-1], out=mask[1:])
+        chosen = both[mask]
+    excess = chosen.size - count
+    if excess:
+        # dropping a uniform random subset keeps the result a uniform random set
+        drop = rng.choice(chosen.size, size=excess, replace=False)
+        keep = np.ones(chosen.size, dtype=bool)
+        keep[drop] = False
+        chosen = chosen[keep]
+    return chosen
+
+
+def gnp(n, p, seed=0) -> Graph:
+    """Erdos-Renyi random graph G(n, p).
+
+    The number of edges is drawn from Binomial(n(n-1)/2, p) and that many
+    distinct vertex pairs are then sampled uniformly (for ``p > 1/2`` the
+    non-edges are sampled instead), which gives exactly the G(n, p)
+    distribution in time proportional to the number of edges.
+
+    Parameters
+    ----------
+    n : int
+        Number of vertices, ``0 <= n < 2**31``.
+    p : float
+        Edge probability, ``0 <= p <= 1``.
+    seed : int
+        Non-negative random seed.
+
+    Returns
+    -------
+    Graph
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 0 <= n <= _MAX_N:
+        raise ValueError(f"n must be an integer in 0..2**31-1, got {n!r}")
+    if not isinstance(p, (int, float, np.floating, np.integer)) or not 0.0 <= p <= 1.0:
+        raise ValueError(f"p must be a probability in [0, 1], got {p!r}")
+    seed = _check_seed(seed)
+    n = int(n)
+    total = n * (n - 1) // 2
+    rng = np.random.default_rng(seed)
+    count = int(rng.binomial(total, p)) if total else 0
+    if count > total // 2:
+        if total > 500_000_000:
+            raise ValueError(f"gnp(n={n}, p={p}) would have about {count:,} edges; too dense")
+        non = _sample_distinct(rng, total, total - count)
+        keep = np.ones(total, dtype=bool)
+        keep[non] = False
+        k = np.flatnonzero(keep).astype(np.int64)
+    else:
+        k = _sample_distinct(rng, total, count)
+    i, j = _decode_pairs(k)
+    g = Graph.from_edges(np.column_stack([j, i]), num_vertices=n)
+    return _finish(g, f"gnp(n={n}, p={p}, seed={seed})")
+
+
+def powerlaw_cluster(n, m, p, seed=0) -> Graph:
+    """Holme-Kim power-law graph with tunable clustering.
+
+    Same algorithm as :func:`networkx.powerlaw_cluster_graph`: each new
+    vertex attaches to ``m`` existing vertices by preferential attachment,
+    and after each attachment, with probability ``p``, the next link instead
+    closes a triangle with a neighbour of the previous target. Compiled with
+    Numba (n = 100,000, m = 5 takes well under a second); the random stream
+    differs from networkx's, so graphs are not identical to networkx's for
+    the same seed.
+
+    Parameters
+    ----------
+    n : int
+        Number of vertices.
+    m : int
+        Edges added per new vertex, ``1 <= m <= n``.
+    p : float
+        Triangle-closing probability in ``[0, 1]``.
+    seed : int
+        Non-negative random seed.
+
+    Returns
+    -------
+    Graph
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= _MAX_N:
+        raise ValueError(f"n must be an integer in 1..2**31-1, got {n!r}")
+    if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 1 <= m <= n:
+        raise ValueError(f"m must be an integer with 1 <= m <= n (n={n}), got {m!r}")
+    if not isinstance(p, (int, float, np.floating, np.integer)) or not 0.0 <= p <= 1.0:
+        raise ValueError(f"p must be a probability in [0, 1], got {p!r}")
+    seed = _check_seed(seed)
+    rng = np.random.default_rng(seed)
+    u, v = _holme_kim(rng, int(n), int(m), float(p))
+    g = Graph.from_edges(np.column_stack([u, v]), num_vertices=int(n))
+    return _finish(g, f"powerlaw_cluster(n={n}, m={m}, p={p}, seed={seed})")
+
+
+# ---------------------------------------------------------------------------
+# Command line
+# ---------------------------------------------------------------------------
+
+_FORMATS = ("edgelist", "graph")
+
+
+def add_generate_parser(subparsers) -> argparse.ArgumentParser:
+    """Add the ``generate`` subcommand to an argparse ``subparsers`` object.
+
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        As returned by ``parser.add_subparsers()``.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The ``generate`` parser; its default ``func`` is :func:`run_generate`.
+    """
+    gen = subparsers.add_parser(
+        "generate",
+        help="write a seeded synthetic graph (R-MAT, G(n,p), power-law cluster) to a file",
+        description=(
+            "Generate a reproducible synthetic graph and write it to a file. The output format "
+            "follows the file name (.graph -> labeled format with label 0, anything else -> SNAP "
+            "edge list; a .gz suffix compresses) unless --format is given."
+        ),
+    )
+    models = gen.add_subparsers(dest="model", metavar="{rmat,gnp,powerlaw}", required=True)
+
+    def common(sub):
+        sub.add_argument("-o", "--output", required=True, metavar="FILE",
+                         help="output file (.graph for labeled format, .gz to compress)")
+        sub.add_argument("--format", choices=_FORMATS, default=None,
+                         help="output format (default: from the file extension)")
+        sub.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+        sub.set_defaults(func=run_generate)
+
+    r = models.add_parser(
+        "rmat", help="R-MAT recursive-matrix graph (skewed degrees)",
+        description="R-MAT graph: 2**scale vertices, edge_factor*2**scale sampled pairs "
+                    "(self-loops and duplicates dropped).",
+    )
+    r.add_argument("--scale", type=int, required=True, help="log2 of the vertex count (1..30)")
+    r.add_argument("--edge-factor", type=int, default=16,
+                   help="sampled pairs per vertex (default: 16)")
+    r.add_argument("--a", type=float, default=0.57, help="top-left probability (default: 0.57)")
+    r.add_argument("--b", type=float, default=0.19, help="top-right probability (default: 0.19)")
+    r.add_argument("--c", type=float, default=0.19,
+                   help="bottom-left probability (default: 0.19); d = 1 - a - b - c")
+    common(r)
+
+    g = models.add_parser("gnp", help="Erdos-Renyi G(n, p)",
+                          description="Erdos-Renyi graph: each pair is an edge with probability p.")
+    g.add_argument("--n", type=int, required=True, help="number of vertices")
+    g.add_argument("--p", type=float, required=True, help="edge probability in [0, 1]")
+    common(g)
+
+    h = models.add_parser(
+        "powerlaw", help="Holme-Kim power-law graph with clustering",
+        description="Holme-Kim graph: preferential attachment of m edges per vertex, each "
+                    "followed with probability p by a triangle-closing step.",
+    )
+    h.add_argument("--n", type=int, required=True, help="number of vertices")
+    h.add_argument("--m", type=int, required=True, help="edges per new vertex (1 <= m <= n)")
+    h.add_argument("--p", type=float, required=True, help="triangle probability in [0, 1]")
+    common(h)
+    gen.set_defaults(func=run_generate)
+    return gen
+
+
+def run_generate(args) -> int:
+    """Run ``gthinker generate``: build the graph, write it, print a summary.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed arguments from the parser made by :func:`add_generate_parser`.
+
+    Returns
+    -------
+    int
+        0 on success, 2 on bad parameters or an unwritable output file (the
+        message goes to stderr, without a traceback).
+    """
+    t0 = time.perf_counter()
+    try:
+        if args.model == "rmat":
+            graph = rmat(args.scale, args.edge_factor, args.a, args.b, args.c, seed=args.seed)
+        elif args.model == "gnp":
+            graph = gnp(args.n, args.p, seed=args.seed)
+        elif args.model == "powerlaw":
+            graph = powerlaw_cluster(args.n, args.m, args.p, seed=args.seed)
+        else:
+            raise ValueError(f"unknown model {args.model!r}; use rmat, gnp or powerlaw")
+        out = Path(args.output)
+        graph.write(out, format=args.format)
+    except (ValueError, GThinkerError) as exc:
+        print(f"gthinker generate: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"gthinker generate: error: cannot write {args.output}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
+    secs = time.perf_counter() - t0
+    print(
+        f"generated {args.model}: {graph.num_vertices:,} vertices, {graph.num_edges:,} edges "
+        f"in {secs:.2f}s -> {out}",
+        file=sys.stderr,
+    )
+    return 0
