@@ -747,7 +747,9 @@ class Graph:
         if kind != _OK:
             text = _line_text(data, line)
             tok = _token(text, field, tagged)
-            if kind == _ERR_NEGATIVE:
+            if kind == _ERR_NEGATIVE and tagged:
+                msg = f"negative value {tok!r} (ids, labels and degrees must be non-negative)"
+            elif kind == _ERR_NEGATIVE:
                 msg = f"negative vertex id {tok!r} (ids must be non-negative)"
             elif kind == _ERR_OVERFLOW:
                 msg = f"integer {tok!r} does not fit in int64"

@@ -178,6 +178,7 @@ BAD_LABELED = [
     ("erange.graph", "t 2 1\nv 0 1 1\nv 1 1 1\ne 0 2\n", 4, "out of range"),
     ("degree.graph", "t 3 2\nv 0 1 1\nv 1 1 2\nv 2 5 2\ne 0 1\ne 1 2\n", 4, "degree"),
     ("label.graph", "t 2 1\nv 0 x 1\nv 1 1 1\ne 0 1\n", 2, "'x'"),
+    ("neglabel.graph", "t 2 1\nv 0 1 1\nv 1 -4 1\ne 0 1\n", 3, "'-4'"),
     ("eshort.graph", "t 2 1\nv 0 1 1\nv 1 1 1\ne 0\n", 4, "'e 0'"),
     ("tag.graph", "t 2 1\nv 0 1 1\nv 1 1 1\nx 0 1\n", 4, "unknown line"),
 ]
