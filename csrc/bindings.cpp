@@ -141,7 +141,7 @@ class Job {
     for (const auto& c : master_->contexts()) {
       done += c->stats.vertices + c->stats.records;
       added += c->stats.tasks_added;
-      for (size_t i = 0; i < counters.size(); ++i) counters[i] += c->counters[i];
+      for (size_t i = 0; i < counters.size(); ++i) counters[i] += c->counter(i);
     }
     d["elapsed"] = master_->elapsed_seconds();
     d["tasks_done"] = done;
@@ -165,10 +165,10 @@ class Job {
     for (int64_t r = 0; r < c.hist_rows; ++r)
       for (int64_t b = 0; b < c.hist_bins; ++b) hm(r, b) = 0;
     for (const auto& w : master_->contexts()) {
-      for (int64_t i = 0; i < c.n_counters; ++i) cm(i) += w->counters[i];
-      for (int64_t i = 0; i < c.n_maxima; ++i) mm(i) = std::max(mm(i), w->maxima[i]);
+      for (int64_t i = 0; i < c.n_counters; ++i) cm(i) += w->counter(static_cast<size_t>(i));
+      for (int64_t i = 0; i < c.n_maxima; ++i) mm(i) = std::max(mm(i), w->maximum(static_cast<size_t>(i)));
       for (int64_t r = 0; r < c.hist_rows; ++r)
-        for (int64_t b = 0; b < c.hist_bins; ++b) hm(r, b) += w->hist[r * c.hist_bins + b];
+        for (int64_t b = 0; b < c.hist_bins; ++b) hm(r, b) += w->hist_at(static_cast<size_t>(r * c.hist_bins + b));
     }
     py::dict d;
     d["counters"] = counters;

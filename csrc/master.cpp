@@ -34,9 +34,10 @@ Master::Master(const GraphView& graph, std::vector<int32_t> initial_vertices,
     slot->id = i;
     auto ctx = std::make_unique<WorkerContext>();
     ctx->master = this;
-    ctx->counters.assign(static_cast<size_t>(config_.n_counters), 0);
-    ctx->maxima.assign(static_cast<size_t>(config_.n_maxima), INT64_MIN);
-    ctx->hist.assign(static_cast<size_t>(config_.hist_rows * config_.hist_bins), 0);
+    const size_t pad2 = 2 * WorkerContext::kPad;
+    ctx->counters.assign(static_cast<size_t>(config_.n_counters) + pad2, 0);
+    ctx->maxima.assign(static_cast<size_t>(config_.n_maxima) + pad2, INT64_MIN);
+    ctx->hist.assign(static_cast<size_t>(config_.hist_rows * config_.hist_bins) + pad2, 0);
     ctx->params = config_.params;
     ctx->countdown_reset = config_.timeout_check_interval > 0 ? config_.timeout_check_interval : 1;
     int64_t* h = ctx->header;
@@ -48,11 +49,11 @@ Master::Master(const GraphView& graph, std::vector<int32_t> initial_vertices,
     h[kNumIndices] = graph_.num_indices;
     h[kLabels] = reinterpret_cast<int64_t>(graph_.labels);
     h[kNumLabels] = graph_.labels ? graph_.num_vertices : 0;
-    h[kCounters] = reinterpret_cast<int64_t>(ctx->counters.data());
+    h[kCounters] = reinterpret_cast<int64_t>(ctx->counter_data());
     h[kNumCounters] = config_.n_counters;
-    h[kMaxima] = reinterpret_cast<int64_t>(ctx->maxima.data());
+    h[kMaxima] = reinterpret_cast<int64_t>(ctx->maxima_data());
     h[kNumMaxima] = config_.n_maxima;
-    h[kHist] = reinterpret_cast<int64_t>(ctx->hist.data());
+    h[kHist] = reinterpret_cast<int64_t>(ctx->hist_data());
     h[kHistRows] = config_.hist_rows;
     h[kHistBins] = config_.hist_bins;
     h[kParams] = reinterpret_cast<int64_t>(ctx->params.data());
@@ -203,9 +204,17 @@ void Master::cpu_worker_loop(WorkerSlot& slot, WorkerContext& ctx) {
       ctx.emit_buf.clear();
     }
     lock.lock();
-    slot.has_work = false;
     slot.vertices.clear();
     slot.tasks.clear();
+    // Fast path: while V or S has work, a finishing worker takes its next
+    // assignment itself (same policy as the master's), sparing the two
+    // thread wake-ups of a round trip through W. Only a worker that finds
+    // nothing enters W and sleeps until the master hands it work.
+    if (!abort_ && (!spill_.empty() || !deque_.empty())) {
+      assign(slot);
+      continue;
+    }
+    slot.has_work = false;
     idle_.push_back(&slot);
     master_cv_.notify_one();
   }

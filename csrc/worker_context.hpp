@@ -64,17 +64,28 @@ struct WorkerStats {
 
 class Master;
 
-struct WorkerContext {
+// Cache-line aligned, and its result arrays padded (see Master's constructor):
+// compiled code writes header[kCountdown] and the counters all the time, and
+// two workers sharing a line would slow each other down.
+struct alignas(64) WorkerContext {
   int64_t header[kHeaderLen] = {};
 
   Master* master = nullptr;
-  std::vector<int64_t> counters, maxima, hist;
+  std::vector<int64_t> counters, maxima, hist;  // each padded by kPad on both sides
+  static constexpr size_t kPad = 8;             // one cache line of int64
   std::vector<int64_t> params;
   std::chrono::steady_clock::time_point deadline{};
   int64_t countdown_reset = 64;
   TaskArena out;          // L_o: decomposed tasks waiting to be flushed to S
   std::string emit_buf;   // formatted results waiting for the ResultWriter
   WorkerStats stats;
+
+  int64_t* counter_data() { return counters.data() + kPad; }
+  int64_t* maxima_data() { return maxima.data() + kPad; }
+  int64_t* hist_data() { return hist.data() + kPad; }
+  int64_t counter(size_t i) const { return counters[kPad + i]; }
+  int64_t maximum(size_t i) const { return maxima[kPad + i]; }
+  int64_t hist_at(size_t i) const { return hist[kPad + i]; }
 
   /// Starts a new task: fresh time budget, timed-out flag cleared.
   void begin_task(double budget_seconds) {
