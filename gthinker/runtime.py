@@ -71,6 +71,7 @@ def run(
     cpu_chunk: int = 50,
     cpu_task_batch: int = 8,
     flush_batch: int = 64,
+    timeout_check_interval: int = 64,
     spill_limit: int | None = None,
     vertices: Sequence[int] | np.ndarray | None = None,
     params: Sequence[int] = (),
@@ -99,6 +100,8 @@ def run(
         Spilled tasks per CPU assignment, taken from the top of S.
     flush_batch : int
         Decomposed tasks a worker buffers before flushing them to S in one lock.
+    timeout_check_interval : int
+        ``ctx.timed_out()`` reads the clock once every this many calls (1: every call).
     spill_limit : int, optional
         Bytes S may hold before the job fails with :class:`SpillLimitError`;
         default half the memory available when the job starts.
@@ -123,6 +126,7 @@ def run(
     cpu_chunk = _positive_int("cpu_chunk", cpu_chunk)
     cpu_task_batch = _positive_int("cpu_task_batch", cpu_task_batch)
     flush_batch = _positive_int("flush_batch", flush_batch)
+    timeout_check_interval = _positive_int("timeout_check_interval", timeout_check_interval)
     if spill_limit is None:
         spill_limit = psutil.virtual_memory().available // 2
     spill_limit = _positive_int("spill_limit", spill_limit)
@@ -148,7 +152,7 @@ def run(
         "cpu_task_batch": cpu_task_batch,
         "flush_batch": flush_batch,
         "spill_limit_bytes": spill_limit,
-        "timeout_check_interval": 64,
+        "timeout_check_interval": timeout_check_interval,
         "n_counters": len(task.counters),
         "n_maxima": len(task.maxima),
         "hist_rows": len(task.histograms),
@@ -170,9 +174,11 @@ def run(
 
     res = job.results()
     minimum = np.iinfo(np.int64).min
+    counters = zip(task.counters, res["counters"], strict=True)
+    maxima = zip(task.maxima, res["maxima"], strict=True)
     return JobResult(
-        counters={k: int(v) for k, v in zip(task.counters, res["counters"])},
-        maxima={k: (None if v == minimum else int(v)) for k, v in zip(task.maxima, res["maxima"])},
+        counters={k: int(v) for k, v in counters},
+        maxima={k: (None if v == minimum else int(v)) for k, v in maxima},
         histograms={k: res["histograms"][i] for i, k in enumerate(task.histograms)},
         stats=job.stats(),
         seconds=seconds,

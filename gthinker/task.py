@@ -341,7 +341,8 @@ def _check_signature(cls, name, nparams, example):
     except (TypeError, ValueError) as exc:  # builtins and the like
         raise TaskDefinitionError(f"{cls.__qualname__}.{name}: {exc}") from None
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    if len(positional) != nparams or any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+    variadic = any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)
+    if len(positional) != nparams or variadic:
         got = ", ".join(p.name for p in params)
         raise TaskDefinitionError(
             f"{cls.__qualname__}.{name} must take exactly {nparams} arguments "

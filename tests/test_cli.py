@@ -1,0 +1,57 @@
+"""The gthinker command line, run as a user runs it."""
+
+import json
+import subprocess
+import sys
+import tempfile
+
+import networkx as nx
+from gthinker.apps import mce
+
+import gthinker
+
+
+def cli(*args):
+    # Run outside the checkout, so that the installed package is the one imported.
+    return subprocess.run([sys.executable, "-m", "gthinker.cli", *map(str, args)],
+                          capture_output=True, text=True, timeout=300, cwd=tempfile.gettempdir())
+
+
+def test_generate_then_mce_json_matches_api(tmp_path):
+    path = tmp_path / "g.txt"
+    r = cli("generate", "rmat", "--scale", "9", "--edge-factor", "4", "--seed", "3", "-o", path)
+    assert r.returncode == 0, r.stderr
+    r = cli("mce", path, "--json", "--threads", "2")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    g = gthinker.Graph.read(path)
+    ref = sum(1 for _ in nx.find_cliques(g.to_networkx()))
+    assert out["count"] == ref
+    assert out["count"] == mce.run(g, threads=1).count
+    assert {"count", "max_size", "histogram", "seconds", "mode", "threads", "stats"} <= set(out)
+    assert out["threads"] == 2 and out["mode"] == "cpu"
+    assert {"tasks_spawned", "tasks_decomposed", "spill_peak_bytes"} <= set(out["stats"])
+
+
+def test_output_and_text_summary(tmp_path):
+    G = nx.karate_club_graph()
+    path = tmp_path / "karate.txt"
+    gthinker.Graph.from_networkx(G).write(path)
+    out = tmp_path / "cliques.txt"
+    r = cli("mce", path, "--output", out, "-q")
+    assert r.returncode == 0, r.stderr
+    assert "maximal cliques: 36" in r.stdout
+    assert len(out.read_text().splitlines()) == 36
+
+
+def test_errors_are_messages_not_tracebacks(tmp_path):
+    r = cli("mce", tmp_path / "missing.txt")
+    assert r.returncode == 2 and "missing.txt" in r.stderr and "Traceback" not in r.stderr
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1 2\n3\n")
+    r = cli("mce", bad)
+    assert r.returncode == 2 and "bad.txt:2" in r.stderr and "Traceback" not in r.stderr
+    r = cli("mce", bad, "--threads", "0")
+    assert r.returncode == 2 and "--threads" in r.stderr
+    r = cli("mce", "--help")
+    assert r.returncode == 0 and "--time-budget" in r.stdout
