@@ -143,7 +143,7 @@ def _address(typingctx, pointer):
     return sig, codegen
 
 
-@njit(inline="always")
+@njit
 def _make_context(raw):
     h = carray(_i64_ptr(_address(raw)), _HLEN)
     n = h[_NUM_VERTICES]
@@ -174,7 +174,7 @@ def _context_method(name):
         params = str(inspect.signature(fn))
         scope = {"_is_context": _is_context, "fn": fn}
         exec(f"def typer{params}:\n    if _is_context(ctx):\n        return fn\n", scope)
-        overload_method(types.NamedTuple, name, inline="always")(scope["typer"])
+        overload_method(types.NamedTuple, name)(scope["typer"])
         return fn
 
     return decorate
@@ -360,7 +360,10 @@ def _first_lines(exc, n=12):
 
 def _jit_user_function(cls, name, argtypes):
     fn = inspect.getattr_static(cls, name).__func__
-    dispatcher = njit(cache=True, boundscheck=bool(cls.boundscheck), nogil=True)(fn)
+    # Not cached: a cached function that calls a non-cached @njit helper of the
+    # user's crashes LLVM when it is loaded in a new process. spawn/compute are
+    # usually thin; helpers the user marks cache=True are still loaded from cache.
+    dispatcher = njit(boundscheck=bool(cls.boundscheck), nogil=True)(fn)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NumbaWarning)  # e.g. "cannot cache" for __main__
