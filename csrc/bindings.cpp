@@ -30,6 +30,7 @@ int32_t gt_add_task(void* raw, const int32_t* rec, int64_t len) {
   try {
     ctx->out.push(rec, len);
   } catch (const std::bad_alloc&) {
+    ctx->master->fail_out_of_memory(*ctx, "buffering a decomposed task");
     return 2;
   }
   ctx->stats.tasks_added++;
@@ -41,9 +42,17 @@ int32_t gt_add_task(void* raw, const int32_t* rec, int64_t len) {
 int32_t gt_emit(void* raw, const int32_t* vals, int64_t len) {
   auto* ctx = static_cast<WorkerContext*>(raw);
   if (!ctx->header[kEmitting]) return 0;
+  const int64_t n = ctx->header[kNumVertices];
+  for (int64_t i = 0; i < len; ++i) {
+    if (vals[i] < 0 || vals[i] >= n) {
+      ctx->header[kError] = kEmitIndex;
+      return 3;
+    }
+  }
   try {
     ResultWriter::format_line(vals, len, ctx->master->graph_ids(), ctx->emit_buf);
   } catch (const std::bad_alloc&) {
+    ctx->master->fail_out_of_memory(*ctx, "formatting emitted results");
     return 2;
   }
   return 0;
@@ -99,6 +108,7 @@ class Job {
   py::dict run(py::object progress, double interval) {
     bool interrupted = false;
     double last_progress = 0;
+    std::unique_ptr<py::error_already_set> progress_error;
     auto tick = [&]() -> bool {
       py::gil_scoped_acquire gil;
       if (PyErr_CheckSignals() != 0) {
@@ -110,8 +120,8 @@ class Job {
         last_progress = master_->elapsed_seconds();
         try {
           progress(snapshot());
-        } catch (py::error_already_set&) {
-          interrupted = true;
+        } catch (py::error_already_set& e) {
+          progress_error = std::make_unique<py::error_already_set>(std::move(e));
           return false;
         }
       }
@@ -122,8 +132,9 @@ class Job {
       py::gil_scoped_release release;
       st = master_->run(tick, 0.1);
     }
+    if (progress_error) throw std::move(*progress_error);  // the callback's own exception
     py::dict out;
-    const char* kinds[] = {"none", "user", "spill_limit", "interrupted", "output"};
+    const char* kinds[] = {"none", "user", "spill_limit", "interrupted", "output", "memory"};
     out["error"] = kinds[static_cast<int>(st.error)];
     out["code"] = st.code;
     out["worker"] = st.worker;
@@ -252,6 +263,7 @@ PYBIND11_MODULE(_core, m) {
   codes["HISTOGRAM_INDEX"] = int(kHistogramIndex);
   codes["COUNTER_INDEX"] = int(kCounterIndex);
   codes["MAXIMUM_INDEX"] = int(kMaximumIndex);
+  codes["EMIT_INDEX"] = int(kEmitIndex);
   m.attr("ERROR_CODES") = codes;
 
   m.def("callback_addresses", []() {

@@ -1,5 +1,6 @@
 #include "master.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -107,8 +108,8 @@ JobStatus Master::run(const std::function<bool()>& tick, double tick_seconds) {
     }
     const bool all_idle = idle_.size() == slots_.size();
     if (abort_ && all_idle) break;
-    if (all_idle && deque_.empty() && spill_.empty()) break;
-    if (idle_.empty() || abort_ || (deque_.empty() && spill_.empty())) {
+    if (all_idle && !has_cpu_work()) break;
+    if (idle_.empty() || abort_ || !has_cpu_work()) {
       master_cv_.wait_until(lock, next_tick);
       continue;
     }
@@ -129,17 +130,27 @@ JobStatus Master::run(const std::function<bool()>& tick, double tick_seconds) {
 }
 
 void Master::assign(WorkerSlot& w) {
+  // Spilled tasks go in batches of at most cpu_task_batch, but never more than
+  // an even share of S, so that a few spilled subtrees reach as many workers.
+  const size_t share = spill_.num_tasks() / slots_.size();
+  const size_t batch = std::max<size_t>(1, std::min<size_t>(config_.cpu_task_batch, share));
+  WorkerContext& ctx = *contexts_[static_cast<size_t>(w.id)];
   if (w.kind == WorkerKind::kGpu) {
     if (!deque_.empty())
       deque_.pop_front(config_.cpu_chunk, w.vertices);
     else
-      spill_.pop_batch(static_cast<size_t>(config_.cpu_task_batch), w.tasks);
+      spill_.pop_batch(batch, w.tasks);
   } else if (!spill_.empty()) {
-    spill_.pop_batch(static_cast<size_t>(config_.cpu_task_batch), w.tasks);
-    contexts_[static_cast<size_t>(w.id)]->stats.batches++;
+    spill_.pop_batch(batch, w.tasks);
+    ctx.stats.batches++;
+  } else if (!returned_.empty()) {
+    const size_t k = std::min<size_t>(returned_.size(), static_cast<size_t>(config_.cpu_chunk));
+    w.vertices.assign(returned_.end() - static_cast<std::ptrdiff_t>(k), returned_.end());
+    returned_.resize(returned_.size() - k);
+    ctx.stats.chunks++;
   } else {
     deque_.pop_back(config_.cpu_chunk, w.vertices);
-    contexts_[static_cast<size_t>(w.id)]->stats.chunks++;
+    ctx.stats.chunks++;
   }
   spill_tasks_.store(spill_.num_tasks(), std::memory_order_relaxed);
   spill_bytes_.store(spill_.bytes(), std::memory_order_relaxed);
@@ -147,10 +158,38 @@ void Master::assign(WorkerSlot& w) {
   w.cv.notify_one();
 }
 
+void Master::give_back(WorkerSlot& slot, size_t next_vertex, size_t next_record) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (next_vertex < slot.vertices.size())
+    returned_.insert(returned_.end(), slot.vertices.begin() + static_cast<std::ptrdiff_t>(next_vertex),
+                     slot.vertices.end());
+  if (next_record < slot.tasks.num_tasks()) {
+    TaskArena rest;
+    for (size_t i = next_record; i < slot.tasks.num_tasks(); ++i) {
+      int64_t len = 0;
+      const int32_t* rec = slot.tasks.record(i, &len);
+      rest.push(rec, len);
+    }
+    spill_.push_batch(rest);
+    spill_tasks_.store(spill_.num_tasks(), std::memory_order_relaxed);
+    spill_bytes_.store(spill_.bytes(), std::memory_order_relaxed);
+  }
+  master_cv_.notify_one();
+}
+
 void Master::fail(const JobStatus& status) {
   if (status_.error == JobError::kNone) status_ = status;
   abort_ = true;
   master_cv_.notify_one();
+}
+
+void Master::fail_out_of_memory(const WorkerContext& ctx, const char* what) {
+  JobStatus st;
+  st.error = JobError::kMemory;
+  st.worker = ctx.header[kWorkerId];
+  st.message = std::string("out of memory while ") + what;
+  std::lock_guard<std::mutex> lock(mu_);
+  fail(st);
 }
 
 bool Master::flush(WorkerContext& ctx) {
@@ -210,7 +249,7 @@ void Master::cpu_worker_loop(WorkerSlot& slot, WorkerContext& ctx) {
     // assignment itself (same policy as the master's), sparing the two
     // thread wake-ups of a round trip through W. Only a worker that finds
     // nothing enters W and sleeps until the master hands it work.
-    if (!abort_ && (!spill_.empty() || !deque_.empty())) {
+    if (!abort_ && has_cpu_work()) {
       assign(slot);
       continue;
     }
@@ -243,8 +282,16 @@ bool Master::finish_task(WorkerContext& ctx, int32_t rc, int64_t vertex) {
 
 void Master::process_assignment(WorkerSlot& slot, WorkerContext& ctx) {
   void* raw = &ctx;
-  for (int32_t v : slot.vertices) {
+  const auto give_back_after =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(config_.time_budget));
+  for (size_t i = 0; i < slot.vertices.size(); ++i) {
     if (abort_) return;
+    if (i > 0 && Clock::now() > give_back_after) {
+      give_back(slot, i, 0);
+      return;
+    }
+    const int32_t v = slot.vertices[i];
     ctx.begin_task(config_.time_budget);
     int32_t rc = run_vertex_(raw, v);
     ctx.stats.vertices++;
@@ -252,6 +299,10 @@ void Master::process_assignment(WorkerSlot& slot, WorkerContext& ctx) {
   }
   for (size_t i = 0; i < slot.tasks.num_tasks(); ++i) {
     if (abort_) return;
+    if (i > 0 && Clock::now() > give_back_after) {
+      give_back(slot, slot.vertices.size(), i);
+      return;
+    }
     int64_t len = 0;
     const int32_t* rec = slot.tasks.record(i, &len);
     ctx.begin_task(config_.time_budget);

@@ -64,7 +64,7 @@ struct JobConfig {
 };
 
 /// Why a job stopped early.
-enum class JobError { kNone, kUser, kSpillLimit, kInterrupted, kOutput };
+enum class JobError { kNone, kUser, kSpillLimit, kInterrupted, kOutput, kMemory };
 
 struct JobStatus {
   JobError error = JobError::kNone;
@@ -77,6 +77,11 @@ struct JobStatus {
 enum class WorkerKind { kCpu, kGpu };
 
 /// A worker as the master sees it: an assignment slot and a wake-up signal.
+///
+/// A CPU worker that has spent more than the time budget on one assignment
+/// hands back what it has not started (vertices to the master's returned
+/// stack, served before the deque; records to S), so that a chunk of heavy
+/// vertices from the back of a degeneracy order is never a straggler.
 struct WorkerSlot {
   WorkerKind kind = WorkerKind::kCpu;
   int id = 0;
@@ -107,6 +112,9 @@ class Master {
   /// Called by compiled code through gt_check_time.
   bool check_time(WorkerContext& ctx);
 
+  /// Stops the job because memory ran out in a callback (thread-safe).
+  void fail_out_of_memory(const WorkerContext& ctx, const char* what);
+
   bool aborting() const { return abort_.load(std::memory_order_relaxed); }
   const std::vector<std::unique_ptr<WorkerContext>>& contexts() const { return contexts_; }
   const SpillStack& spill() const { return spill_; }
@@ -121,6 +129,10 @@ class Master {
   void cpu_worker_loop(WorkerSlot& slot, WorkerContext& ctx);
   void process_assignment(WorkerSlot& slot, WorkerContext& ctx);
   bool finish_task(WorkerContext& ctx, int32_t rc, int64_t vertex);
+  void give_back(WorkerSlot& slot, size_t next_vertex, size_t next_record);
+  bool has_cpu_work() const {  // requires mu_ held
+    return !spill_.empty() || !returned_.empty() || !deque_.empty();
+  }
   void fail(const JobStatus& status);  // requires mu_ held
   void assign(WorkerSlot& w);          // requires mu_ held
 
@@ -135,6 +147,7 @@ class Master {
   alignas(64) std::mutex mu_;
   std::condition_variable master_cv_;
   VertexDeque deque_;
+  std::vector<int32_t> returned_;  // unstarted vertices handed back by CPU workers
   SpillStack spill_;
   std::deque<WorkerSlot*> idle_;  // W
   bool end_ = false;

@@ -50,6 +50,7 @@ enum ErrorCode : int64_t {
   kHistogramIndex = 3,
   kCounterIndex = 4,
   kMaximumIndex = 5,
+  kEmitIndex = 6,
 };
 
 struct WorkerStats {

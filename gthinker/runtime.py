@@ -12,7 +12,7 @@ import psutil
 
 from . import _core
 from .errors import SpillLimitError, TaskRuntimeError
-from .task import CODES, Task
+from .task import _SPAWN_PHASE, CODES, Task
 
 __all__ = ["run", "JobResult", "default_threads", "MODES"]
 
@@ -24,6 +24,7 @@ _USER_ERRORS = {
     CODES["HISTOGRAM_INDEX"]: ("compute", "called add_to_histogram with a row or bin out of range"),
     CODES["COUNTER_INDEX"]: ("compute", "called count with a counter index out of range"),
     CODES["MAXIMUM_INDEX"]: ("compute", "called update_max with an index out of range"),
+    CODES["EMIT_INDEX"]: ("compute", "called emit with a vertex id outside the graph"),
 }
 
 
@@ -200,7 +201,12 @@ def _raise_for_status(task, graph, status):
         )
     if kind == "output":
         raise OSError(status["message"])
-    method, what = _USER_ERRORS.get(status["code"], ("compute", f"failed (code {status['code']})"))
+    if kind == "memory":
+        raise MemoryError(status["message"])
+    code = status["code"]
+    method, what = _USER_ERRORS.get(code % _SPAWN_PHASE, ("compute", f"failed (code {code})"))
+    if code >= _SPAWN_PHASE:
+        method = "spawn"
     where = ""
     if status["vertex"] >= 0:
         where = f" on the task of vertex {int(graph.ids[status['vertex']])}"

@@ -48,7 +48,7 @@ import numba
 import numpy as np
 from numba import carray, cfunc, njit, types
 from numba.core import cgutils
-from numba.core.errors import NumbaError, NumbaWarning
+from numba.core.errors import NumbaError, NumbaWarning, TypingError
 from numba.extending import intrinsic, overload_method
 
 from . import _core
@@ -99,6 +99,8 @@ _PARAMS, _NUM_PARAMS = H["PARAMS"], H["NUM_PARAMS"]
 _E_COUNTER = CODES["COUNTER_INDEX"]
 _E_MAXIMUM = CODES["MAXIMUM_INDEX"]
 _E_HISTOGRAM = CODES["HISTOGRAM_INDEX"]
+#: Added to a helper's error code when it failed inside spawn rather than compute.
+_SPAWN_PHASE = 100
 
 
 # ---- raw pointer helpers --------------------------------------------------
@@ -166,14 +168,32 @@ def _is_context(t):
     return isinstance(t, types.BaseNamedTuple) and t.instance_class is TaskContext
 
 
-def _context_method(name):
-    """Registers `fn(ctx, ...)` as method `name` of TaskContext in compiled code."""
+def _int32_vector(name, arg):
+    """Type check for arrays handed to the C++ side, which reads them as int32."""
+    if not (isinstance(arg, types.Array) and arg.ndim == 1 and arg.dtype == types.int32):
+        raise TypingError(
+            f"ctx.{name} takes a 1-d int32 array (build it with np.empty(k, np.int32)), got {arg}"
+        )
+
+
+def _context_method(name, check=None):
+    """Registers `fn(ctx, ...)` as method `name` of TaskContext in compiled code;
+    `check(name, *arg_types)` may reject argument types with a clear message."""
 
     def decorate(fn):
         # Numba wants the typing function's signature to equal the implementation's.
         params = str(inspect.signature(fn))
-        scope = {"_is_context": _is_context, "fn": fn}
-        exec(f"def typer{params}:\n    if _is_context(ctx):\n        return fn\n", scope)
+        args = params.strip("()").split(", ")[1:]
+        call = ", ".join(a.split("=")[0] for a in args)
+        scope = {"_is_context": _is_context, "fn": fn, "check": check, "name": name}
+        exec(
+            f"def typer{params}:\n"
+            f"    if _is_context(ctx):\n"
+            f"        if check is not None:\n"
+            f"            check(name, {call})\n"
+            f"        return fn\n",
+            scope,
+        )
         overload_method(types.NamedTuple, name)(scope["typer"])
         return fn
 
@@ -191,7 +211,7 @@ def _timed_out(ctx):
     return _check_time(_void_ptr(h[_SELF])) != 0
 
 
-@_context_method("add_task")
+@_context_method("add_task", check=_int32_vector)
 def _ctx_add_task(ctx, record):
     rec = np.ascontiguousarray(record)
     _add_task(_void_ptr(ctx.header[_SELF]), _i32_ptr(rec.ctypes.data), rec.size)
@@ -202,7 +222,7 @@ def _emitting(ctx):
     return ctx.header[_EMITTING] != 0
 
 
-@_context_method("emit")
+@_context_method("emit", check=_int32_vector)
 def _ctx_emit(ctx, vertices):
     if ctx.header[_EMITTING] != 0:
         vals = np.ascontiguousarray(vertices)
@@ -402,6 +422,8 @@ def _compile(cls):
             rec = np.ascontiguousarray(spawn(ctx, v))
         except Exception:  # noqa: BLE001
             return spawn_raised
+        if ctx.header[_ERROR] != 0:  # a checked helper failed inside spawn
+            return ctx.header[_ERROR] + _SPAWN_PHASE
         if rec.size == 0:
             return 0
         return compute_guarded(ctx, rec)

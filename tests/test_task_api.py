@@ -218,3 +218,56 @@ def test_runtime_errors_name_the_method():
 
     with pytest.raises(TypeError, match="subclass of gthinker.Task"):
         gthinker.run(int, g)
+
+
+def test_arrays_handed_to_the_runtime_must_be_int32():
+    class Int64Record(Task):
+        @staticmethod
+        def compute(ctx, record):
+            if ctx.timed_out():
+                ctx.add_task(np.zeros(3, np.int64))
+
+    with pytest.raises(gthinker.TaskDefinitionError, match=r"ctx.add_task takes a 1-d int32 array"):
+        Int64Record.compiled()
+
+
+def test_emit_checks_vertex_ids(tmp_path):
+    g = gthinker.Graph.from_networkx(nx.path_graph(4))
+
+    class EmitsGarbage(Task):
+        @staticmethod
+        def compute(ctx, record):
+            out = np.empty(1, np.int32)
+            out[0] = record[0] + 1000
+            ctx.emit(out)
+
+    with pytest.raises(gthinker.TaskRuntimeError, match="emit with a vertex id outside"):
+        gthinker.run(EmitsGarbage, g, output=tmp_path / "o.txt")
+
+
+def test_errors_in_spawn_name_spawn():
+    g = gthinker.Graph.from_networkx(nx.path_graph(4))
+
+    class CountsInSpawn(Task):
+        @staticmethod
+        def spawn(ctx, v):
+            ctx.count(7)
+            return np.empty(0, np.int32)
+
+        @staticmethod
+        def compute(ctx, record):
+            pass
+
+    with pytest.raises(gthinker.TaskRuntimeError, match=r"CountsInSpawn\.spawn called count"):
+        gthinker.run(CountsInSpawn, g)
+
+
+def test_progress_callback_errors_propagate():
+    G = nx.gnp_random_graph(700, 0.3, seed=2)  # about a second of work: several ticks
+    g = gthinker.Graph.from_networkx(G)
+
+    def broken(snapshot):
+        raise RuntimeError("my progress bar broke")
+
+    with pytest.raises(RuntimeError, match="my progress bar broke"):
+        gthinker.run(KCliques, g, threads=2, params=[6], progress=broken, progress_interval=0.0)
