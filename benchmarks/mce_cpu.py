@@ -21,8 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
-import gthinker
 from gthinker.apps import mce
+
+import gthinker
 from gthinker.generate import rmat
 
 
