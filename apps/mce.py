@@ -318,36 +318,49 @@ class MaximalCliques(gthinker.Task):
     maxima = ("max_size",)
     histograms = ("size",)
 
+    # spawn and compute are compiled in every process; the work lives in the
+    # helpers above and below, which Numba caches on disk (cache=True).
     @staticmethod
     def spawn(ctx, v):
-        nb = ctx.neighbors(v)
-        split = np.searchsorted(nb, v)  # earlier neighbours first: ids are degeneracy ranks
-        rec = np.empty(4 + nb.size, np.int32)
-        rec[0] = 1
-        rec[1] = nb.size - split
-        rec[2] = split
-        rec[3] = v
-        rec[4 : 4 + nb.size - split] = nb[split:]
-        rec[4 + nb.size - split :] = nb[:split]
-        return rec
+        return _initial_record(ctx.indptr, ctx.indices, v)
 
     @staticmethod
     def compute(ctx, record):
-        nr = record[0]
-        np_ = record[1]
-        nx = record[2]
-        rbase = record[3 : 3 + nr]
-        pglob = record[3 + nr : 3 + nr + np_]
-        xall = record[3 + nr + np_ : 3 + nr + np_ + nx]
-        if np_ == 0:
-            if nx == 0:  # R itself is maximal
-                ctx.count(0, 1)
-                ctx.update_max(0, nr)
-                ctx.add_to_histogram(0, nr)
-                if ctx.emitting():
-                    ctx.emit(rbase)
-            return
-        _bron_kerbosch(ctx, rbase, pglob, xall)
+        _compute_record(ctx, record)
+
+
+@njit(cache=True, nogil=True)
+def _initial_record(indptr, indices, v):
+    """R = {v}, P = later neighbours, X = earlier ones (ids are degeneracy ranks)."""
+    nb = indices[indptr[v] : indptr[v + 1]]
+    split = np.searchsorted(nb, v)
+    rec = np.empty(4 + nb.size, np.int32)
+    rec[0] = 1
+    rec[1] = nb.size - split
+    rec[2] = split
+    rec[3] = v
+    rec[4 : 4 + nb.size - split] = nb[split:]
+    rec[4 + nb.size - split :] = nb[:split]
+    return rec
+
+
+@njit(cache=True, nogil=True)
+def _compute_record(ctx, record):
+    nr = record[0]
+    np_ = record[1]
+    nx = record[2]
+    rbase = record[3 : 3 + nr]
+    pglob = record[3 + nr : 3 + nr + np_]
+    xall = record[3 + nr + np_ : 3 + nr + np_ + nx]
+    if np_ == 0:
+        if nx == 0:  # R itself is maximal
+            ctx.count(0, 1)
+            ctx.update_max(0, nr)
+            ctx.add_to_histogram(0, nr)
+            if ctx.emitting():
+                ctx.emit(rbase)
+        return
+    _bron_kerbosch(ctx, rbase, pglob, xall)
 
 
 @dataclass

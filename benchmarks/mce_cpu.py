@@ -81,9 +81,21 @@ def bench_graph(name, graph, threads, args, rows):
         row[f"gthinker_{t}"] = res.seconds
         row[f"decomposed_{t}"] = res.stats["tasks_decomposed"]
         print(f"gthinker {t:3d} threads: {res.seconds:9.3f}s  count={res.count:,}", flush=True)
+    for budget in args.budgets:
+        res = mce.run(graph, threads=threads[-1], time_budget=budget)
+        counts.add(res.count)
+        row[f"budget_{budget}"] = res.seconds
+        busy = [w["busy_seconds"] for w in res.stats["workers"]]
+        print(f"gthinker {threads[-1]:3d} threads, time budget {budget}s: {res.seconds:9.3f}s "
+              f"decomposed={res.stats['tasks_decomposed']:,} busy min/max "
+              f"{min(busy):.2f}/{max(busy):.2f}s", flush=True)
     assert len(counts) == 1, f"counts differ across thread counts: {counts}"
     row["count"] = counts.pop()
     row["max_size"] = res.max_size
+    row["igraph"], row["igraph_note"] = None, "skipped"
+    if args.skip_baselines:
+        rows.append(row)
+        return
     row["igraph"], row["igraph_note"] = run_igraph(graph, args.igraph_limit)
     print(f"igraph   1 thread : {row['igraph']}s {row['igraph_note'] or ''}", flush=True)
     if not args.no_networkx:
@@ -131,12 +143,15 @@ def main():
                     help="also run on a generated R-MAT graph (seed 1), e.g. 16:8")
     ap.add_argument("--facebook-seconds", type=int, default=0,
                     help="run facebook_combined on all threads for at most this long")
+    ap.add_argument("--budgets", default="", help="also run all threads at these time budgets")
+    ap.add_argument("--skip-baselines", action="store_true", help="no igraph / networkx runs")
     ap.add_argument("--igraph-limit", type=int, default=600)
     ap.add_argument("--networkx-limit", type=int, default=120)
     ap.add_argument("--no-networkx", action="store_true")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     threads = [int(x) for x in args.threads.split(",")]
+    args.budgets = [float(x) for x in args.budgets.split(",") if x]
     rows = []
     enron = Path(args.data) / "email-Enron.txt.gz"
     if enron.exists():
