@@ -88,6 +88,7 @@ JobStatus Master::run(const std::function<bool()>& tick, double tick_seconds) {
   std::unique_lock<std::mutex> lock(mu_);
   for (size_t i = 0; i < slots_.size(); ++i) {
     idle_.push_back(slots_[i].get());
+    idle_cpu_.store(idle_.size(), std::memory_order_relaxed);
     threads_.emplace_back(&Master::cpu_worker_loop, this, std::ref(*slots_[i]),
                           std::ref(*contexts_[i]));
   }
@@ -115,6 +116,7 @@ JobStatus Master::run(const std::function<bool()>& tick, double tick_seconds) {
     }
     WorkerSlot* w = idle_.front();
     idle_.pop_front();
+    idle_cpu_.store(idle_.size(), std::memory_order_relaxed);
     assign(*w);
   }
   end_ = true;
@@ -220,7 +222,15 @@ bool Master::flush(WorkerContext& ctx) {
 
 bool Master::check_time(WorkerContext& ctx) {
   ctx.header[kCountdown] = ctx.countdown_reset;
-  if (abort_.load(std::memory_order_relaxed) || Clock::now() >= ctx.deadline) {
+  const auto now = Clock::now();
+  // Demand-driven splitting: a heavy task deep in a search tree would otherwise
+  // hand out one level of work per time budget while other cores starve (the
+  // critical path becomes depth x budget). When a worker is idle and S is empty,
+  // tasks split after early_split seconds instead of the full budget.
+  const bool starving = idle_cpu_.load(std::memory_order_relaxed) > 0 &&
+                        spill_tasks_.load(std::memory_order_relaxed) == 0;
+  if (abort_.load(std::memory_order_relaxed) || now >= ctx.deadline ||
+      (starving && now >= ctx.early_deadline)) {
     ctx.header[kTimedOut] = 1;
     return true;
   }
@@ -255,6 +265,7 @@ void Master::cpu_worker_loop(WorkerSlot& slot, WorkerContext& ctx) {
     }
     slot.has_work = false;
     idle_.push_back(&slot);
+    idle_cpu_.store(idle_.size(), std::memory_order_relaxed);
     master_cv_.notify_one();
   }
 }
@@ -292,7 +303,7 @@ void Master::process_assignment(WorkerSlot& slot, WorkerContext& ctx) {
       return;
     }
     const int32_t v = slot.vertices[i];
-    ctx.begin_task(config_.time_budget);
+    ctx.begin_task(config_.time_budget, config_.early_split);
     int32_t rc = run_vertex_(raw, v);
     ctx.stats.vertices++;
     if (!finish_task(ctx, rc, v)) return;
@@ -305,7 +316,7 @@ void Master::process_assignment(WorkerSlot& slot, WorkerContext& ctx) {
     }
     int64_t len = 0;
     const int32_t* rec = slot.tasks.record(i, &len);
-    ctx.begin_task(config_.time_budget);
+    ctx.begin_task(config_.time_budget, config_.early_split);
     int32_t rc = run_record_(raw, rec, len);
     ctx.stats.records++;
     if (!finish_task(ctx, rc, -1)) return;

@@ -53,6 +53,8 @@ struct GraphView {
 struct JobConfig {
   int num_threads = 1;
   double time_budget = 0.1;           // seconds before a task decomposes
+  double early_split = 0.005;         // while a CPU worker starves (idle, S empty), tasks
+                                      // decompose after this long instead; <= 0: never
   int64_t cpu_chunk = 50;             // vertices per CPU assignment (from the back of V)
   int64_t cpu_task_batch = 8;         // spilled tasks per CPU assignment (from the top of S)
   int64_t flush_batch = 64;           // L_o records flushed to S in one lock
@@ -155,6 +157,7 @@ class Master {
   JobStatus status_;
   alignas(64) std::atomic<bool> abort_{false};
   std::atomic<size_t> spill_tasks_{0};
+  std::atomic<size_t> idle_cpu_{0};  // |W|, for check_time's demand-driven splitting
   std::atomic<size_t> spill_bytes_{0};
 
   std::chrono::steady_clock::time_point start_;

@@ -76,6 +76,7 @@ struct alignas(64) WorkerContext {
   static constexpr size_t kPad = 8;             // one cache line of int64
   std::vector<int64_t> params;
   std::chrono::steady_clock::time_point deadline{};
+  std::chrono::steady_clock::time_point early_deadline{};
   int64_t countdown_reset = 64;
   TaskArena out;          // L_o: decomposed tasks waiting to be flushed to S
   std::string emit_buf;   // formatted results waiting for the ResultWriter
@@ -89,10 +90,14 @@ struct alignas(64) WorkerContext {
   int64_t hist_at(size_t i) const { return hist[kPad + i]; }
 
   /// Starts a new task: fresh time budget, timed-out flag cleared.
-  void begin_task(double budget_seconds) {
-    deadline = std::chrono::steady_clock::now() +
-               std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                   std::chrono::duration<double>(budget_seconds));
+  void begin_task(double budget_seconds, double early_split_seconds) {
+    using D = std::chrono::steady_clock::duration;
+    const auto now = std::chrono::steady_clock::now();
+    deadline = now + std::chrono::duration_cast<D>(std::chrono::duration<double>(budget_seconds));
+    early_deadline = early_split_seconds > 0
+                         ? now + std::chrono::duration_cast<D>(
+                                     std::chrono::duration<double>(early_split_seconds))
+                         : deadline;
     header[kTimedOut] = 0;
     header[kCountdown] = countdown_reset;
   }

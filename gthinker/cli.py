@@ -48,6 +48,9 @@ def _add_mce_parser(sub):
                    help="CPU worker threads (default: all cores)")
     p.add_argument("--time-budget", type=_positive_float, default=0.1, metavar="SECONDS",
                    help="seconds a task runs before it is decomposed (default: 0.1)")
+    p.add_argument("--early-split", type=float, default=None, metavar="SECONDS",
+                   help="while a worker starves, tasks split after this long instead "
+                        "(default: time budget / 20; 0: off)")
     p.add_argument("--chunk", type=_positive_int, default=50, metavar="N",
                    help="initial vertices per CPU assignment (default: 50)")
     p.add_argument("--task-batch", type=_positive_int, default=8, metavar="N",
@@ -90,6 +93,7 @@ def _run_mce(args) -> int:
         time_budget=args.time_budget,
         chunk=args.chunk,
         cpu_task_batch=args.task_batch,
+        early_split=args.early_split,
         spill_limit=args.spill_limit,
         output=args.output,
         progress=None if args.quiet else _progress_printer("cliques"),

@@ -69,6 +69,7 @@ def run(
     mode: str = "cpu",
     threads: int | None = None,
     time_budget: float = 0.1,
+    early_split: float | None = None,
     cpu_chunk: int = 50,
     cpu_task_batch: int = 8,
     flush_batch: int = 64,
@@ -95,6 +96,11 @@ def run(
     time_budget : float
         Seconds a task may run before ``ctx.timed_out()`` turns true and it
         should decompose (G-ThinkerCG's tau_time, 0.1 s).
+    early_split : float, optional
+        While a CPU worker is idle and S is empty, running tasks time out after
+        this many seconds instead of ``time_budget`` (demand-driven splitting,
+        which keeps the critical path of deep search trees short). Default
+        ``time_budget / 20``; 0 turns it off.
     cpu_chunk : int
         Initial vertices per CPU assignment, taken from the back of the deque.
     cpu_task_batch : int
@@ -124,6 +130,10 @@ def run(
     threads = default_threads() if threads is None else _positive_int("threads", threads)
     if not (isinstance(time_budget, (int, float)) and time_budget > 0):
         raise ValueError(f"time_budget must be a positive number of seconds, got {time_budget!r}")
+    if early_split is None:
+        early_split = time_budget / 20
+    if not (isinstance(early_split, (int, float)) and early_split >= 0):
+        raise ValueError(f"early_split must be a number of seconds >= 0, got {early_split!r}")
     cpu_chunk = _positive_int("cpu_chunk", cpu_chunk)
     cpu_task_batch = _positive_int("cpu_task_batch", cpu_task_batch)
     flush_batch = _positive_int("flush_batch", flush_batch)
@@ -149,6 +159,7 @@ def run(
     config = {
         "threads": threads,
         "time_budget": float(time_budget),
+        "early_split": float(early_split),
         "cpu_chunk": cpu_chunk,
         "cpu_task_batch": cpu_task_batch,
         "flush_batch": flush_batch,
