@@ -15,6 +15,18 @@ import gthinker
 
 
 @njit(cache=True, nogil=True)
+def _initial(ctx, v):
+    """Record of v's task: R = [v], P = the neighbours of v with larger ids."""
+    nb = ctx.neighbors(v)
+    later = nb[np.searchsorted(nb, v):]  # ids are degeneracy ranks
+    rec = np.empty(2 + later.size, np.int32)
+    rec[0] = 1
+    rec[1] = v
+    rec[2:] = later
+    return rec
+
+
+@njit(cache=True, nogil=True)
 def _child(ctx, rec, i):
     """Record of R + P[i], with candidates P[i+1:] & N(P[i])."""
     r = rec[0]
@@ -56,15 +68,11 @@ class KCliques(gthinker.Task):
     counters = ("cliques",)             # ctx.count(0): k-cliques
     histograms = ("size",)              # row 0, bin s: cliques of s vertices
 
+    # spawn and compute are compiled in every process: keep them thin, the work
+    # lives in the cache=True helpers above.
     @staticmethod
     def spawn(ctx, v):
-        nb = ctx.neighbors(v)
-        later = nb[np.searchsorted(nb, v):]  # ids are degeneracy ranks
-        rec = np.empty(2 + later.size, np.int32)
-        rec[0] = 1
-        rec[1] = v
-        rec[2:] = later
-        return rec
+        return _initial(ctx, v)
 
     @staticmethod
     def compute(ctx, record):
