@@ -47,60 +47,54 @@ __all__ = ["MaximalCliques", "MCEResult", "run"]
 
 
 @njit(cache=True, nogil=True)
+def _gallop(short, long, out, report_long):
+    """Binary-searches each element of sorted `short` in sorted `long`; for each hit
+    writes its position in `long` (report_long) or in `short` to `out`. Returns hits."""
+    k = 0
+    lo = 0
+    n = long.size
+    for i in range(short.size):
+        x = short[i]
+        hi = n
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if long[mid] < x:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo == n:
+            break
+        if long[lo] == x:
+            out[k] = lo if report_long else i
+            k += 1
+            lo += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
 def _intersect_positions(a, b, out):
     """Writes to `out` the positions in sorted `b` of the elements of sorted `a`
     that `b` holds; returns how many. Gallops when one side is much shorter."""
     na, nb = a.size, b.size
-    k = 0
     if na == 0 or nb == 0:
         return 0
     if na * 16 < nb:
-        lo = 0
-        for i in range(na):
-            x = a[i]
-            hi = nb
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if b[mid] < x:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            if lo == nb:
-                break
-            if b[lo] == x:
-                out[k] = lo
-                k += 1
-                lo += 1
-    elif nb * 16 < na:
-        lo = 0
-        for j in range(nb):
-            x = b[j]
-            hi = na
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if a[mid] < x:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            if lo == na:
-                break
-            if a[lo] == x:
-                out[k] = j
-                k += 1
-                lo += 1
-    else:
-        i = 0
-        j = 0
-        while i < na and j < nb:
-            if a[i] < b[j]:
-                i += 1
-            elif a[i] > b[j]:
-                j += 1
-            else:
-                out[k] = j
-                k += 1
-                i += 1
-                j += 1
+        return _gallop(a, b, out, True)
+    if nb * 16 < na:
+        return _gallop(b, a, out, False)
+    k = 0
+    i = 0
+    j = 0
+    while i < na and j < nb:
+        if a[i] < b[j]:
+            i += 1
+        elif a[i] > b[j]:
+            j += 1
+        else:
+            out[k] = j
+            k += 1
+            i += 1
+            j += 1
     return k
 
 
