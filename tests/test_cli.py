@@ -1,6 +1,7 @@
 """The gthinker command line, run as a user runs it."""
 
 import json
+import signal
 import subprocess
 import sys
 import tempfile
@@ -55,3 +56,25 @@ def test_errors_are_messages_not_tracebacks(tmp_path):
     assert r.returncode == 2 and "--threads" in r.stderr
     r = cli("mce", "--help")
     assert r.returncode == 0 and "--time-budget" in r.stdout
+
+
+def test_ctrl_c_stops_a_long_run_cleanly(tmp_path):
+    # A graph with billions of maximal cliques: the run would take minutes.
+    path = tmp_path / "heavy.txt"
+    assert cli("generate", "rmat", "--scale", "14", "--edge-factor", "16", "-o", path).returncode == 0
+    proc = subprocess.Popen([sys.executable, "-m", "gthinker.cli", "mce", str(path), "--threads", "2"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            cwd=tempfile.gettempdir())
+    # Wait for the first progress line: the job is running inside the C++ master.
+    line = proc.stderr.readline()
+    while line and not line.startswith("["):
+        line = proc.stderr.readline()
+    assert line.startswith("["), "no progress line"
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise AssertionError("Ctrl-C did not stop the job") from None
+    assert proc.returncode == 130
+    assert "interrupted" in err and "Traceback" not in err

@@ -112,3 +112,15 @@ def test_spill_limit_is_a_clear_error():
     with pytest.raises(gthinker.SpillLimitError, match="spill stack S"):
         mce.run(gthinker.Graph.from_networkx(G), threads=2, time_budget=1e-6, flush_batch=1,
                 timeout_check_interval=1, spill_limit=64)
+
+
+def test_matches_igraph_on_a_skewed_graph():
+    igraph = pytest.importorskip("igraph")
+    from gthinker.generate import rmat
+
+    g = rmat(11, edge_factor=6, seed=5)
+    ig = igraph.Graph(n=g.num_vertices, edges=g.edge_array().tolist())
+    sizes = Counter(len(c) for c in ig.maximal_cliques())
+    res = mce.run(g, threads=2)
+    assert res.count == sum(sizes.values())
+    assert res.histogram == dict(sizes)
