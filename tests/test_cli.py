@@ -61,9 +61,10 @@ def test_errors_are_messages_not_tracebacks(tmp_path):
 def test_ctrl_c_stops_a_long_run_cleanly(tmp_path):
     # A graph with billions of maximal cliques: the run would take minutes.
     path = tmp_path / "heavy.txt"
-    assert cli("generate", "rmat", "--scale", "14", "--edge-factor", "16", "-o", path).returncode == 0
-    proc = subprocess.Popen([sys.executable, "-m", "gthinker.cli", "mce", str(path), "--threads", "2"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    made = cli("generate", "rmat", "--scale", "14", "--edge-factor", "16", "-o", path)
+    assert made.returncode == 0, made.stderr
+    cmd = [sys.executable, "-m", "gthinker.cli", "mce", str(path), "--threads", "2"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             cwd=tempfile.gettempdir())
     # Wait for the first progress line: the job is running inside the C++ master.
     line = proc.stderr.readline()
