@@ -33,7 +33,7 @@ int32_t gt_add_task(void* raw, const int32_t* rec, int64_t len) {
     ctx->master->fail_out_of_memory(*ctx, "buffering a decomposed task");
     return 2;
   }
-  ctx->stats.tasks_added++;
+  ctx->stats.tasks_added.add();
   if (static_cast<int64_t>(ctx->out.num_tasks()) >= ctx->master->config().flush_batch)
     return ctx->master->flush(*ctx) ? 0 : 1;
   return 0;
@@ -151,8 +151,8 @@ class Job {
     uint64_t done = 0, added = 0;
     std::vector<int64_t> counters(static_cast<size_t>(master_->config().n_counters), 0);
     for (const auto& c : master_->contexts()) {
-      done += c->stats.vertices + c->stats.records;
-      added += c->stats.tasks_added;
+      done += c->stats.vertices.get() + c->stats.records.get();
+      added += c->stats.tasks_added.get();
       for (size_t i = 0; i < counters.size(); ++i) counters[i] += c->counter(i);
     }
     d["elapsed"] = master_->elapsed_seconds();
@@ -195,16 +195,16 @@ class Job {
     for (const auto& w : master_->contexts()) {
       py::dict s;
       s["kind"] = "cpu";
-      s["vertices"] = w->stats.vertices;
-      s["records"] = w->stats.records;
-      s["tasks_added"] = w->stats.tasks_added;
+      s["vertices"] = w->stats.vertices.get();
+      s["records"] = w->stats.records.get();
+      s["tasks_added"] = w->stats.tasks_added.get();
       s["chunks"] = w->stats.chunks;
       s["batches"] = w->stats.batches;
       s["busy_seconds"] = w->stats.busy_seconds;
       s["idle_seconds"] = w->stats.idle_seconds;
-      vertices += w->stats.vertices;
-      records += w->stats.records;
-      added += w->stats.tasks_added;
+      vertices += w->stats.vertices.get();
+      records += w->stats.records.get();
+      added += w->stats.tasks_added.get();
       workers.append(s);
     }
     py::dict d;

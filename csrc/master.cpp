@@ -305,7 +305,7 @@ void Master::process_assignment(WorkerSlot& slot, WorkerContext& ctx) {
     const int32_t v = slot.vertices[i];
     ctx.begin_task(config_.time_budget, config_.early_split);
     int32_t rc = run_vertex_(raw, v);
-    ctx.stats.vertices++;
+    ctx.stats.vertices.add();
     if (!finish_task(ctx, rc, v)) return;
   }
   for (size_t i = 0; i < slot.tasks.num_tasks(); ++i) {
@@ -318,7 +318,7 @@ void Master::process_assignment(WorkerSlot& slot, WorkerContext& ctx) {
     const int32_t* rec = slot.tasks.record(i, &len);
     ctx.begin_task(config_.time_budget, config_.early_split);
     int32_t rc = run_record_(raw, rec, len);
-    ctx.stats.records++;
+    ctx.stats.records.add();
     if (!finish_task(ctx, rc, -1)) return;
   }
 }

@@ -7,6 +7,7 @@
 // callbacks in bindings.cpp, which receive header[kSelf] back.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -53,13 +54,27 @@ enum ErrorCode : int64_t {
   kEmitIndex = 6,
 };
 
+/// A counter with one writer at a time that the progress snapshot reads from
+/// another thread: relaxed atomics make those reads defined, and the
+/// load-then-store increment costs no locked instruction.
+class StatCounter {
+ public:
+  void add(uint64_t n = 1) {
+    v_.store(v_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+  uint64_t get() const { return v_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<uint64_t> v_{0};
+};
+
 struct WorkerStats {
-  uint64_t vertices = 0;      // initial tasks spawned
-  uint64_t records = 0;       // spilled task records computed
-  uint64_t tasks_added = 0;   // records created by decomposition
-  uint64_t chunks = 0;        // vertex chunks assigned
-  uint64_t batches = 0;       // task batches assigned
-  double busy_seconds = 0;
+  StatCounter vertices;       // initial tasks spawned
+  StatCounter records;        // spilled task records computed
+  StatCounter tasks_added;    // records created by decomposition
+  uint64_t chunks = 0;        // vertex chunks assigned (read after the job)
+  uint64_t batches = 0;       // task batches assigned (read after the job)
+  double busy_seconds = 0;    // read after the job
   double idle_seconds = 0;
 };
 
