@@ -99,6 +99,12 @@ class Job {
     c.hist_bins = cfg["hist_bins"].cast<int64_t>();
     c.params = cfg["params"].cast<std::vector<int64_t>>();
     c.output_path = cfg["output"].cast<std::string>();
+    auto opt = [&](const char* key, int64_t fallback) {
+      return cfg.contains(key) ? cfg[key].cast<int64_t>() : fallback;
+    };
+    c.num_external = static_cast<int>(opt("external_workers", 0));
+    c.gpu_chunk = opt("gpu_chunk", c.gpu_chunk);
+    c.gpu_task_batch = opt("gpu_task_batch", c.gpu_task_batch);
     master_ = std::make_unique<Master>(g, std::move(init),
                                        reinterpret_cast<RunVertexFn>(run_vertex),
                                        reinterpret_cast<RunRecordFn>(run_record), std::move(c));
@@ -135,7 +141,8 @@ class Job {
     }
     if (progress_error) throw std::move(*progress_error);  // the callback's own exception
     py::dict out;
-    const char* kinds[] = {"none", "user", "spill_limit", "interrupted", "output", "memory"};
+    const char* kinds[] = {"none",   "user",   "spill_limit", "interrupted",
+                           "output", "memory", "external"};
     out["error"] = kinds[static_cast<int>(st.error)];
     out["code"] = st.code;
     out["worker"] = st.worker;
@@ -143,6 +150,52 @@ class Job {
     out["message"] = st.message;
     out["interrupted"] = interrupted;
     return out;
+  }
+
+  /// Waits (GIL released) for work for external slot `i`. Returns None when
+  /// the job is over, else (vertices int32, task data int32, task starts int64).
+  py::object external_wait(int i) {
+    std::vector<int32_t> vertices;
+    TaskArena tasks;
+    bool got;
+    {
+      py::gil_scoped_release release;
+      got = master_->external_wait(i, vertices, tasks);
+    }
+    if (!got) return py::none();
+    py::array_t<int32_t> v(static_cast<py::ssize_t>(vertices.size()));
+    std::copy(vertices.begin(), vertices.end(), v.mutable_data());
+    const size_t n = tasks.num_tasks();
+    py::array_t<int64_t> starts(static_cast<py::ssize_t>(n + 1));
+    int64_t total = 0;
+    for (size_t k = 0; k < n; ++k) {
+      int64_t len = 0;
+      tasks.record(k, &len);
+      starts.mutable_data()[k] = total;
+      total += len;
+    }
+    starts.mutable_data()[n] = total;
+    py::array_t<int32_t> data(static_cast<py::ssize_t>(total));
+    for (size_t k = 0; k < n; ++k) {
+      int64_t len = 0;
+      const int32_t* rec = tasks.record(k, &len);
+      std::copy(rec, rec + len, data.mutable_data() + starts.data()[k]);
+    }
+    return py::make_tuple(v, data, starts);
+  }
+
+  /// Pushes records (data, starts with a final end offset) onto S.
+  bool push_tasks(CArray<int32_t> data, CArray<int64_t> starts) {
+    TaskArena arena;
+    const int64_t n = static_cast<int64_t>(starts.size()) - 1;
+    for (int64_t k = 0; k < n; ++k) {
+      const int64_t b = starts.data()[k], e = starts.data()[k + 1];
+      if (b < 0 || e < b || e > static_cast<int64_t>(data.size()))
+        throw std::invalid_argument("task starts must be non-decreasing offsets into data");
+      arena.push(data.data() + b, e - b);
+    }
+    py::gil_scoped_release release;
+    return master_->push_tasks(arena);
   }
 
   /// Progress numbers, read without locks (may be slightly stale).
@@ -189,22 +242,33 @@ class Job {
     return d;
   }
 
+  Master& master() { return *master_; }
+
   py::dict stats() const {
     py::list workers;
     uint64_t vertices = 0, records = 0, added = 0;
-    for (const auto& w : master_->contexts()) {
+    const auto& slots = master_->slots();
+    for (size_t i = 0; i < master_->contexts().size(); ++i) {
+      const auto& w = master_->contexts()[i];
       py::dict s;
       s["kind"] = "cpu";
       s["vertices"] = w->stats.vertices.get();
       s["records"] = w->stats.records.get();
       s["tasks_added"] = w->stats.tasks_added.get();
-      s["chunks"] = w->stats.chunks;
-      s["batches"] = w->stats.batches;
+      s["chunks"] = slots[i]->chunks;
+      s["batches"] = slots[i]->batches;
       s["busy_seconds"] = w->stats.busy_seconds;
       s["idle_seconds"] = w->stats.idle_seconds;
       vertices += w->stats.vertices.get();
       records += w->stats.records.get();
       added += w->stats.tasks_added.get();
+      workers.append(s);
+    }
+    for (size_t i = master_->contexts().size(); i < slots.size(); ++i) {
+      py::dict s;
+      s["kind"] = "gpu";
+      s["chunks"] = slots[i]->chunks;
+      s["batches"] = slots[i]->batches;
       workers.append(s);
     }
     py::dict d;
@@ -281,6 +345,12 @@ PYBIND11_MODULE(_core, m) {
            py::arg("indptr"), py::arg("indices"), py::arg("labels"), py::arg("ids"),
            py::arg("vertices"), py::arg("run_vertex"), py::arg("run_record"), py::arg("config"))
       .def("run", &Job::run, py::arg("progress") = py::none(), py::arg("interval") = 2.0)
+      .def("external_wait", &Job::external_wait, py::arg("slot"))
+      .def("external_done", [](Job& j, int i) { j.master().external_done(i); }, py::arg("slot"))
+      .def("external_fail", [](Job& j, const std::string& m) { j.master().external_fail(m); })
+      .def("push_tasks", &Job::push_tasks, py::arg("data"), py::arg("starts"))
+      .def("idle_cpu_workers", [](Job& j) { return j.master().idle_cpu_workers(); })
+      .def("aborting", [](Job& j) { return j.master().aborting(); })
       .def("snapshot", &Job::snapshot)
       .def("results", &Job::results)
       .def("stats", &Job::stats);

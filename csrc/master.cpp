@@ -21,7 +21,9 @@ Master::Master(const GraphView& graph, std::vector<int32_t> initial_vertices,
       config_(std::move(config)),
       deque_(std::move(initial_vertices)),
       spill_(config_.spill_limit_bytes) {
-  if (config_.num_threads < 1) throw std::invalid_argument("threads must be at least 1");
+  if (config_.num_threads < 0) throw std::invalid_argument("threads must be at least 0");
+  if (config_.num_threads + config_.num_external < 1)
+    throw std::invalid_argument("a job needs at least one worker");
   if (config_.cpu_chunk < 1) throw std::invalid_argument("cpu chunk must be at least 1");
   if (config_.cpu_task_batch < 1) throw std::invalid_argument("cpu task batch must be at least 1");
   if (config_.flush_batch < 1) throw std::invalid_argument("flush batch must be at least 1");
@@ -64,6 +66,15 @@ Master::Master(const GraphView& graph, std::vector<int32_t> initial_vertices,
     slots_.push_back(std::move(slot));
     contexts_.push_back(std::move(ctx));
   }
+  if (config_.num_external < 0) throw std::invalid_argument("external workers must be >= 0");
+  if (config_.gpu_chunk < 1 || config_.gpu_task_batch < 1)
+    throw std::invalid_argument("gpu chunk and gpu task batch must be at least 1");
+  for (int i = 0; i < config_.num_external; ++i) {
+    auto slot = std::make_unique<WorkerSlot>();
+    slot->kind = WorkerKind::kGpu;
+    slot->id = config_.num_threads + i;
+    slots_.push_back(std::move(slot));
+  }
 }
 
 Master::~Master() {
@@ -88,10 +99,11 @@ JobStatus Master::run(const std::function<bool()>& tick, double tick_seconds) {
   std::unique_lock<std::mutex> lock(mu_);
   for (size_t i = 0; i < slots_.size(); ++i) {
     idle_.push_back(slots_[i].get());
-    idle_cpu_.store(idle_.size(), std::memory_order_relaxed);
-    threads_.emplace_back(&Master::cpu_worker_loop, this, std::ref(*slots_[i]),
-                          std::ref(*contexts_[i]));
+    if (slots_[i]->kind == WorkerKind::kCpu)
+      threads_.emplace_back(&Master::cpu_worker_loop, this, std::ref(*slots_[i]),
+                            std::ref(*contexts_[i]));
   }
+  idle_cpu_.store(contexts_.size(), std::memory_order_relaxed);
   auto next_tick = Clock::now() + tick_every;
   // Algorithm 2: hand out work until every worker is idle and V and S are empty.
   while (true) {
@@ -110,13 +122,23 @@ JobStatus Master::run(const std::function<bool()>& tick, double tick_seconds) {
     const bool all_idle = idle_.size() == slots_.size();
     if (abort_ && all_idle) break;
     if (all_idle && !has_cpu_work()) break;
-    if (idle_.empty() || abort_ || !has_cpu_work()) {
+    // The first idle worker that can use what there is (a GPU worker cannot
+    // take vertices handed back by CPU workers).
+    WorkerSlot* w = nullptr;
+    if (!abort_) {
+      for (auto it = idle_.begin(); it != idle_.end(); ++it) {
+        if (can_take(**it)) {
+          w = *it;
+          idle_.erase(it);
+          break;
+        }
+      }
+    }
+    if (!w) {
       master_cv_.wait_until(lock, next_tick);
       continue;
     }
-    WorkerSlot* w = idle_.front();
-    idle_.pop_front();
-    idle_cpu_.store(idle_.size(), std::memory_order_relaxed);
+    if (w->kind == WorkerKind::kCpu) idle_cpu_.fetch_sub(1, std::memory_order_relaxed);
     assign(*w);
   }
   end_ = true;
@@ -136,28 +158,84 @@ void Master::assign(WorkerSlot& w) {
   // an even share of S, so that a few spilled subtrees reach as many workers.
   const size_t share = spill_.num_tasks() / slots_.size();
   const size_t batch = std::max<size_t>(1, std::min<size_t>(config_.cpu_task_batch, share));
-  WorkerContext& ctx = *contexts_[static_cast<size_t>(w.id)];
   if (w.kind == WorkerKind::kGpu) {
-    if (!deque_.empty())
-      deque_.pop_front(config_.cpu_chunk, w.vertices);
-    else
-      spill_.pop_batch(batch, w.tasks);
+    if (!deque_.empty()) {
+      deque_.pop_front(config_.gpu_chunk, w.vertices);
+      w.chunks++;
+    } else {
+      spill_.pop_batch(static_cast<size_t>(config_.gpu_task_batch), w.tasks);
+      w.batches++;
+    }
   } else if (!spill_.empty()) {
     spill_.pop_batch(batch, w.tasks);
-    ctx.stats.batches++;
+    w.batches++;
   } else if (!returned_.empty()) {
     const size_t k = std::min<size_t>(returned_.size(), static_cast<size_t>(config_.cpu_chunk));
     w.vertices.assign(returned_.end() - static_cast<std::ptrdiff_t>(k), returned_.end());
     returned_.resize(returned_.size() - k);
-    ctx.stats.chunks++;
+    w.chunks++;
   } else {
     deque_.pop_back(config_.cpu_chunk, w.vertices);
-    ctx.stats.chunks++;
+    w.chunks++;
   }
   spill_tasks_.store(spill_.num_tasks(), std::memory_order_relaxed);
   spill_bytes_.store(spill_.bytes(), std::memory_order_relaxed);
   w.has_work = true;
   w.cv.notify_one();
+}
+
+void Master::go_idle(WorkerSlot& w) {
+  w.has_work = false;
+  w.vertices.clear();
+  w.tasks.clear();
+  idle_.push_back(&w);
+  if (w.kind == WorkerKind::kCpu) idle_cpu_.fetch_add(1, std::memory_order_relaxed);
+  master_cv_.notify_one();
+}
+
+bool Master::external_wait(int i, std::vector<int32_t>& vertices, TaskArena& tasks) {
+  WorkerSlot& w = *slots_.at(static_cast<size_t>(i));
+  if (w.kind != WorkerKind::kGpu) throw std::invalid_argument("not an external worker slot");
+  std::unique_lock<std::mutex> lock(mu_);
+  w.cv.wait(lock, [&] { return w.has_work || end_; });
+  if (!w.has_work) return false;
+  vertices.swap(w.vertices);
+  w.vertices.clear();
+  tasks.clear();
+  tasks.append_all(w.tasks);
+  return true;
+}
+
+void Master::external_done(int i) {
+  WorkerSlot& w = *slots_.at(static_cast<size_t>(i));
+  std::lock_guard<std::mutex> lock(mu_);
+  if (w.kind == WorkerKind::kGpu && w.has_work) go_idle(w);
+}
+
+bool Master::push_tasks(TaskArena& records) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (abort_) return false;
+  if (spill_.would_exceed(records.bytes())) {
+    JobStatus st;
+    st.error = JobError::kSpillLimit;
+    st.message = "the spill stack S would grow past its limit of " +
+                 std::to_string(spill_.limit_bytes()) + " bytes";
+    fail(st);
+    return false;
+  }
+  spill_.push_batch(records);
+  spill_tasks_.store(spill_.num_tasks(), std::memory_order_relaxed);
+  spill_bytes_.store(spill_.bytes(), std::memory_order_relaxed);
+  master_cv_.notify_one();
+  return true;
+}
+
+void Master::external_fail(const std::string& message) {
+  JobStatus st;
+  st.error = JobError::kExternal;
+  st.message = message;
+  std::lock_guard<std::mutex> lock(mu_);
+  fail(st);
 }
 
 void Master::give_back(WorkerSlot& slot, size_t next_vertex, size_t next_record) {
@@ -263,10 +341,7 @@ void Master::cpu_worker_loop(WorkerSlot& slot, WorkerContext& ctx) {
       assign(slot);
       continue;
     }
-    slot.has_work = false;
-    idle_.push_back(&slot);
-    idle_cpu_.store(idle_.size(), std::memory_order_relaxed);
-    master_cv_.notify_one();
+    go_idle(slot);
   }
 }
 

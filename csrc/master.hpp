@@ -56,6 +56,9 @@ struct JobConfig {
   double early_split = 0.005;         // while a CPU worker starves (idle, S empty), tasks
                                       // decompose after this long instead; <= 0: never
   int64_t cpu_chunk = 50;             // vertices per CPU assignment (from the back of V)
+  int num_external = 0;               // workers driven from outside (the GPU worker)
+  int64_t gpu_chunk = 500000;         // vertices per external assignment (from the front of V)
+  int64_t gpu_task_batch = 100000;    // spilled tasks per external assignment, once V is empty
   int64_t cpu_task_batch = 8;         // spilled tasks per CPU assignment (from the top of S)
   int64_t flush_batch = 64;           // L_o records flushed to S in one lock
   size_t spill_limit_bytes = size_t(1) << 34;
@@ -66,10 +69,10 @@ struct JobConfig {
 };
 
 /// Why a job stopped early.
-enum class JobError { kNone, kUser, kSpillLimit, kInterrupted, kOutput, kMemory };
+enum class JobError { kNone, kUser, kSpillLimit, kInterrupted, kOutput, kMemory, kExternal };
 
 struct JobStatus {
-  JobError error = JobError::kNone;
+  JobError error = JobError::kNone;  // kExternal: see message
   int64_t code = 0;          // ErrorCode for kUser
   int64_t worker = -1;
   int64_t vertex = -1;       // vertex whose task failed, or -1 for a spilled record
@@ -88,6 +91,8 @@ struct WorkerSlot {
   WorkerKind kind = WorkerKind::kCpu;
   int id = 0;
   bool has_work = false;
+  uint64_t chunks = 0;   // assignments of vertices
+  uint64_t batches = 0;  // assignments of spilled tasks
   std::vector<int32_t> vertices;  // L_v
   TaskArena tasks;                // L_t
   std::condition_variable cv;
@@ -114,6 +119,26 @@ class Master {
   /// Called by compiled code through gt_check_time.
   bool check_time(WorkerContext& ctx);
 
+  // ---- external workers -------------------------------------------------
+  // Slots num_threads .. num_threads + num_external - 1 have no thread of
+  // their own: another thread (the GPU worker, which must launch kernels from
+  // Python) drives them through these calls. They take big chunks from the
+  // front of V and, once V is empty, batches from S (Algorithm 2, lines 7-9).
+
+  /// Blocks until the master assigns work to external slot `i` (moved into
+  /// `vertices` and `tasks`; returns true) or the job ends (returns false).
+  bool external_wait(int i, std::vector<int32_t>& vertices, TaskArena& tasks);
+  /// External slot `i` finished its assignment and goes back into W.
+  void external_done(int i);
+  /// Pushes records onto S (e.g. GPU-to-CPU stealing). Returns false, and
+  /// fails the job, if S would pass its byte limit.
+  bool push_tasks(TaskArena& records);
+  /// Number of CPU workers waiting in W right now.
+  size_t idle_cpu_workers() const { return idle_cpu_.load(std::memory_order_relaxed); }
+  /// Stops the job on behalf of an external worker (e.g. a GPU error).
+  void external_fail(const std::string& message);
+  const std::vector<std::unique_ptr<WorkerSlot>>& slots() const { return slots_; }
+
   /// Stops the job because memory ran out in a callback (thread-safe).
   void fail_out_of_memory(const WorkerContext& ctx, const char* what);
 
@@ -135,6 +160,10 @@ class Master {
   bool has_cpu_work() const {  // requires mu_ held
     return !spill_.empty() || !returned_.empty() || !deque_.empty();
   }
+  bool can_take(const WorkerSlot& w) const {  // requires mu_ held
+    return w.kind == WorkerKind::kCpu ? has_cpu_work() : (!deque_.empty() || !spill_.empty());
+  }
+  void go_idle(WorkerSlot& w);  // requires mu_ held
   void fail(const JobStatus& status);  // requires mu_ held
   void assign(WorkerSlot& w);          // requires mu_ held
 

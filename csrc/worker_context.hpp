@@ -72,8 +72,6 @@ struct WorkerStats {
   StatCounter vertices;       // initial tasks spawned
   StatCounter records;        // spilled task records computed
   StatCounter tasks_added;    // records created by decomposition
-  uint64_t chunks = 0;        // vertex chunks assigned (read after the job)
-  uint64_t batches = 0;       // task batches assigned (read after the job)
   double busy_seconds = 0;    // read after the job
   double idle_seconds = 0;
 };

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 import psutil
@@ -14,7 +16,7 @@ from . import _core
 from .errors import SpillLimitError, TaskRuntimeError
 from .task import _SPAWN_PHASE, CODES, Task
 
-__all__ = ["run", "JobResult", "default_threads", "MODES"]
+__all__ = ["run", "JobResult", "default_threads", "MODES", "ExternalWorker", "Assignment"]
 
 MODES = ("cpu",)
 
@@ -56,6 +58,88 @@ class JobResult:
     extra: dict = field(default_factory=dict)
 
 
+class Assignment(NamedTuple):
+    """Work the master handed to an external worker: initial ``vertices`` (a chunk
+    from the front of the deque) and/or spilled task records, record ``k`` being
+    ``task_data[task_starts[k]:task_starts[k + 1]]``."""
+
+    vertices: np.ndarray
+    task_data: np.ndarray
+    task_starts: np.ndarray
+
+    @property
+    def num_tasks(self) -> int:
+        return len(self.task_starts) - 1
+
+    def task(self, k: int) -> np.ndarray:
+        return self.task_data[self.task_starts[k] : self.task_starts[k + 1]]
+
+
+class ExternalWorker:
+    """A worker of the master that runs outside the C++ pool, on a Python thread.
+
+    This is how the GPU worker joins a job (it launches kernels from Python):
+    it is one more worker in the master's queue W, served chunks from the
+    *front* of the vertex deque (``gpu_chunk`` vertices) and, once the deque
+    is empty, batches of spilled tasks from S (``gpu_task_batch``). The loop::
+
+        while (work := worker.wait()) is not None:
+            ...process work.vertices and work.task(k)...
+            worker.done()
+
+    ``wait`` releases the GIL while it blocks. ``push_tasks`` moves records
+    onto S for the CPU workers.
+    """
+
+    def __init__(self, job, slot: int):
+        self._job = job
+        self.slot = slot
+        self._busy = False
+
+    def wait(self) -> Assignment | None:
+        """Next assignment, or None once the job is over."""
+        got = self._job.external_wait(self.slot)
+        if got is None:
+            return None
+        self._busy = True
+        return Assignment(*got)
+
+    def done(self) -> None:
+        """Reports the current assignment finished (the worker goes back into W)."""
+        if self._busy:
+            self._busy = False
+            self._job.external_done(self.slot)
+
+    def push_tasks(self, task_data, task_starts) -> bool:
+        """Pushes records onto S; False if the job is stopping or S is full."""
+        return self._job.push_tasks(
+            np.ascontiguousarray(task_data, np.int32), np.ascontiguousarray(task_starts, np.int64)
+        )
+
+    def idle_cpu_workers(self) -> int:
+        return self._job.idle_cpu_workers()
+
+    @property
+    def aborting(self) -> bool:
+        """True once the job is stopping (error or Ctrl-C): finish up quickly."""
+        return self._job.aborting()
+
+
+def _drive_external(job, slot, fn, errors):
+    worker = ExternalWorker(job, slot)
+    try:
+        fn(worker)
+    except BaseException as exc:  # noqa: BLE001 - re-raised by run()
+        errors.append(exc)
+        job.external_fail(f"external worker {getattr(fn, '__name__', fn)!s} failed: {exc!r}")
+    finally:
+        # Whatever happened, leave the slot idle and keep answering the master,
+        # so that the job can end instead of waiting for this worker forever.
+        worker.done()
+        while worker.wait() is not None:
+            worker.done()
+
+
 def _positive_int(name, value):
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValueError(f"{name} must be a positive integer, got {value!r}")
@@ -81,6 +165,9 @@ def run(
     output: str | os.PathLike | None = None,
     progress: Callable[[dict], None] | None = None,
     progress_interval: float = 2.0,
+    external: Sequence[Callable[[ExternalWorker], None]] = (),
+    gpu_chunk: int = 500_000,
+    gpu_task_batch: int = 100_000,
 ) -> JobResult:
     """Runs ``task`` over ``graph`` on ``threads`` CPU workers and returns the merged results.
 
@@ -122,12 +209,24 @@ def run(
         File that ``ctx.emit`` writes result lines to.
     progress : callable, optional
         Called with a snapshot dict every ``progress_interval`` seconds.
+    external : sequence of callables
+        Workers outside the CPU pool (the GPU worker): each ``fn(worker)`` runs
+        on its own thread with an :class:`ExternalWorker` handle.
+    gpu_chunk, gpu_task_batch : int
+        Vertices from the front of the deque, and spilled tasks once it is empty,
+        per assignment to an external worker (G-ThinkerCG: 500,000 and 100,000).
     """
     if not (isinstance(task, type) and issubclass(task, Task)) or task is Task:
         raise TypeError(f"task must be a subclass of gthinker.Task, got {task!r}")
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-    threads = default_threads() if threads is None else _positive_int("threads", threads)
+    external = list(external)
+    if threads is None:
+        threads = default_threads()
+    elif not (external and threads == 0):  # an external worker may run alone
+        threads = _positive_int("threads", threads)
+    gpu_chunk = _positive_int("gpu_chunk", gpu_chunk)
+    gpu_task_batch = _positive_int("gpu_task_batch", gpu_task_batch)
     if not (isinstance(time_budget, (int, float)) and time_budget > 0):
         raise ValueError(f"time_budget must be a positive number of seconds, got {time_budget!r}")
     if early_split is None:
@@ -171,6 +270,9 @@ def run(
         "hist_bins": histogram_bins if task.histograms else 0,
         "params": params.tolist(),
         "output": os.fspath(output) if output is not None else "",
+        "external_workers": len(external),
+        "gpu_chunk": gpu_chunk,
+        "gpu_task_batch": gpu_task_batch,
     }
     try:
         job = _core.Job(
@@ -179,9 +281,23 @@ def run(
         )
     except RuntimeError as exc:  # e.g. the output file cannot be opened
         raise OSError(str(exc)) from None
+    errors: list[BaseException] = []
+    drivers = [
+        threading.Thread(target=_drive_external, args=(job, threads + i, fn, errors),
+                         name=f"gthinker-external-{i}", daemon=True)
+        for i, fn in enumerate(external)
+    ]
     start = time.perf_counter()
-    status = job.run(progress, progress_interval)
+    for t in drivers:
+        t.start()
+    try:
+        status = job.run(progress, progress_interval)
+    finally:
+        for t in drivers:
+            t.join()
     seconds = time.perf_counter() - start
+    if errors:
+        raise errors[0]
     _raise_for_status(task, graph, status)
 
     res = job.results()
