@@ -69,7 +69,7 @@ using CArray = py::array_t<T, py::array::c_style | py::array::forcecast>;
 class Job {
  public:
   Job(CArray<int64_t> indptr, CArray<int32_t> indices, py::object labels, CArray<int64_t> ids,
-      CArray<int32_t> vertices, uintptr_t run_vertex, uintptr_t run_record, py::dict cfg)
+      CArray<int32_t> vertices, uintptr_t entry, py::dict cfg)
       : indptr_(indptr), indices_(indices), ids_(ids) {
     GraphView g;
     g.indptr = indptr_.data();
@@ -106,8 +106,7 @@ class Job {
     c.gpu_chunk = opt("gpu_chunk", c.gpu_chunk);
     c.gpu_task_batch = opt("gpu_task_batch", c.gpu_task_batch);
     master_ = std::make_unique<Master>(g, std::move(init),
-                                       reinterpret_cast<RunVertexFn>(run_vertex),
-                                       reinterpret_cast<RunRecordFn>(run_record), std::move(c));
+                                       reinterpret_cast<TaskEntryFn>(entry), std::move(c));
   }
 
   /// Runs the job with the GIL released. `progress(snapshot)` is called every
@@ -341,9 +340,9 @@ PYBIND11_MODULE(_core, m) {
 
   py::class_<Job>(m, "Job")
       .def(py::init<CArray<int64_t>, CArray<int32_t>, py::object, CArray<int64_t>, CArray<int32_t>,
-                    uintptr_t, uintptr_t, py::dict>(),
+                    uintptr_t, py::dict>(),
            py::arg("indptr"), py::arg("indices"), py::arg("labels"), py::arg("ids"),
-           py::arg("vertices"), py::arg("run_vertex"), py::arg("run_record"), py::arg("config"))
+           py::arg("vertices"), py::arg("entry"), py::arg("config"))
       .def("run", &Job::run, py::arg("progress") = py::none(), py::arg("interval") = 2.0)
       .def("external_wait", &Job::external_wait, py::arg("slot"))
       .def("external_done", [](Job& j, int i) { j.master().external_done(i); }, py::arg("slot"))

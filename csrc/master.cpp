@@ -14,10 +14,9 @@ double seconds_since(Clock::time_point t) {
 }  // namespace
 
 Master::Master(const GraphView& graph, std::vector<int32_t> initial_vertices,
-               RunVertexFn run_vertex, RunRecordFn run_record, JobConfig config)
+               TaskEntryFn entry, JobConfig config)
     : graph_(graph),
-      run_vertex_(run_vertex),
-      run_record_(run_record),
+      entry_(entry),
       config_(std::move(config)),
       deque_(std::move(initial_vertices)),
       spill_(config_.spill_limit_bytes) {
@@ -28,7 +27,7 @@ Master::Master(const GraphView& graph, std::vector<int32_t> initial_vertices,
   if (config_.cpu_task_batch < 1) throw std::invalid_argument("cpu task batch must be at least 1");
   if (config_.flush_batch < 1) throw std::invalid_argument("flush batch must be at least 1");
   if (!(config_.time_budget > 0)) throw std::invalid_argument("time budget must be positive");
-  if (!run_vertex_ || !run_record_) throw std::invalid_argument("compiled task functions missing");
+  if (!entry_) throw std::invalid_argument("compiled task entry point missing");
   if (!config_.output_path.empty()) writer_ = std::make_unique<ResultWriter>(config_.output_path);
 
   for (int i = 0; i < config_.num_threads; ++i) {
@@ -379,7 +378,7 @@ void Master::process_assignment(WorkerSlot& slot, WorkerContext& ctx) {
     }
     const int32_t v = slot.vertices[i];
     ctx.begin_task(config_.time_budget, config_.early_split);
-    int32_t rc = run_vertex_(raw, v);
+    int32_t rc = entry_(raw, v, nullptr, 0);
     ctx.stats.vertices.add();
     if (!finish_task(ctx, rc, v)) return;
   }
@@ -392,7 +391,7 @@ void Master::process_assignment(WorkerSlot& slot, WorkerContext& ctx) {
     int64_t len = 0;
     const int32_t* rec = slot.tasks.record(i, &len);
     ctx.begin_task(config_.time_budget, config_.early_split);
-    int32_t rc = run_record_(raw, rec, len);
+    int32_t rc = entry_(raw, -1, rec, len);
     ctx.stats.records.add();
     if (!finish_task(ctx, rc, -1)) return;
   }

@@ -36,9 +36,11 @@
 
 namespace gthinker {
 
-/// Compiled entry points of a user Task (Numba cfuncs).
-using RunVertexFn = int32_t (*)(void* ctx, int32_t v);
-using RunRecordFn = int32_t (*)(void* ctx, const int32_t* rec, int64_t len);
+/// The compiled entry point of a user Task (one Numba cfunc: Numba links and
+/// optimises every cfunc with all the code it calls, so one is half the
+/// compile time of two). With rec == nullptr it spawns and computes the
+/// initial task of vertex v; otherwise it computes record rec[0..len).
+using TaskEntryFn = int32_t (*)(void* ctx, int32_t v, const int32_t* rec, int64_t len);
 
 /// Read-only view of the graph (arrays owned by the Python side).
 struct GraphView {
@@ -100,8 +102,8 @@ struct WorkerSlot {
 
 class Master {
  public:
-  Master(const GraphView& graph, std::vector<int32_t> initial_vertices, RunVertexFn run_vertex,
-         RunRecordFn run_record, JobConfig config);
+  Master(const GraphView& graph, std::vector<int32_t> initial_vertices, TaskEntryFn entry,
+         JobConfig config);
   ~Master();
   Master(const Master&) = delete;
   Master& operator=(const Master&) = delete;
@@ -168,8 +170,7 @@ class Master {
   void assign(WorkerSlot& w);          // requires mu_ held
 
   GraphView graph_;
-  RunVertexFn run_vertex_;
-  RunRecordFn run_record_;
+  TaskEntryFn entry_;
   JobConfig config_;
   std::unique_ptr<ResultWriter> writer_;
 

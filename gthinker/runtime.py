@@ -254,7 +254,7 @@ def run(
         histogram_bins = int(graph.max_degree) + 2 if n else 2
     histogram_bins = _positive_int("histogram_bins", histogram_bins)
 
-    run_vertex, run_record = task.compiled()
+    entry = task.compiled()
     config = {
         "threads": threads,
         "time_budget": float(time_budget),
@@ -277,7 +277,7 @@ def run(
     try:
         job = _core.Job(
             graph.indptr, graph.indices, graph.labels, graph.ids, init,
-            run_vertex.address, run_record.address, config,
+            entry.address, config,
         )
     except RuntimeError as exc:  # e.g. the output file cannot be opened
         raise OSError(str(exc)) from None

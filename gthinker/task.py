@@ -137,7 +137,9 @@ def _void_ptr(typingctx, address):
 
 @intrinsic
 def _address(typingctx, pointer):
-    sig = types.int64(types.voidptr)
+    if not isinstance(pointer, (types.CPointer, types.RawPointer)):
+        return None
+    sig = types.int64(pointer)
 
     def codegen(context, builder, signature, args):
         return builder.ptrtoint(args[0], cgutils.intp_t)
@@ -408,41 +410,34 @@ def _compile(cls):
     spawn_raised = CODES["SPAWN_RAISED"]
     compute_raised = CODES["COMPUTE_RAISED"]
 
-    @njit(inline="always")
-    def compute_guarded(ctx, rec):
+    # One entry point for both kinds of task: Numba links and optimises each
+    # cfunc together with everything it calls, so two would cost twice the time.
+    def entry(raw, v, ptr, n):
+        ctx = _make_context(raw)
+        if _address(ptr) != 0:  # a spilled task record
+            rec = carray(ptr, n)
+        else:  # the initial task of vertex v
+            try:
+                rec = np.ascontiguousarray(spawn(ctx, v))
+            except Exception:  # noqa: BLE001 - turned into an error code for the runtime
+                return spawn_raised
+            if ctx.header[_ERROR] != 0:  # a checked helper failed inside spawn
+                return ctx.header[_ERROR] + _SPAWN_PHASE
+            if rec.size == 0:
+                return 0
         try:
             compute(ctx, rec)
-        except Exception:  # noqa: BLE001 - turned into an error code for the runtime
+        except Exception:  # noqa: BLE001
             return compute_raised
         return 0
 
-    def run_vertex(raw, v):
-        ctx = _make_context(raw)
-        try:
-            rec = np.ascontiguousarray(spawn(ctx, v))
-        except Exception:  # noqa: BLE001
-            return spawn_raised
-        if ctx.header[_ERROR] != 0:  # a checked helper failed inside spawn
-            return ctx.header[_ERROR] + _SPAWN_PHASE
-        if rec.size == 0:
-            return 0
-        return compute_guarded(ctx, rec)
-
-    def run_record(raw, ptr, n):
-        ctx = _make_context(raw)
-        return compute_guarded(ctx, carray(ptr, n))
-
+    signature = types.int32(types.voidptr, types.int32, types.CPointer(types.int32), types.int64)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NumbaWarning)
-            rv = cfunc(types.int32(types.voidptr, types.int32), nopython=True)(run_vertex)
-            rr = cfunc(
-                types.int32(types.voidptr, types.CPointer(types.int32), types.int64),
-                nopython=True,
-            )(run_record)
+            return cfunc(signature, nopython=True)(entry)
     except NumbaError as exc:
         raise TaskDefinitionError(
             f"{cls.__qualname__}: spawn/compute compiled alone but not inside the runtime's "
-            f"entry points:\n{_first_lines(exc)}"
+            f"entry point:\n{_first_lines(exc)}"
         ) from None
-    return rv, rr
