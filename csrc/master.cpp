@@ -21,10 +21,13 @@ Master::Master(const GraphView& graph, std::vector<int32_t> initial_vertices,
       deque_(std::move(initial_vertices)),
       spill_(config_.spill_limit_bytes) {
   if (config_.num_threads < 0) throw std::invalid_argument("threads must be at least 0");
+  if (config_.num_external < 0) throw std::invalid_argument("external workers must be >= 0");
   if (config_.num_threads + config_.num_external < 1)
     throw std::invalid_argument("a job needs at least one worker");
   if (config_.cpu_chunk < 1) throw std::invalid_argument("cpu chunk must be at least 1");
   if (config_.cpu_task_batch < 1) throw std::invalid_argument("cpu task batch must be at least 1");
+  if (config_.gpu_chunk < 1 || config_.gpu_task_batch < 1)
+    throw std::invalid_argument("gpu chunk and gpu task batch must be at least 1");
   if (config_.flush_batch < 1) throw std::invalid_argument("flush batch must be at least 1");
   if (!(config_.time_budget > 0)) throw std::invalid_argument("time budget must be positive");
   if (!entry_) throw std::invalid_argument("compiled task entry point missing");
@@ -65,9 +68,6 @@ Master::Master(const GraphView& graph, std::vector<int32_t> initial_vertices,
     slots_.push_back(std::move(slot));
     contexts_.push_back(std::move(ctx));
   }
-  if (config_.num_external < 0) throw std::invalid_argument("external workers must be >= 0");
-  if (config_.gpu_chunk < 1 || config_.gpu_task_batch < 1)
-    throw std::invalid_argument("gpu chunk and gpu task batch must be at least 1");
   for (int i = 0; i < config_.num_external; ++i) {
     auto slot = std::make_unique<WorkerSlot>();
     slot->kind = WorkerKind::kGpu;
@@ -177,8 +177,7 @@ void Master::assign(WorkerSlot& w) {
     deque_.pop_back(config_.cpu_chunk, w.vertices);
     w.chunks++;
   }
-  spill_tasks_.store(spill_.num_tasks(), std::memory_order_relaxed);
-  spill_bytes_.store(spill_.bytes(), std::memory_order_relaxed);
+  publish_spill_size();
   w.has_work = true;
   w.cv.notify_one();
 }
@@ -213,20 +212,35 @@ void Master::external_done(int i) {
 
 bool Master::push_tasks(TaskArena& records) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (abort_) return false;
-  if (spill_.would_exceed(records.bytes())) {
+  return push_to_spill(records, -1, true);
+}
+
+bool Master::push_to_spill(TaskArena& batch, int64_t worker, bool enforce_limit) {
+  if (abort_) {
+    batch.clear();
+    return false;
+  }
+  if (enforce_limit && spill_.would_exceed(batch.bytes())) {
     JobStatus st;
     st.error = JobError::kSpillLimit;
+    st.worker = worker;
     st.message = "the spill stack S would grow past its limit of " +
-                 std::to_string(spill_.limit_bytes()) + " bytes";
+                 std::to_string(spill_.limit_bytes()) + " bytes (holding " +
+                 std::to_string(spill_.num_tasks()) + " tasks, " + std::to_string(spill_.bytes()) +
+                 " bytes)";
+    batch.clear();
     fail(st);
     return false;
   }
-  spill_.push_batch(records);
-  spill_tasks_.store(spill_.num_tasks(), std::memory_order_relaxed);
-  spill_bytes_.store(spill_.bytes(), std::memory_order_relaxed);
+  spill_.push_batch(batch);
+  publish_spill_size();
   master_cv_.notify_one();
   return true;
+}
+
+void Master::publish_spill_size() {
+  spill_tasks_.store(spill_.num_tasks(), std::memory_order_relaxed);
+  spill_bytes_.store(spill_.bytes(), std::memory_order_relaxed);
 }
 
 void Master::external_fail(const std::string& message) {
@@ -249,9 +263,7 @@ void Master::give_back(WorkerSlot& slot, size_t next_vertex, size_t next_record)
       const int32_t* rec = slot.tasks.record(i, &len);
       rest.push(rec, len);
     }
-    spill_.push_batch(rest);
-    spill_tasks_.store(spill_.num_tasks(), std::memory_order_relaxed);
-    spill_bytes_.store(spill_.bytes(), std::memory_order_relaxed);
+    push_to_spill(rest, slot.id, false);  // these records were in S already
   }
   master_cv_.notify_one();
 }
@@ -273,28 +285,8 @@ void Master::fail_out_of_memory(const WorkerContext& ctx, const char* what) {
 
 bool Master::flush(WorkerContext& ctx) {
   if (ctx.out.empty()) return true;
-  if (abort_) {
-    ctx.out.clear();
-    return false;
-  }
   std::lock_guard<std::mutex> lock(mu_);
-  if (spill_.would_exceed(ctx.out.bytes())) {
-    JobStatus st;
-    st.error = JobError::kSpillLimit;
-    st.worker = ctx.header[kWorkerId];
-    st.message = "the spill stack S would grow past its limit of " +
-                 std::to_string(spill_.limit_bytes()) + " bytes (holding " +
-                 std::to_string(spill_.num_tasks()) + " tasks, " + std::to_string(spill_.bytes()) +
-                 " bytes)";
-    ctx.out.clear();
-    fail(st);
-    return false;
-  }
-  spill_.push_batch(ctx.out);
-  spill_tasks_.store(spill_.num_tasks(), std::memory_order_relaxed);
-  spill_bytes_.store(spill_.bytes(), std::memory_order_relaxed);
-  master_cv_.notify_one();
-  return true;
+  return push_to_spill(ctx.out, ctx.header[kWorkerId], true);
 }
 
 bool Master::check_time(WorkerContext& ctx) {

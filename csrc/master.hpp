@@ -166,6 +166,10 @@ class Master {
     return w.kind == WorkerKind::kCpu ? has_cpu_work() : (!deque_.empty() || !spill_.empty());
   }
   void go_idle(WorkerSlot& w);  // requires mu_ held
+  /// Moves `batch` onto S (it ends empty), failing the job instead if S would
+  /// pass its byte limit. Requires mu_ held.
+  bool push_to_spill(TaskArena& batch, int64_t worker, bool enforce_limit);
+  void publish_spill_size();  // requires mu_ held
   void fail(const JobStatus& status);  // requires mu_ held
   void assign(WorkerSlot& w);          // requires mu_ held
 
