@@ -324,7 +324,7 @@ class Task:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        cls._entry_points = None
+        cls._entry = None
         for name, params in (("spawn", ("ctx", "v")), ("compute", ("ctx", "record"))):
             _check_signature(cls, name, len(params), params)
         for attr in ("counters", "maxima", "histograms"):
@@ -337,12 +337,12 @@ class Task:
     @classmethod
     def compiled(cls):
         """Compiles ``spawn`` and ``compute`` (once per class and process) and returns
-        the native entry points ``(run_vertex, run_record)`` as Numba cfuncs."""
+        the native entry point that the C++ workers call, as a Numba cfunc."""
         if cls is Task:
             raise TaskDefinitionError("subclass gthinker.Task and define compute(ctx, record)")
-        if cls.__dict__.get("_entry_points") is None:
-            cls._entry_points = _compile(cls)
-        return cls._entry_points
+        if cls.__dict__.get("_entry") is None:
+            cls._entry = _compile(cls)
+        return cls._entry
 
 
 def _check_signature(cls, name, nparams, example):
