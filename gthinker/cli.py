@@ -123,6 +123,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="gthinker",
         description="Parallel subgraph finding on all CPU cores (GPU modes: coming).",
     )
+    from . import __version__
+
+    parser.add_argument("--version", action="version", version=f"gthinker {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     add_generate_parser(sub)

@@ -179,7 +179,8 @@ def run(
     mode : {"cpu"}
         Where to run (GPU and hybrid modes come with the GPU worker).
     threads : int, optional
-        CPU workers; default: every core this process may use.
+        CPU workers; default: every core this process may use. 0 is allowed
+        when an ``external`` worker is given (it then runs alone).
     time_budget : float
         Seconds a task may run before ``ctx.timed_out()`` turns true and it
         should decompose (G-ThinkerCG's tau_time, 0.1 s).
