@@ -34,7 +34,7 @@ def planted(n, p, sizes, seed):
 GRAPHS = {
     "gnp_sparse": lambda s: nx.gnp_random_graph(120, 0.05, seed=s),
     "gnp_dense": lambda s: nx.gnp_random_graph(40, 0.5, seed=s),
-    "gnp_near_complete": lambda s: nx.gnp_random_graph(70, 0.93, seed=s),
+    "gnp_near_complete": lambda s: nx.gnp_random_graph(50, 0.9, seed=s),
     "powerlaw": lambda s: nx.powerlaw_cluster_graph(300, 6, 0.4, seed=s),
     "planted": lambda s: planted(150, 0.08, [12, 9, 15], s),
     "with_isolated": lambda s: nx.disjoint_union(nx.gnp_random_graph(30, 0.2, seed=s),
