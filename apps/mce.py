@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -43,7 +44,7 @@ from numba import njit
 import gthinker
 from gthinker.bits import lowest_bit, popcount
 
-__all__ = ["MaximalCliques", "MCEResult", "run"]
+__all__ = ["MaximalCliques", "MCEResult", "run", "iter_cliques"]
 
 
 @njit(cache=True, nogil=True)
@@ -421,7 +422,8 @@ def run(
 
     Parameters
     ----------
-    graph : gthinker.Graph
+    graph : gthinker.Graph, or anything :func:`gthinker.as_graph` accepts
+        (a path, a networkx graph, a scipy.sparse matrix, an edge array)
     mode : {"cpu"}
     threads : int, optional
         CPU workers (default: all cores).
@@ -442,6 +444,7 @@ def run(
         Every maximal clique counts, an isolated vertex as one of size 1 (as in
         networkx ``find_cliques`` and igraph ``maximal_cliques``).
     """
+    graph = gthinker.as_graph(graph)
     if graph.num_vertices == 0:
         if output is not None:
             open(output, "w").close()
@@ -471,3 +474,27 @@ def run(
         stats=res.stats,
         load_report=str(graph.report) if graph.report is not None else "",
     )
+
+
+def iter_cliques(graph, threads: int | None = None, **options):
+    """Yields every maximal clique of ``graph``, in the graph's own vertex ids.
+
+    The enumeration runs to the end first (all cores, cliques streamed to a
+    temporary file), then the cliques are read back one at a time, so memory
+    stays small however many there are. Each clique is a sorted int64 array of
+    original ids, or a list of node names for a networkx graph whose nodes are
+    not integers. Order differs from networkx ``find_cliques``.
+
+    >>> import networkx as nx
+    >>> sorted(len(c) for c in iter_cliques(nx.path_graph(4), threads=1))
+    [2, 2, 2]
+    """
+    graph = gthinker.as_graph(graph)
+    names = getattr(graph, "node_names", None)
+    with tempfile.TemporaryDirectory(prefix="gthinker-") as tmp:
+        path = os.path.join(tmp, "cliques.txt")
+        run(graph, threads=threads, output=path, **options)
+        with open(path) as f:
+            for line in f:
+                ids = np.sort(np.array(line.split(), dtype=np.int64))
+                yield [names[i] for i in ids] if names is not None else ids

@@ -12,7 +12,7 @@ from .errors import (
     TaskDefinitionError,
     TaskRuntimeError,
 )
-from .graph import Graph, LoadReport
+from .graph import Graph, LoadReport, as_graph
 from .runtime import JobResult, default_threads, run
 from .task import Task, TaskContext
 
@@ -21,6 +21,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Graph",
     "LoadReport",
+    "as_graph",
     "Task",
     "TaskContext",
     "run",

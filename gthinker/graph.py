@@ -1055,3 +1055,31 @@ class Graph:
             fail("ids not unique")
         if self.labels is not None and self.labels.shape != (n,):
             fail("labels length")
+
+
+def as_graph(obj) -> Graph:
+    """Any graph a user may hold, as a :class:`Graph`.
+
+    Accepts a :class:`Graph` (returned as is), a path (``str`` or ``os.PathLike``,
+    read with :meth:`Graph.read`), a networkx graph, a scipy.sparse matrix or
+    array, or an integer edge array of shape (m, 2).
+
+    >>> import networkx as nx
+    >>> as_graph(nx.path_graph(3)).num_edges
+    2
+    """
+    if isinstance(obj, Graph):
+        return obj
+    if isinstance(obj, (str, os.PathLike)):
+        return Graph.read(obj)
+    module = type(obj).__module__ or ""
+    if module.startswith("networkx"):
+        return Graph.from_networkx(obj)
+    if module.startswith("scipy.sparse"):
+        return Graph.from_scipy(obj)
+    if isinstance(obj, (np.ndarray, list, tuple)):
+        return Graph.from_edges(obj)
+    raise TypeError(
+        f"cannot make a graph from {type(obj).__name__}: pass a gthinker.Graph, a file path, "
+        "a networkx graph, a scipy.sparse matrix or an (m, 2) integer edge array"
+    )

@@ -14,6 +14,7 @@ import psutil
 
 from . import _core
 from .errors import SpillLimitError, TaskRuntimeError
+from .graph import as_graph
 from .task import _SPAWN_PHASE, CODES, Task
 
 __all__ = ["run", "JobResult", "default_threads", "MODES", "ExternalWorker", "Assignment"]
@@ -175,7 +176,7 @@ def run(
     ----------
     task : Task subclass
         The application.
-    graph : gthinker.Graph
+    graph : gthinker.Graph, or anything :func:`gthinker.as_graph` accepts
     mode : {"cpu"}
         Where to run (GPU and hybrid modes come with the GPU worker).
     threads : int, optional
@@ -242,6 +243,7 @@ def run(
         spill_limit = psutil.virtual_memory().available // 2
     spill_limit = _positive_int("spill_limit", spill_limit)
 
+    graph = as_graph(graph)
     n = graph.num_vertices
     if vertices is None:
         init = np.arange(n, dtype=np.int32)

@@ -126,3 +126,24 @@ def test_matches_igraph_on_a_skewed_graph():
     res = mce.run(g, threads=2)
     assert res.count == sum(sizes.values())
     assert res.histogram == dict(sizes)
+
+
+def test_inputs_users_hold_and_iterating_cliques(tmp_path):
+    import scipy.sparse as sp
+
+    G = nx.relabel_nodes(planted(60, 0.1, [8], seed=9), lambda v: f"n{v}")
+    want = sorted(sorted(c) for c in nx.find_cliques(G))
+    got = sorted(sorted(c) for c in mce.iter_cliques(G, threads=2))
+    assert got == want  # node names come back for non-integer networkx nodes
+
+    H = planted(60, 0.1, [8], seed=9)
+    edges = np.array(H.edges(), dtype=np.int64) + 10
+    want = sorted(sorted(v + 10 for v in c) for c in nx.find_cliques(H) if len(c) > 1)
+    assert sorted(c.tolist() for c in mce.iter_cliques(edges, threads=1)) == want
+    matrix = sp.csr_array(nx.to_scipy_sparse_array(H))
+    assert mce.run(matrix).count == sum(1 for _ in nx.find_cliques(H))
+    path = tmp_path / "h.txt"
+    gthinker.as_graph(edges).write(path)
+    assert mce.run(str(path)).count == len(want)
+    with pytest.raises(TypeError, match="cannot make a graph from dict"):
+        mce.run({"a": 1})
