@@ -134,17 +134,6 @@ BAD_EDGELISTS = [
 ]
 
 
-@pytest.mark.parametrize(("name", "text", "line", "needle"), BAD_EDGELISTS)
-def test_bad_edgelist(tmp_path, name, text, line, needle):
-    f = write(tmp_path / name, text)
-    with pytest.raises(GraphFormatError) as info:
-        Graph.read(f)
-    msg = str(info.value)
-    assert msg.startswith(f"{f}:{line}: "), msg
-    assert needle in msg
-    assert info.value.__cause__ is None or not isinstance(info.value.__cause__, GraphFormatError)
-
-
 def test_bad_edgelist_message_format(tmp_path):
     f = write(tmp_path / "x.txt", "1 2\nabc 3\n")
     with pytest.raises(GraphFormatError, match=re.escape(
@@ -184,14 +173,15 @@ BAD_LABELED = [
 ]
 
 
-@pytest.mark.parametrize(("name", "text", "line", "needle"), BAD_LABELED)
-def test_bad_labeled(tmp_path, name, text, line, needle):
+@pytest.mark.parametrize(("name", "text", "line", "needle"), BAD_EDGELISTS + BAD_LABELED)
+def test_bad_input_names_file_and_line(tmp_path, name, text, line, needle):
     f = write(tmp_path / name, text)
     with pytest.raises(GraphFormatError) as info:
         Graph.read(f)
     msg = str(info.value)
     assert msg.startswith(f"{f}:{line}: "), msg
     assert needle in msg, msg
+    assert info.value.__cause__ is None or not isinstance(info.value.__cause__, GraphFormatError)
 
 
 # --------------------------------------------------------------------------- converters
