@@ -391,7 +391,6 @@ class MCEResult:
     mode: str
     threads: int
     stats: dict = field(default_factory=dict)
-    load_report: str = ""
 
     def to_dict(self) -> dict:
         return {
@@ -472,7 +471,6 @@ def run(
         mode=res.mode,
         threads=res.threads,
         stats=res.stats,
-        load_report=str(graph.report) if graph.report is not None else "",
     )
 
 

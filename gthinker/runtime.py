@@ -6,7 +6,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -56,7 +56,6 @@ class JobResult:
     seconds: float
     threads: int
     mode: str = "cpu"
-    extra: dict = field(default_factory=dict)
 
 
 class Assignment(NamedTuple):
