@@ -423,9 +423,11 @@ def run(
     ----------
     graph : gthinker.Graph, or anything :func:`gthinker.as_graph` accepts
         (a path, a networkx graph, a scipy.sparse matrix, an edge array)
-    mode : {"cpu"}
+    mode : {"cpu", "gpu"}
+        ``"gpu"`` runs :class:`gthinker.apps.mce_gpu.MaximalCliquesGPU` on
+        the GPU worker alone (options ``gpu_chunk``, ``gpu_options``).
     threads : int, optional
-        CPU workers (default: all cores).
+        CPU workers (default: all cores; unused in gpu mode).
     time_budget : float
         Seconds before a task decomposes (default 0.1).
     chunk : int
@@ -444,10 +446,19 @@ def run(
         networkx ``find_cliques`` and igraph ``maximal_cliques``).
     """
     graph = gthinker.as_graph(graph)
+    if mode == "gpu":
+        if output is not None:
+            raise ValueError("listing cliques (output=/--output) runs on the CPU only; "
+                             "use mode='cpu' (--mode cpu) to write them")
+        gthinker.gpu.require_device()
+        from .mce_gpu import MaximalCliquesGPU
+
+        options["gpu"] = MaximalCliquesGPU
     if graph.num_vertices == 0:
         if output is not None:
             open(output, "w").close()
-        return MCEResult(0, 0, {}, 0.0, mode, threads or gthinker.default_threads())
+        threads = 0 if mode == "gpu" else threads or gthinker.default_threads()
+        return MCEResult(0, 0, {}, 0.0, mode, threads)
     order, _core_numbers = graph.degeneracy_order()
     ordered = graph.reorder(order)
     res = gthinker.run(

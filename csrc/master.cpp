@@ -30,7 +30,8 @@ Master::Master(const GraphView& graph, std::vector<int32_t> initial_vertices,
     throw std::invalid_argument("gpu chunk and gpu task batch must be at least 1");
   if (config_.flush_batch < 1) throw std::invalid_argument("flush batch must be at least 1");
   if (!(config_.time_budget > 0)) throw std::invalid_argument("time budget must be positive");
-  if (!entry_) throw std::invalid_argument("compiled task entry point missing");
+  if (!entry_ && config_.num_threads > 0)
+    throw std::invalid_argument("compiled task entry point missing (CPU workers need one)");
   if (!config_.output_path.empty()) writer_ = std::make_unique<ResultWriter>(config_.output_path);
 
   for (int i = 0; i < config_.num_threads; ++i) {

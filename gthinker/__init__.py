@@ -4,6 +4,7 @@ Start with :class:`Graph` (input), :class:`Task` (write an app) and :func:`run`;
 bundled apps live in :mod:`gthinker.apps` (e.g. ``gthinker.apps.mce.run``).
 """
 
+from . import gpu
 from .errors import (
     DeviceUnavailableError,
     GraphFormatError,
@@ -12,6 +13,7 @@ from .errors import (
     TaskDefinitionError,
     TaskRuntimeError,
 )
+from .gpu.context import GPUContext
 from .graph import Graph, LoadReport, as_graph
 from .runtime import JobResult, default_threads, run
 from .task import Task, TaskContext
@@ -24,6 +26,8 @@ __all__ = [
     "as_graph",
     "Task",
     "TaskContext",
+    "GPUContext",
+    "gpu",
     "run",
     "JobResult",
     "default_threads",

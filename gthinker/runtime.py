@@ -19,7 +19,7 @@ from .task import _SPAWN_PHASE, CODES, Task
 
 __all__ = ["run", "JobResult", "default_threads", "MODES", "ExternalWorker", "Assignment"]
 
-MODES = ("cpu",)
+MODES = ("cpu", "gpu")
 
 _USER_ERRORS = {
     CODES["SPAWN_RAISED"]: ("spawn", "raised an exception"),
@@ -147,10 +147,11 @@ def _positive_int(name, value):
 
 
 def run(
-    task: type[Task],
+    task: type[Task] | None,
     graph,
     *,
     mode: str = "cpu",
+    gpu=None,
     threads: int | None = None,
     time_budget: float = 0.1,
     early_split: float | None = None,
@@ -168,19 +169,23 @@ def run(
     external: Sequence[Callable[[ExternalWorker], None]] = (),
     gpu_chunk: int = 500_000,
     gpu_task_batch: int = 100_000,
+    gpu_options: dict | None = None,
 ) -> JobResult:
     """Runs ``task`` over ``graph`` on ``threads`` CPU workers and returns the merged results.
 
     Parameters
     ----------
-    task : Task subclass
-        The application.
+    task : Task subclass, or None
+        The application's CPU side (None is allowed in ``mode="gpu"``).
     graph : gthinker.Graph, or anything :func:`gthinker.as_graph` accepts
-    mode : {"cpu"}
-        Where to run (GPU and hybrid modes come with the GPU worker).
+    mode : {"cpu", "gpu"}
+        Where to run: the CPU worker pool, or the GPU worker alone.
+    gpu : GPUContext subclass, optional
+        The application's GPU side (required in ``mode="gpu"``); it declares
+        the same counters, maxima and histograms as ``task``.
     threads : int, optional
-        CPU workers; default: every core this process may use. 0 is allowed
-        when an ``external`` worker is given (it then runs alone).
+        CPU workers; default: every core this process may use (0 in gpu
+        mode). 0 is allowed when an ``external`` worker is given.
     time_budget : float
         Seconds a task may run before ``ctx.timed_out()`` turns true and it
         should decompose (G-ThinkerCG's tau_time, 0.1 s).
@@ -216,15 +221,38 @@ def run(
     gpu_chunk, gpu_task_batch : int
         Vertices from the front of the deque, and spilled tasks once it is empty,
         per assignment to an external worker (G-ThinkerCG: 500,000 and 100,000).
+    gpu_options : dict, optional
+        GPU worker settings: ``eta_per_warp`` (new subgraphs per level and
+        warp), ``buffer_bytes`` (cap on the device subgraph buffer; default 85%
+        of the free device memory), ``blocks``, ``threads_per_block``,
+        ``fanout`` (queue entries one subgraph may need).
     """
-    if not (isinstance(task, type) and issubclass(task, Task)) or task is Task:
-        raise TypeError(f"task must be a subclass of gthinker.Task, got {task!r}")
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    if task is not None and (not (isinstance(task, type) and issubclass(task, Task))
+                             or task is Task):
+        raise TypeError(f"task must be a subclass of gthinker.Task, got {task!r}")
+    names_from = task
     external = list(external)
+    gpu_worker = None
+    if mode == "gpu":
+        from .gpu import GPUContext, require_device
+
+        if not (isinstance(gpu, type) and issubclass(gpu, GPUContext)) or gpu is GPUContext:
+            raise TypeError(f"mode='gpu' needs gpu=<a GPUContext subclass>, got {gpu!r}")
+        if task is not None:
+            for what in ("counters", "maxima", "histograms"):
+                if getattr(task, what) != getattr(gpu, what):
+                    raise TypeError(f"{task.__qualname__}.{what} and {gpu.__qualname__}.{what} "
+                                    "differ; the CPU and GPU sides must declare the same results")
+        require_device()
+        names_from = gpu
+        threads = 0
+    elif task is None:
+        raise TypeError("task is required in mode='cpu'")
     if threads is None:
         threads = default_threads()
-    elif not (external and threads == 0):  # an external worker may run alone
+    elif not ((external or mode == "gpu") and threads == 0):  # an external worker may run alone
         threads = _positive_int("threads", threads)
     gpu_chunk = _positive_int("gpu_chunk", gpu_chunk)
     gpu_task_batch = _positive_int("gpu_task_batch", gpu_task_batch)
@@ -256,7 +284,13 @@ def run(
         histogram_bins = int(graph.max_degree) + 2 if n else 2
     histogram_bins = _positive_int("histogram_bins", histogram_bins)
 
-    entry = task.compiled()
+    if mode == "gpu":
+        from .gpu.worker import GPUWorker
+
+        gpu_worker = GPUWorker(gpu, graph, params=params, histogram_bins=histogram_bins,
+                               **(gpu_options or {}))
+        external.insert(0, gpu_worker)
+    entry_address = task.compiled().address if task is not None and threads else 0
     config = {
         "threads": threads,
         "time_budget": float(time_budget),
@@ -266,10 +300,10 @@ def run(
         "flush_batch": flush_batch,
         "spill_limit_bytes": spill_limit,
         "timeout_check_interval": timeout_check_interval,
-        "n_counters": len(task.counters),
-        "n_maxima": len(task.maxima),
-        "hist_rows": len(task.histograms),
-        "hist_bins": histogram_bins if task.histograms else 0,
+        "n_counters": len(names_from.counters),
+        "n_maxima": len(names_from.maxima),
+        "hist_rows": len(names_from.histograms),
+        "hist_bins": histogram_bins if names_from.histograms else 0,
         "params": params.tolist(),
         "output": os.fspath(output) if output is not None else "",
         "external_workers": len(external),
@@ -279,7 +313,7 @@ def run(
     try:
         job = _core.Job(
             graph.indptr, graph.indices, graph.labels, graph.ids, init,
-            entry.address, config,
+            entry_address, config,
         )
     except RuntimeError as exc:  # e.g. the output file cannot be opened
         raise OSError(str(exc)) from None
@@ -303,14 +337,24 @@ def run(
     _raise_for_status(task, graph, status)
 
     res = job.results()
+    stats = job.stats()
+    counter_values = np.asarray(res["counters"], np.int64)
+    maxima_values = np.asarray(res["maxima"], np.int64)
+    hists = [np.asarray(h, np.int64) for h in res["histograms"]]
+    if gpu_worker is not None:
+        g_counters, g_maxima, g_hists = gpu_worker.results()
+        counter_values = counter_values + g_counters
+        maxima_values = np.maximum(maxima_values, g_maxima)
+        hists = [h + g_hists[i][: len(h)] for i, h in enumerate(hists)]
+        stats["gpu"] = gpu_worker.snapshot()
     minimum = np.iinfo(np.int64).min
-    counters = zip(task.counters, res["counters"], strict=True)
-    maxima = zip(task.maxima, res["maxima"], strict=True)
+    counters = zip(names_from.counters, counter_values, strict=True)
+    maxima = zip(names_from.maxima, maxima_values, strict=True)
     return JobResult(
         counters={k: int(v) for k, v in counters},
         maxima={k: (None if v == minimum else int(v)) for k, v in maxima},
-        histograms={k: res["histograms"][i] for i, k in enumerate(task.histograms)},
-        stats=job.stats(),
+        histograms={k: hists[i] for i, k in enumerate(names_from.histograms)},
+        stats=stats,
         seconds=seconds,
         threads=threads,
         mode=mode,

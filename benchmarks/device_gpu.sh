@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The GPU numbers of docs/benchmarks.md in one call on the `device` tool's GPU machine
+# (Python 3.12, 16 cores, an H100 or H200, no internet). From the repository root:
+#
+#   1. once, here: download the cp312 wheels the machine lacks (see ../shared/GPU.md):
+#        python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 \
+#          --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_24_x86_64 \
+#          --platform manylinux_2_17_x86_64 -d .whl numpy==2.4.6 numba-cuda==0.30.4 \
+#          igraph==1.0.0 texttable==1.7.2
+#        mkdir -p .data && cp ../shared/data/snap/email-Enron.txt.gz .data/
+#   2. device run, carry [".whl", ".data"]:  bash benchmarks/device_gpu.sh [smoke|tests|bench]
+#
+# smoke: builds, then MCE --mode gpu on small graphs and Enron against the CPU (a minute);
+# tests: the GPU tests of tests/ on the real GPU instead of the simulator;
+# bench: benchmarks/mce_gpu.py (Enron, R-MAT scale 22, small-buffer run), JSON in $OUT.
+set -euo pipefail
+ROOT=$(pwd)
+OUT=${OUT:-$ROOT/benchmarks/results/device}
+mkdir -p "$OUT"
+python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target /tmp/site .whl/*.whl
+export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
+python3 -m pip install -q --no-build-isolation --no-deps .
+cd /tmp  # import the installed package, not the checkout
+case "${1:-smoke}" in
+  smoke)
+    python3 - "$ROOT/.data/email-Enron.txt.gz" <<'PY'
+import sys, time, networkx as nx, gthinker
+from gthinker.apps import mce
+print(gthinker.gpu.require_device())
+for seed in range(4):
+    G = nx.gnp_random_graph(200, 0.1 + 0.1 * seed, seed=seed)
+    ref = sum(1 for _ in nx.find_cliques(G))
+    t = time.time(); r = mce.run(G, mode="gpu"); dt = time.time() - t
+    print("gnp", seed, ref, r.count, ref == r.count, f"{dt:.2f}s")
+    assert ref == r.count
+g = gthinker.Graph.read(sys.argv[1])
+c = mce.run(g, threads=16)
+for opts in ({}, {"buffer_bytes": 1 << 20}, {"eta_per_warp": 4}):
+    r = mce.run(g, mode="gpu", gpu_options=opts)
+    print("enron", opts, r.count, c.count, r.histogram == c.histogram, f"{r.seconds:.3f}s",
+          {k: r.stats["gpu"][k] for k in ("levels", "launches", "to_host", "retries",
+                                            "deferred", "max_depth", "peak_vertices")})
+PY
+    ;;
+  tests)
+    (cd "$ROOT" && GTHINKER_TEST_REAL_GPU=1 timeout 500 pytest -q -x -p no:cacheprovider tests/test_gpu.py) 2>&1 | tail -15
+    ;;
+  bench)
+    python3 "$ROOT/benchmarks/mce_gpu.py" --data "$ROOT/.data" --rmat "${RMAT:-22:8}" --threads 16 \
+      --igraph-limit "${IGRAPH_LIMIT:-120}" --out "$OUT/mce_gpu.json" 2>&1 | tee "$OUT/mce_gpu.log"
+    ;;
+esac

@@ -1,0 +1,177 @@
+"""Warp intrinsics for Numba's CUDA simulator.
+
+The simulator (``NUMBA_ENABLE_CUDASIM=1``) runs each GPU thread of a block as a
+Python thread but has no ``shfl_sync``, ``ballot_sync`` and friends. This
+module adds them: the lanes of a warp meet at a barrier, publish their value
+in an exchange slot, meet again, and each computes its result from the
+warp's values. That is exact for converged warps, which is what warp-centric
+code (and every kernel of gthinker) requires; a lane that skips a call makes
+the others fail with a clear error instead of hanging.
+
+:func:`install` is called by :mod:`gthinker.gpu` when the simulator is on,
+so apps (and their tests) can run GPU code on any machine.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from contextlib import contextmanager
+
+__all__ = ["install", "enabled", "fast_switching"]
+
+_TIMEOUT = 60.0
+_lock = threading.Lock()
+
+
+def enabled() -> bool:
+    from numba import config
+
+    return bool(config.ENABLE_CUDASIM)
+
+
+class _Warp:
+    """Exchange slots of one warp, double-buffered so one barrier per call
+    suffices, and a spinning barrier (the simulator's threads wake far
+    faster from a yield loop than from condition variables)."""
+
+    def __init__(self, parties):
+        self.parties = parties
+        self.slots = ([0] * parties, [0] * parties)
+        self.arrived = 0
+        self.generation = 0
+        self.lock = threading.Lock()
+
+    def wait(self):
+        with self.lock:
+            gen = self.generation
+            self.arrived += 1
+            if self.arrived == self.parties:
+                self.arrived = 0
+                self.generation += 1
+                return gen
+        deadline = time.monotonic() + _TIMEOUT
+        while self.generation == gen:
+            time.sleep(0)
+            if time.monotonic() > deadline:
+                raise RuntimeError(
+                    "warp intrinsic: not every lane of the warp reached the call "
+                    "(warp-level calls need a converged warp)"
+                )
+        return gen
+
+
+def _warp():
+    thread = threading.current_thread()
+    manager = thread._manager
+    block = 1
+    for d in manager._block_dim:
+        block *= d
+    w = thread.thread_id // 32
+    with _lock:
+        warps = manager.__dict__.setdefault("_gthinker_warps", {})
+        warp = warps.get(w)
+        if warp is None:
+            warp = warps[w] = _Warp(min(32, block - 32 * w))
+    return warp, thread.thread_id % 32
+
+
+def _exchange(value):
+    warp, lane = _warp()
+    # The buffer of this call is chosen by the generation parity; a lane can
+    # only write the same buffer again two calls later, after every lane has
+    # passed the next barrier, i.e. after every lane has read this one.
+    slots = warp.slots[warp.generation & 1]
+    slots[lane] = value
+    warp.wait()
+    return list(slots), lane
+
+
+def _mask_values(mask, values):
+    return [(i, v) for i, v in enumerate(values) if (mask >> i) & 1]
+
+
+def _shfl_sync(self, mask, value, src):
+    values, _ = _exchange(value)
+    return values[src % len(values)]
+
+
+def _shfl_up_sync(self, mask, value, delta):
+    values, lane = _exchange(value)
+    return values[lane - delta] if lane >= delta else value
+
+
+def _shfl_down_sync(self, mask, value, delta):
+    values, lane = _exchange(value)
+    return values[lane + delta] if lane + delta < len(values) else value
+
+
+def _shfl_xor_sync(self, mask, value, lane_mask):
+    values, lane = _exchange(value)
+    other = lane ^ lane_mask
+    return values[other] if other < len(values) else value
+
+
+def _ballot_sync(self, mask, predicate):
+    values, _ = _exchange(bool(predicate))
+    bits = 0
+    for i, v in _mask_values(mask, values):
+        if v:
+            bits |= 1 << i
+    return bits
+
+
+def _any_sync(self, mask, predicate):
+    values, _ = _exchange(bool(predicate))
+    return int(any(v for _, v in _mask_values(mask, values)))
+
+
+def _all_sync(self, mask, predicate):
+    values, _ = _exchange(bool(predicate))
+    return int(all(v for _, v in _mask_values(mask, values)))
+
+
+def _syncwarp(self, mask=0xFFFFFFFF):
+    _exchange(0)
+
+
+def _activemask(self):
+    warp, _ = _warp()
+    return (1 << warp.parties) - 1
+
+
+def _lanemask_lt(self):
+    return (1 << (threading.current_thread().thread_id % 32)) - 1
+
+
+@contextmanager
+def fast_switching(interval: float = 1e-4):
+    """Runs a block with a short GIL switch interval: the simulator's threads
+    then meet at warp calls about ten times faster."""
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(min(old, interval))
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(old)
+
+
+def install() -> None:
+    """Adds the warp intrinsics to the simulator's fake ``cuda`` module (idempotent)."""
+    from numba.cuda.simulator import kernelapi
+
+    module = kernelapi.FakeCUDAModule
+    for name, fn in {
+        "shfl_sync": _shfl_sync,
+        "shfl_up_sync": _shfl_up_sync,
+        "shfl_down_sync": _shfl_down_sync,
+        "shfl_xor_sync": _shfl_xor_sync,
+        "ballot_sync": _ballot_sync,
+        "any_sync": _any_sync,
+        "all_sync": _all_sync,
+        "syncwarp": _syncwarp,
+        "activemask": _activemask,
+        "lanemask_lt": _lanemask_lt,
+    }.items():
+        setattr(module, name, fn)

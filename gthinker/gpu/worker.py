@@ -1,0 +1,426 @@
+"""The GPU worker: a host thread that drives an app's kernels over a device
+buffer of subgraphs (G-ThinkerCG's BFS-DFS hybrid with host subgraph buffering).
+
+The device buffer is one stack of subgraph records (``vert``: int32 vertices,
+``offs``: [start, end) per record). A *level* is a run of records on it. One
+step on the top level L(i) runs ``process`` (one warp per subgraph of L(i),
+at most eta queue entries) and ``extend`` (one thread per entry), which
+appends L(i+1) above L(i). The unread rest of L(i) stays where it is (the
+level stack remembers its read position) and the worker descends to
+L(i+1); a level fully read is popped and its space reused (backtracking).
+
+When the buffer passes 95% of its capacity, the new level is copied to the
+host stack H and the worker stays on L(i). Once the level stack is empty,
+up to eta subgraphs come back from H as a new level 1 before any new
+initial vertices are taken, so H stays small and the order stays near DFS.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import cuda
+
+from ..errors import GThinkerError
+from .device import (
+    CAPR,
+    CAPV,
+    CTRL_SIZE,
+    ETA,
+    LEVEL_END,
+    NDEFER_IN,
+    NDEFER_OUT,
+    NRETRY,
+    OHEAD,
+    OTAIL,
+    QCAP,
+    QTAIL,
+    STRIPES,
+    VTAIL,
+)
+from .simulator import enabled as simulator_enabled
+from .simulator import fast_switching
+
+__all__ = ["GPUWorker", "HostStack"]
+
+_OVERFLOW = 0.95
+
+
+class HostStack:
+    """H: subgraph records in host memory, as a stack of blocks ``(data, starts)``
+    (record k of a block is ``data[starts[k]:starts[k + 1]]``, the same layout
+    as task records in the master's S). Grows as needed; never device memory."""
+
+    def __init__(self):
+        self._blocks: list[tuple[np.ndarray, np.ndarray]] = []
+        self.records = 0
+        self.vertices = 0
+        self.peak_records = 0
+        self.peak_bytes = 0
+        self.pushes = 0
+        self.pops = 0
+
+    def __len__(self) -> int:
+        return self.records
+
+    def push(self, data: np.ndarray, starts: np.ndarray) -> None:
+        k = len(starts) - 1
+        if k <= 0:
+            return
+        self._blocks.append((data, starts))
+        self.records += k
+        self.vertices += int(starts[-1])
+        self.pushes += 1
+        self.peak_records = max(self.peak_records, self.records)
+        self.peak_bytes = max(self.peak_bytes, self.vertices * 4 + self.records * 8)
+
+    def pop(self, max_records: int, max_vertices: int):
+        """Up to ``max_records`` records (and ``max_vertices`` vertices, at least
+        one record) from the top; returns ``(data, starts)``."""
+        data, starts = self._blocks[-1]
+        k = len(starts) - 1
+        lo = max(0, k - max_records)
+        # Keep the vertex total bounded (a record or more always moves).
+        while lo < k - 1 and starts[k] - starts[lo] > max_vertices:
+            lo += (k - lo + 1) // 2
+        if lo == 0:
+            self._blocks.pop()
+        else:
+            self._blocks[-1] = (data[: starts[lo]], starts[: lo + 1])
+        out_data = data[starts[lo] : starts[k]]
+        out_starts = starts[lo:] - starts[lo]
+        self.records -= k - lo
+        self.vertices -= int(out_starts[-1])
+        self.pops += 1
+        return out_data, out_starts
+
+
+@dataclass
+class _Level:
+    rec_lo: int  # first record
+    rec_hi: int  # end of records
+    head: int  # next record to read
+    v_lo: int  # first vertex slot (the level's space starts here)
+
+
+def _gather(offs: np.ndarray, verts: np.ndarray, v_lo: int):
+    """Packs records [start, end) of ``verts`` (offsets relative to v_lo) into
+    ``(data, starts)``."""
+    lens = (offs[:, 1] - offs[:, 0]).astype(np.int64)
+    starts = np.zeros(len(lens) + 1, np.int64)
+    np.cumsum(lens, out=starts[1:])
+    idx = np.repeat(offs[:, 0] - v_lo - starts[:-1], lens) + np.arange(starts[-1])
+    return verts[idx], starts
+
+
+class GPUWorker:
+    """Runs a :class:`gthinker.GPUContext` app on the current CUDA device
+    (or Numba's simulator). ``__call__(worker)`` is the loop an
+    :class:`gthinker.runtime.ExternalWorker` slot runs."""
+
+    def __init__(self, app_cls, graph, *, params=(), histogram_bins=2, eta_per_warp=None,
+                 buffer_bytes=None, blocks=None, threads_per_block=None, fanout=None):
+        self.app = app_cls()
+        self.kern = app_cls.kernels()
+        self.simulated = simulator_enabled()
+        self.t0 = time.perf_counter()
+        n = graph.num_vertices
+        self.n_counters = len(app_cls.counters)
+        self.n_maxima = len(app_cls.maxima)
+        self.n_hists = len(app_cls.histograms)
+        self.hist_bins = histogram_bins if app_cls.histograms else 1
+
+        if self.simulated:
+            sms = 1
+            pblocks, pthreads = 1, 64
+            eblocks, ethreads = 1, 32
+        else:
+            sms = cuda.get_current_device().MULTIPROCESSOR_COUNT
+            pblocks, pthreads = sms * 16, 128
+            eblocks, ethreads = sms * 8, 256
+        if blocks is not None:
+            pblocks = eblocks = int(blocks)
+        if threads_per_block is not None:
+            if threads_per_block % 32:
+                raise ValueError("gpu threads per block must be a multiple of 32")
+            pthreads = ethreads = int(threads_per_block)
+        self.pgrid = (pblocks, pthreads)
+        self.egrid = (eblocks, ethreads)
+        self.warps = pblocks * pthreads // 32
+        self.eta = int(eta_per_warp or app_cls.eta_per_warp) * self.warps
+        fanout = int(fanout or app_cls.max_fanout or (int(graph.max_degree) + 1 if n else 1))
+        self.qcap = self.eta + self.eta // 2 + fanout
+
+        # Graph, results and the app's own buffers first; the subgraph buffer
+        # takes what is left.
+        self.d_indptr = cuda.to_device(graph.indptr)
+        self.d_indices = cuda.to_device(graph.indices if graph.indices.size else
+                                        np.zeros(1, np.int32))
+        labels = graph.labels
+        self.d_labels = cuda.to_device(labels if labels is not None and labels.size else
+                                       np.zeros(1, np.int32))
+        self.d_params = cuda.to_device(np.ascontiguousarray(
+            params if len(params) else [0], dtype=np.int64))
+        self.d_counters = cuda.to_device(np.zeros((max(1, self.n_counters), STRIPES), np.int64))
+        self.d_maxima = cuda.to_device(np.full(max(1, self.n_maxima), np.iinfo(np.int64).min,
+                                               np.int64))
+        self.d_hists = cuda.to_device(np.zeros((max(1, self.n_hists), self.hist_bins), np.int64))
+        extra = tuple(cuda.to_device(a) if isinstance(a, np.ndarray) else a
+                      for a in self.app.initialize(graph))
+        self.g_args = (self.d_indptr, self.d_indices, self.d_labels, self.d_params,
+                       self.d_counters, self.d_maxima, self.d_hists, extra)
+        self.q = [cuda.device_array(self.qcap, np.int64), cuda.device_array(self.qcap, np.int32),
+                  cuda.device_array(self.qcap, np.int32)]
+        self.r = [cuda.device_array(self.qcap, np.int64), cuda.device_array(self.qcap, np.int32),
+                  cuda.device_array(self.qcap, np.int32)]
+        self.d_defer_in = cuda.device_array(2 * self.warps + 1, np.int64)
+        self.d_defer_out = cuda.device_array(2 * self.warps + 1, np.int64)
+        self.d_wfailed = cuda.device_array(self.warps, np.int32)
+        self.d_failed = cuda.device_array(max(eblocks * ethreads, pblocks * pthreads), np.int32)
+        self.d_gen_in = cuda.device_array(self.eta, np.int32)
+        self.d_gen_retry = cuda.device_array(self.eta, np.int32)
+
+        if self.simulated:
+            budget = int(buffer_bytes or 1 << 20)
+        else:
+            free, _total = cuda.current_context().get_memory_info()
+            budget = int(free * 0.85)
+            if buffer_bytes:
+                budget = min(budget, int(buffer_bytes))
+        self.capv = budget * 4 // 5 // 4
+        self.capr = budget // 5 // 16
+        # Room kept free above a level for its children: a new level that
+        # crosses the mark goes to H, so at least one child always fits.
+        record_bound = int(graph.max_degree) + 8 if n else 8
+        self.reserve_v = max(int(self.capv * (1 - _OVERFLOW)), 2 * record_bound)
+        self.reserve_r = max(int(self.capr * (1 - _OVERFLOW)), 2)
+        if self.capv < 4 * self.reserve_v or self.capr < 8:
+            raise GThinkerError(
+                f"GPU subgraph buffer of {budget:,} bytes is too small for this graph "
+                f"(a subgraph may need {record_bound:,} vertices, and the buffer must hold "
+                f"several); raise the buffer size (gpu_options buffer_bytes / --gpu-buffer)"
+            )
+        self.d_vert = cuda.device_array(self.capv, np.int32)
+        self.d_offs = cuda.device_array((self.capr, 2), np.int64)
+
+        self.ctrl = np.zeros(CTRL_SIZE, np.int64)
+        self.ctrl[ETA] = self.eta
+        self.ctrl[CAPV] = self.capv
+        self.ctrl[CAPR] = self.capr
+        self.ctrl[QCAP] = self.qcap
+        self.d_ctrl = cuda.to_device(self.ctrl)
+
+        self.H = HostStack()
+        self.stack: list[_Level] = []
+        self.otail = 0
+        self.vtail = 0
+        self.ndefer = 0
+        self.pending = np.zeros(0, np.int32)
+        self.stats = {
+            "device": "simulator" if self.simulated else cuda.get_current_device().name.decode()
+            if isinstance(cuda.get_current_device().name, bytes) else
+            str(cuda.get_current_device().name),
+            "eta": self.eta,
+            "warps": self.warps,
+            "buffer_bytes": self.capv * 4 + self.capr * 16,
+            "buffer_vertices": self.capv,
+            "buffer_records": self.capr,
+            "peak_vertices": 0,
+            "peak_records": 0,
+            "levels": 0,
+            "max_depth": 0,
+            "launches": 0,
+            "retries": 0,
+            "deferred": 0,
+            "to_host": 0,
+            "assignments": 0,
+            "initial_vertices": 0,
+            "tasks_from_cpu": 0,
+            "kernel_seconds": 0.0,
+            "busy_seconds": 0.0,
+        }
+
+    # ---- the worker loop ---------------------------------------------------------
+
+    def __call__(self, worker) -> None:
+        while (work := worker.wait()) is not None:
+            t = time.perf_counter()
+            self.stats["assignments"] += 1
+            if work.num_tasks:
+                data, starts = self.app.move_tasks_from_cpu(work.task_data, work.task_starts)
+                self.H.push(np.ascontiguousarray(data, np.int32),
+                            np.ascontiguousarray(starts, np.int64))
+                self.stats["tasks_from_cpu"] += work.num_tasks
+            self.pending = np.ascontiguousarray(work.vertices, np.int32)
+            self.stats["initial_vertices"] += len(self.pending)
+            self.drain(lambda: worker.aborting)
+            self.stats["busy_seconds"] += time.perf_counter() - t
+            worker.done()
+
+    def drain(self, aborting=lambda: False) -> None:
+        """Runs until the level stack, H and the pending vertices are empty."""
+        while not aborting():
+            if not self.stack:
+                if len(self.H):
+                    self._level_from_host()
+                elif len(self.pending):
+                    self._generate()
+                else:
+                    return
+                continue
+            self._step()
+
+    # ---- kernels -----------------------------------------------------------------
+
+    def _launch(self, kernel, grid, *args):
+        t = time.perf_counter()
+        if self.simulated:
+            with fast_switching():
+                kernel[grid](*self.g_args, *args)
+        else:
+            kernel[grid](*self.g_args, *args)
+        self.stats["launches"] += 1
+        self.stats["kernel_seconds"] += time.perf_counter() - t
+
+    def _sync_ctrl(self):
+        t = time.perf_counter()
+        self.d_ctrl.copy_to_host(self.ctrl)
+        self.stats["kernel_seconds"] += time.perf_counter() - t
+        self.stats["peak_vertices"] = max(self.stats["peak_vertices"],
+                                          min(int(self.ctrl[VTAIL]), self.capv))
+        self.stats["peak_records"] = max(self.stats["peak_records"],
+                                         min(int(self.ctrl[OTAIL]), self.capr))
+
+    def _generate(self):
+        c = self.ctrl
+        batch = self.pending[: self.eta]
+        self.pending = self.pending[len(batch):]
+        self.d_gen_in[: len(batch)].copy_to_device(batch)
+        lo, v_lo = self.otail, self.vtail
+        c[OTAIL], c[VTAIL], c[NRETRY] = lo, v_lo, 0
+        # Level 1 takes at most half of the free space: its children need room.
+        c[CAPV] = v_lo + (self.capv - v_lo) // 2
+        c[CAPR] = lo + (self.capr - lo) // 2
+        self.d_ctrl.copy_to_device(c)
+        self._launch(self.kern.generate, self.egrid, self.d_gen_in, len(batch),
+                     self.d_vert, self.d_offs, self.d_ctrl, self.d_failed, self.d_gen_retry)
+        self._sync_ctrl()
+        c[CAPV], c[CAPR] = self.capv, self.capr
+        hi = min(int(c[OTAIL]), lo + (self.capr - lo) // 2)
+        v_hi = min(int(c[VTAIL]), v_lo + (self.capv - v_lo) // 2)
+        if c[NRETRY]:
+            self.stats["retries"] += int(c[NRETRY])
+            if hi == lo:
+                raise GThinkerError("GPU subgraph buffer too small for one initial subgraph; "
+                                    "raise the buffer size")
+            retry = self.d_gen_retry[: int(c[NRETRY])].copy_to_host()
+            self.pending = np.concatenate([retry, self.pending])
+        self._push_level(lo, hi, v_lo, v_hi)
+
+    def _push_level(self, lo, hi, v_lo, v_hi):
+        """Makes records [lo, hi) the new top level, or sends them to H when the
+        buffer has passed its overflow mark."""
+        if hi <= lo:
+            self.otail, self.vtail = lo, v_lo
+            return
+        if self.stack and (hi > self.capr - self.reserve_r or v_hi > self.capv - self.reserve_v):
+            self._to_host(lo, hi, v_lo, v_hi)
+            self.otail, self.vtail = lo, v_lo
+            return
+        self.stack.append(_Level(lo, hi, lo, v_lo))
+        self.otail, self.vtail = hi, v_hi
+        self.stats["max_depth"] = max(self.stats["max_depth"], len(self.stack))
+
+    def _to_host(self, lo, hi, v_lo, v_hi):
+        offs = self.d_offs[lo:hi].copy_to_host()
+        verts = self.d_vert[v_lo:v_hi].copy_to_host()
+        self.H.push(*_gather(offs, verts, v_lo))
+        self.stats["to_host"] += 1
+
+    def _level_from_host(self):
+        data, starts = self.H.pop(max(1, min(self.eta, (self.capr - self.otail) // 2)),
+                                  (self.capv - self.vtail) // 2)
+        m = len(starts) - 1
+        lo, v_lo = self.otail, self.vtail
+        if v_lo + len(data) > self.capv or lo + m > self.capr:
+            raise GThinkerError("GPU subgraph buffer too small for a subgraph from the host "
+                                "stack; raise the buffer size")
+        if len(data):
+            self.d_vert[v_lo : v_lo + len(data)].copy_to_device(np.ascontiguousarray(data))
+        offs = np.empty((m, 2), np.int64)
+        offs[:, 0] = v_lo + starts[:-1]
+        offs[:, 1] = v_lo + starts[1:]
+        self.d_offs[lo : lo + m].copy_to_device(offs)
+        self.stack.append(_Level(lo, lo + m, lo, v_lo))
+        self.otail, self.vtail = lo + m, v_lo + len(data)
+        self.stats["max_depth"] = max(self.stats["max_depth"], len(self.stack))
+
+    def _step(self):
+        top = self.stack[-1]
+        if top.head >= top.rec_hi and self.ndefer == 0:  # backtrack
+            self.stack.pop()
+            self.otail, self.vtail = top.rec_lo, top.v_lo
+            return
+        self.app.init_level(len(self.stack))
+        self.stats["levels"] += 1
+        c = self.ctrl
+        lo, v_lo = self.otail, self.vtail
+        c[OHEAD], c[LEVEL_END] = top.head, top.rec_hi
+        c[OTAIL], c[VTAIL] = lo, v_lo
+        c[QTAIL] = c[NDEFER_OUT] = c[NRETRY] = 0
+        c[NDEFER_IN] = self.ndefer
+        self.d_ctrl.copy_to_device(c)
+        self._launch(self.kern.process, self.pgrid, self.d_vert, self.d_offs, self.d_ctrl,
+                     *self.q, self.d_defer_in, self.d_defer_out, self.d_wfailed)
+        self._launch(self.kern.extend, self.egrid, self.d_vert, self.d_offs, self.d_ctrl,
+                     *self.q, self.d_failed, *self.r)
+        self._sync_ctrl()
+        queued = int(min(c[QTAIL], self.qcap))
+        while c[NRETRY]:
+            # The buffer is full: the new level so far goes to H, and the entries
+            # whose append failed run again in the freed space.
+            self.stats["retries"] += int(c[NRETRY])
+            hi = min(int(c[OTAIL]), self.capr)
+            if hi == lo:
+                raise GThinkerError("GPU subgraph buffer too small: the current level leaves "
+                                    "no room for one new subgraph; raise the buffer size")
+            self._to_host(lo, hi, v_lo, min(int(c[VTAIL]), self.capv))
+            self.q, self.r = self.r, self.q
+            c[QTAIL], c[NRETRY] = c[NRETRY], 0
+            c[OTAIL], c[VTAIL] = lo, v_lo
+            self.d_ctrl.copy_to_device(c)
+            self._launch(self.kern.extend, self.egrid, self.d_vert, self.d_offs, self.d_ctrl,
+                         *self.q, self.d_failed, *self.r)
+            self._sync_ctrl()
+        n_in, n_out = int(c[NDEFER_IN]), int(c[NDEFER_OUT])
+        if n_out:
+            self.d_defer_in[n_in : n_in + n_out].copy_to_device(self.d_defer_out[:n_out])
+            self.stats["deferred"] += n_out
+        before = (top.head, self.ndefer)
+        self.ndefer = n_in + n_out
+        top.head = int(min(c[OHEAD], top.rec_hi))
+        hi = min(int(c[OTAIL]), self.capr)
+        if queued == 0 and hi == lo and before == (top.head, self.ndefer) and self.ndefer:
+            raise GThinkerError("GPU work queue too small for one subgraph's entries; "
+                                "set max_fanout on the GPUContext")
+        self._push_level(lo, hi, v_lo, min(int(c[VTAIL]), self.capv))
+
+    # ---- results -----------------------------------------------------------------
+
+    def results(self):
+        counters = self.d_counters.copy_to_host().sum(axis=1)[: self.n_counters]
+        maxima = self.d_maxima.copy_to_host()[: self.n_maxima]
+        hists = self.d_hists.copy_to_host()[: self.n_hists]
+        return counters, maxima, hists
+
+    def snapshot(self) -> dict:
+        s = dict(self.stats)
+        s["host_stack_records"] = len(self.H)
+        s["host_stack_peak_records"] = self.H.peak_records
+        s["host_stack_peak_bytes"] = self.H.peak_bytes
+        s["host_stack_pushes"] = self.H.pushes
+        s["host_stack_pops"] = self.H.pops
+        s["depth"] = len(self.stack)
+        return s
