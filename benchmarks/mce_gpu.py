@@ -27,6 +27,7 @@ from gthinker.apps import mce
 from mce_cpu import run_igraph
 
 import gthinker
+from gthinker.cli import _progress_printer
 
 
 def gpu_figures(stats: dict) -> dict:
@@ -77,7 +78,8 @@ def main(argv=None) -> int:
         g = gthinker.Graph.read(path)
         print(f"\n{name}: {g.num_vertices:,} vertices, {g.num_edges:,} edges, "
               f"max degree {g.max_degree:,}", flush=True)
-        rg = mce.run(g, mode="gpu")
+        rg = mce.run(g, mode="gpu", progress=_progress_printer("cliques"),
+                     progress_interval=10.0)
         print(f"  gpu: {rg.count:,} cliques in {rg.seconds:.3f}s  {gpu_figures(rg.stats)}",
               flush=True)
         rc = mce.run(g, threads=args.threads)

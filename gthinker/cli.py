@@ -70,7 +70,10 @@ def _progress_printer(counter_name, stream=sys.stderr):
         stream.write(
             f"[{snap['elapsed']:8.1f}s] {counter_name}={count:,} tasks done={snap['tasks_done']:,} "
             f"decomposed={snap['tasks_decomposed']:,} S={snap['spill_tasks']:,} tasks "
-            f"({snap['spill_bytes'] / 2**20:.1f} MiB)\n"
+            f"({snap['spill_bytes'] / 2**20:.1f} MiB)"
+            + (f" gpu: levels={snap['gpu']['levels']:,} depth={snap['gpu']['depth']} "
+               f"H={snap['gpu']['host_stack_records']:,} records" if "gpu" in snap else "")
+            + "\n"
         )
         stream.flush()
 

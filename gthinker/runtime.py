@@ -290,6 +290,13 @@ def run(
         gpu_worker = GPUWorker(gpu, graph, params=params, histogram_bins=histogram_bins,
                                **(gpu_options or {}))
         external.insert(0, gpu_worker)
+        if progress is not None:
+            user_progress = progress
+
+            def progress(snap, _worker=gpu_worker):
+                snap["gpu"] = _worker.snapshot()
+                user_progress(snap)
+
     entry_address = task.compiled().address if task is not None and threads else 0
     config = {
         "threads": threads,

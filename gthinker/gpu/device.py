@@ -52,13 +52,15 @@ ETA = 8  # a level stops taking subgraphs once QTAIL reaches this
 CAPV = 9  # capacity of the vertex array
 CAPR = 10  # capacity of the record (offsets) array
 QCAP = 11  # capacity of the queue
+QVOL = 12  # bound on the vertices the queued entries may append (k x (|record| + 1))
+VOL_LIMIT = 13  # a level stops taking subgraphs once QVOL reaches this
 CTRL_SIZE = 16
 
 GPUGraph = namedtuple(
     "GPUGraph", "indptr indices labels params counters maxima histograms extra"
 )
 Appender = namedtuple("Appender", "vertices offsets ctrl failed slot")
-Queue = namedtuple("Queue", "rec a b ctrl failed warp record")
+Queue = namedtuple("Queue", "rec a b ctrl failed warp record length")
 
 
 # ---- warp helpers (the whole warp must call these together) ---------------
@@ -194,8 +196,9 @@ def warp_append(out, n):
 @cuda.jit(device=True)
 def next_record(ctrl):
     """Index of the next unread subgraph of the current level, or -1 when the
-    level is read or this launch has queued eta entries. Called by one lane."""
-    if ctrl[QTAIL] >= ctrl[ETA]:
+    level is read, or this launch has queued eta entries or children that may
+    fill half the free buffer space. Called by one lane."""
+    if ctrl[QTAIL] >= ctrl[ETA] or ctrl[QVOL] >= ctrl[VOL_LIMIT]:
         return -1
     i = cuda.atomic.add(ctrl, OHEAD, 1)
     if i >= ctrl[LEVEL_END]:
@@ -237,6 +240,8 @@ def push(q, k):
                 q.rec[i] = -1
             q.failed[q.warp] = 1
             base = -1
+        else:
+            cuda.atomic.add(ctrl, QVOL, k * (q.length + 1))
     base = cuda.shfl_sync(FULL_MASK, base, 0)
     if base >= 0:
         for i in range(lane, k, 32):

@@ -81,7 +81,7 @@ def build_kernels(app):
                 break
             s = offs[r, 0]
             e = offs[r, 1]
-            n = proc(g, vert[s:e], Queue(q_rec, q_a, q_b, ctrl, wfailed, warp, r))
+            n = proc(g, vert[s:e], Queue(q_rec, q_a, q_b, ctrl, wfailed, warp, r, e - s))
             cuda.syncwarp(FULL_MASK)
             if wfailed[warp] != 0:  # queue full: run this subgraph again later
                 if lane == 0:

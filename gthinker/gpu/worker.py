@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from numba import cuda
+from numba import cuda, njit
 
 from ..errors import GThinkerError
 from .device import (
@@ -37,7 +37,9 @@ from .device import (
     OTAIL,
     QCAP,
     QTAIL,
+    QVOL,
     STRIPES,
+    VOL_LIMIT,
     VTAIL,
 )
 from .simulator import enabled as simulator_enabled
@@ -105,14 +107,18 @@ class _Level:
     v_lo: int  # first vertex slot (the level's space starts here)
 
 
-def _gather(offs: np.ndarray, verts: np.ndarray, v_lo: int):
+@njit(cache=True, nogil=True)
+def _gather(offs, verts, v_lo):
     """Packs records [start, end) of ``verts`` (offsets relative to v_lo) into
-    ``(data, starts)``."""
-    lens = (offs[:, 1] - offs[:, 0]).astype(np.int64)
-    starts = np.zeros(len(lens) + 1, np.int64)
-    np.cumsum(lens, out=starts[1:])
-    idx = np.repeat(offs[:, 0] - v_lo - starts[:-1], lens) + np.arange(starts[-1])
-    return verts[idx], starts
+    ``(data, starts)``, without temporaries the size of the data."""
+    m = offs.shape[0]
+    starts = np.zeros(m + 1, np.int64)
+    for k in range(m):
+        starts[k + 1] = starts[k] + offs[k, 1] - offs[k, 0]
+    data = np.empty(starts[m], np.int32)
+    for k in range(m):
+        data[starts[k] : starts[k + 1]] = verts[offs[k, 0] - v_lo : offs[k, 1] - v_lo]
+    return data, starts
 
 
 class GPUWorker:
@@ -369,8 +375,12 @@ class GPUWorker:
         lo, v_lo = self.otail, self.vtail
         c[OHEAD], c[LEVEL_END] = top.head, top.rec_hi
         c[OTAIL], c[VTAIL] = lo, v_lo
-        c[QTAIL] = c[NDEFER_OUT] = c[NRETRY] = 0
+        c[QTAIL] = c[NDEFER_OUT] = c[NRETRY] = c[QVOL] = 0
         c[NDEFER_IN] = self.ndefer
+        # A level takes at most eta entries, and no more subgraphs than their
+        # children (each at most its parent's size + 1) can fill half the free space.
+        c[ETA] = max(1, min(self.eta, (self.capr - lo - self.reserve_r) // 2))
+        c[VOL_LIMIT] = max(1, (self.capv - v_lo - self.reserve_v) // 2)
         self.d_ctrl.copy_to_device(c)
         self._launch(self.kern.process, self.pgrid, self.d_vert, self.d_offs, self.d_ctrl,
                      *self.q, self.d_defer_in, self.d_defer_out, self.d_wfailed)
