@@ -46,7 +46,7 @@ PY
     (cd "$ROOT" && GTHINKER_TEST_REAL_GPU=1 timeout 500 pytest -q -x -p no:cacheprovider tests/test_gpu.py) 2>&1 | tail -15
     ;;
   bench)
-    python3 "$ROOT/benchmarks/mce_gpu.py" --data "$ROOT/.data" --rmat "${RMAT:-22:8}" --threads 16 \
+    python3 "$ROOT/benchmarks/mce_gpu.py" --data "$ROOT/.data" --rmat "${RMAT:-22:8}" --abc "${ABC:-0.5,0.2,0.2}" --threads 16 \
       --igraph-limit "${IGRAPH_LIMIT:-120}" --out "$OUT/mce_gpu.json" 2>&1 | tee "$OUT/mce_gpu.log"
     ;;
 esac

@@ -224,8 +224,9 @@ def run(
     gpu_options : dict, optional
         GPU worker settings: ``eta_per_warp`` (new subgraphs per level and
         warp), ``buffer_bytes`` (cap on the device subgraph buffer; default 85%
-        of the free device memory), ``blocks``, ``threads_per_block``,
-        ``fanout`` (queue entries one subgraph may need).
+        of the free device memory), ``host_limit_bytes`` (cap on the host
+        subgraph stack H; default half the free host memory), ``blocks``,
+        ``threads_per_block``, ``fanout`` (queue entries one subgraph may need).
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")

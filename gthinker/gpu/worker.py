@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+import psutil
 from numba import cuda, njit
 
 from ..errors import GThinkerError
@@ -55,7 +56,8 @@ class HostStack:
     (record k of a block is ``data[starts[k]:starts[k + 1]]``, the same layout
     as task records in the master's S). Grows as needed; never device memory."""
 
-    def __init__(self):
+    def __init__(self, limit_bytes: int | None = None):
+        self.limit_bytes = limit_bytes
         self._blocks: list[tuple[np.ndarray, np.ndarray]] = []
         self.records = 0
         self.vertices = 0
@@ -77,6 +79,13 @@ class HostStack:
         self.pushes += 1
         self.peak_records = max(self.peak_records, self.records)
         self.peak_bytes = max(self.peak_bytes, self.vertices * 4 + self.records * 8)
+        if self.limit_bytes is not None and self.peak_bytes > self.limit_bytes:
+            raise GThinkerError(
+                f"the host subgraph stack H passed its limit of {self.limit_bytes:,} bytes "
+                f"({self.records:,} subgraphs): the search frontier outgrew the device buffer "
+                "and host memory. Lower eta_per_warp (--eta-per-warp) so levels stay smaller, "
+                "or raise host_limit_bytes"
+            )
 
     def pop(self, max_records: int, max_vertices: int):
         """Up to ``max_records`` records (and ``max_vertices`` vertices, at least
@@ -127,7 +136,8 @@ class GPUWorker:
     :class:`gthinker.runtime.ExternalWorker` slot runs."""
 
     def __init__(self, app_cls, graph, *, params=(), histogram_bins=2, eta_per_warp=None,
-                 buffer_bytes=None, blocks=None, threads_per_block=None, fanout=None):
+                 buffer_bytes=None, blocks=None, threads_per_block=None, fanout=None,
+                 host_limit_bytes=None):
         self.app = app_cls()
         self.kern = app_cls.kernels()
         self.simulated = simulator_enabled()
@@ -218,7 +228,9 @@ class GPUWorker:
         self.ctrl[QCAP] = self.qcap
         self.d_ctrl = cuda.to_device(self.ctrl)
 
-        self.H = HostStack()
+        if host_limit_bytes is None:
+            host_limit_bytes = psutil.virtual_memory().available // 2
+        self.H = HostStack(int(host_limit_bytes))
         self.stack: list[_Level] = []
         self.otail = 0
         self.vtail = 0
