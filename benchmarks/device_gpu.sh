@@ -47,6 +47,6 @@ PY
     ;;
   bench)
     python3 "$ROOT/benchmarks/mce_gpu.py" --data "$ROOT/.data" --rmat "${RMAT:-22:8}" --abc "${ABC:-0.5,0.2,0.2}" --threads 16 \
-      --igraph-limit "${IGRAPH_LIMIT:-120}" --out "$OUT/mce_gpu.json" 2>&1 | tee "$OUT/mce_gpu.log"
+      --igraph-limit "${IGRAPH_LIMIT:-120}" --small-buffer "${SMALL:-33554432}" --out "$OUT/mce_gpu.json" 2>&1 | tee "$OUT/mce_gpu.log"
     ;;
 esac

@@ -49,7 +49,7 @@ def main(argv=None) -> int:
                          "core of degeneracy 592 that no tool enumerates in minutes)")
     ap.add_argument("--threads", type=int, default=16)
     ap.add_argument("--igraph-limit", type=float, default=300)
-    ap.add_argument("--small-buffer", type=int, default=256 << 20, metavar="BYTES")
+    ap.add_argument("--small-buffer", type=int, default=32 << 20, metavar="BYTES")
     ap.add_argument("--workdir", default="/tmp/gthinker-bench")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)

@@ -14,9 +14,12 @@ examples:
   gthinker generate rmat --scale 16 -o g.txt && gthinker mce g.txt
   gthinker mce email-Enron.txt.gz --threads 8 --json
   gthinker mce g.txt --output cliques.txt   # one clique per line, original ids
+  gthinker mce g.txt --mode gpu             # on the GPU
 
 Runs Bron-Kerbosch with Tomita pivoting on every core. Tasks that run longer
 than --time-budget are decomposed into subtasks that idle workers pick up.
+With --mode gpu the same search runs level by level on the GPU (a CUDA GPU
+and numba-cuda are needed; without them it stops at once and says why).
 """
 
 
@@ -43,7 +46,9 @@ def _add_mce_parser(sub):
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("graph", help="graph file: SNAP edge list (.txt, .gz) or labeled .graph")
-    p.add_argument("--mode", choices=["cpu"], default="cpu", help="where to run (default: cpu)")
+    p.add_argument("--mode", choices=["cpu", "gpu"], default="cpu",
+                   help="where to run: cpu (all cores) or gpu (the GPU worker alone; needs a "
+                        "CUDA GPU and numba-cuda) (default: cpu)")
     p.add_argument("--threads", type=_positive_int, default=None,
                    help="CPU worker threads (default: all cores)")
     p.add_argument("--time-budget", type=_positive_float, default=0.1, metavar="SECONDS",
@@ -57,6 +62,15 @@ def _add_mce_parser(sub):
                    help="spilled tasks per CPU assignment (default: 8)")
     p.add_argument("--spill-limit", type=_positive_int, default=None, metavar="BYTES",
                    help="fail if the spill stack S grows past this (default: half the free memory)")
+    g = p.add_argument_group("GPU options (--mode gpu)")
+    g.add_argument("--gpu-chunk", type=_positive_int, default=500_000, metavar="N",
+                   help="initial vertices per GPU assignment, from the front of the "
+                        "degeneracy order (default: 500000)")
+    g.add_argument("--eta-per-warp", type=_positive_int, default=None, metavar="N",
+                   help="new subgraphs per level and warp (default: 1000)")
+    g.add_argument("--gpu-buffer", type=_positive_int, default=None, metavar="BYTES",
+                   help="cap on the device subgraph buffer (default: 85%% of the free GPU "
+                        "memory); a level that does not fit goes to host memory")
     p.add_argument("--output", "-o", default=None, metavar="FILE",
                    help="write every maximal clique to FILE, one per line, original vertex ids")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
@@ -80,10 +94,27 @@ def _progress_printer(counter_name, stream=sys.stderr):
     return show
 
 
+def _gpu_options(args) -> dict:
+    options = {}
+    if args.eta_per_warp is not None:
+        options["eta_per_warp"] = args.eta_per_warp
+    if args.gpu_buffer is not None:
+        options["buffer_bytes"] = args.gpu_buffer
+    return {"gpu_chunk": args.gpu_chunk, "gpu_options": options}
+
+
 def _run_mce(args) -> int:
     from . import Graph
     from .apps import mce
 
+    if args.mode == "gpu":
+        from .gpu import require_device
+
+        device = require_device()  # before reading the graph: fail at once
+        if not args.quiet:
+            print(f"GPU: {device}", file=sys.stderr)
+        if args.output:
+            raise ValueError("--output (listing cliques) runs on the CPU only; use --mode cpu")
     t0 = time.perf_counter()
     graph = Graph.read(args.graph)
     load_seconds = time.perf_counter() - t0
@@ -101,6 +132,7 @@ def _run_mce(args) -> int:
         output=args.output,
         progress=None if args.quiet else _progress_printer("cliques"),
         progress_interval=3.0,
+        **(_gpu_options(args) if args.mode == "gpu" else {}),
     )
     if args.json:
         out = result.to_dict()
@@ -111,9 +143,16 @@ def _run_mce(args) -> int:
         print(f"maximal cliques: {result.count:,}")
         print(f"largest clique:  {result.max_size}")
         print("size histogram:  " + ", ".join(f"{k}:{v}" for k, v in result.histogram.items()))
-        print(f"time:            {result.seconds:.3f}s on {result.threads} threads ({result.mode}),"
-              f" {result.stats['tasks_decomposed']:,} tasks decomposed,"
-              f" S peak {result.stats['spill_peak_bytes']:,} bytes")
+        if result.mode == "gpu":
+            s = result.stats["gpu"]
+            print(f"time:            {result.seconds:.3f}s on the GPU ({s['device']}),"
+                  f" {s['levels']:,} levels, {s['launches']:,} kernel launches,"
+                  f" buffer peak {s['peak_vertices']:,} of {s['buffer_vertices']:,} vertices,"
+                  f" H peak {s['host_stack_peak_records']:,} subgraphs")
+        else:
+            print(f"time:            {result.seconds:.3f}s on {result.threads} threads"
+                  f" ({result.mode}), {result.stats['tasks_decomposed']:,} tasks decomposed,"
+                  f" S peak {result.stats['spill_peak_bytes']:,} bytes")
         if args.output:
             print(f"cliques written to {args.output}")
     return 0
@@ -124,7 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(
         prog="gthinker",
-        description="Parallel subgraph finding on all CPU cores (GPU modes: coming).",
+        description="Parallel subgraph finding on all CPU cores or a GPU.",
     )
     from . import __version__
 

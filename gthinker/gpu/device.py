@@ -54,6 +54,7 @@ CAPR = 10  # capacity of the record (offsets) array
 QCAP = 11  # capacity of the queue
 QVOL = 12  # bound on the vertices the queued entries may append (k x (|record| + 1))
 VOL_LIMIT = 13  # a level stops taking subgraphs once QVOL reaches this
+QOK = 14  # queue entries pushed successfully
 CTRL_SIZE = 16
 
 GPUGraph = namedtuple(
@@ -242,6 +243,7 @@ def push(q, k):
             base = -1
         else:
             cuda.atomic.add(ctrl, QVOL, k * (q.length + 1))
+            cuda.atomic.add(ctrl, QOK, k)
     base = cuda.shfl_sync(FULL_MASK, base, 0)
     if base >= 0:
         for i in range(lane, k, 32):

@@ -37,6 +37,7 @@ from .device import (
     OHEAD,
     OTAIL,
     QCAP,
+    QOK,
     QTAIL,
     QVOL,
     STRIPES,
@@ -387,7 +388,7 @@ class GPUWorker:
         lo, v_lo = self.otail, self.vtail
         c[OHEAD], c[LEVEL_END] = top.head, top.rec_hi
         c[OTAIL], c[VTAIL] = lo, v_lo
-        c[QTAIL] = c[NDEFER_OUT] = c[NRETRY] = c[QVOL] = 0
+        c[QTAIL] = c[NDEFER_OUT] = c[NRETRY] = c[QVOL] = c[QOK] = 0
         c[NDEFER_IN] = self.ndefer
         # A level takes at most eta entries, and no more subgraphs than their
         # children (each at most its parent's size + 1) can fill half the free space.
@@ -420,13 +421,15 @@ class GPUWorker:
         if n_out:
             self.d_defer_in[n_in : n_in + n_out].copy_to_device(self.d_defer_out[:n_out])
             self.stats["deferred"] += n_out
-        before = (top.head, self.ndefer)
         self.ndefer = n_in + n_out
         top.head = int(min(c[OHEAD], top.rec_hi))
         hi = min(int(c[OTAIL]), self.capr)
-        if queued == 0 and hi == lo and before == (top.head, self.ndefer) and self.ndefer:
-            raise GThinkerError("GPU work queue too small for one subgraph's entries; "
-                                "set max_fanout on the GPUContext")
+        if queued and not c[QOK]:
+            # Even the push that found Q empty failed: it needs more than Q holds.
+            raise GThinkerError(
+                f"GPU work queue too small: one subgraph pushed more than its {self.qcap:,} "
+                f"entries; set max_fanout on {type(self.app).__qualname__} (or gpu_options "
+                "fanout) to the most entries one process call pushes")
         self._push_level(lo, hi, v_lo, min(int(c[VTAIL]), self.capv))
 
     # ---- results -----------------------------------------------------------------
