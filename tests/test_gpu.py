@@ -250,7 +250,9 @@ def test_tiny_device_buffer_overflows_to_host_and_stays_exact():
 
 def test_full_queue_defers_subgraphs_and_stays_exact():
     G = nx.gnp_random_graph(22, 0.4, seed=5)
-    r = mce.run(G, mode="gpu", gpu_options={"eta_per_warp": 1, "fanout": 1})
+    # One block of two warps, as on the simulator, so that a GPU run defers too.
+    r = mce.run(G, mode="gpu", gpu_options={"eta_per_warp": 1, "fanout": 1, "blocks": 1,
+                                            "threads_per_block": 64})
     assert r.stats["gpu"]["deferred"] > 0 and r.stats["gpu"]["levels"] > 10
     assert r.count == _cliques(G)
 
@@ -335,7 +337,8 @@ def test_process_fanout_larger_than_the_queue_is_a_clear_error():
     assert gthinker.run(None, g, mode="gpu", gpu=Fanout).counters["n"] == 200
     with pytest.raises(GThinkerError, match="queue too small"):
         gthinker.run(None, g, mode="gpu", gpu=Fanout,
-                     gpu_options={"eta_per_warp": 1, "fanout": 10})
+                     gpu_options={"eta_per_warp": 1, "fanout": 10, "blocks": 1,
+                                  "threads_per_block": 64})
 
 
 def test_gpu_context_definition_errors():
