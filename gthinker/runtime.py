@@ -296,6 +296,9 @@ def run(
 
             def progress(snap, _worker=gpu_worker):
                 snap["gpu"] = _worker.snapshot()
+                live = _worker.live_counters  # GPU counters as of the last second or so
+                snap["counters"] = [int(a) + int(b) for a, b in
+                                    zip(snap["counters"], live, strict=False)] or list(live)
                 user_progress(snap)
 
     entry_address = task.compiled().address if task is not None and threads else 0

@@ -232,6 +232,8 @@ class GPUWorker:
         if host_limit_bytes is None:
             host_limit_bytes = psutil.virtual_memory().available // 2
         self.H = HostStack(int(host_limit_bytes))
+        self._live_at = time.perf_counter()
+        self.live_counters = np.zeros(self.n_counters, np.int64)
         self.stack: list[_Level] = []
         self.otail = 0
         self.vtail = 0
@@ -259,6 +261,8 @@ class GPUWorker:
             "tasks_from_cpu": 0,
             "kernel_seconds": 0.0,
             "busy_seconds": 0.0,
+            # graph upload, buffer allocation, app initialize (not in the job's seconds)
+            "setup_seconds": time.perf_counter() - self.t0,
         }
 
     # ---- the worker loop ---------------------------------------------------------
@@ -311,6 +315,9 @@ class GPUWorker:
                                           min(int(self.ctrl[VTAIL]), self.capv))
         self.stats["peak_records"] = max(self.stats["peak_records"],
                                          min(int(self.ctrl[OTAIL]), self.capr))
+        if t - self._live_at > 1.0:  # counters for progress lines, about once a second
+            self._live_at = t
+            self.live_counters = self.d_counters.copy_to_host().sum(axis=1)[: self.n_counters]
 
     def _generate(self):
         c = self.ctrl
