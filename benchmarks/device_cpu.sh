@@ -10,14 +10,7 @@
 #
 # quick: tests + Enron/R-MAT table (about 8 minutes); full: also facebook_combined at 1 thread
 # (about 7 more minutes: run it as a call of its own).
-set -euo pipefail
-ROOT=$(pwd)
-OUT=${OUT:-$ROOT/benchmarks/results/device}
-mkdir -p "$OUT"
-python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target /tmp/site .whl/*.whl
-export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
-python3 -m pip install -q --no-build-isolation --no-deps .
-cd /tmp  # import the installed package, not the checkout
+source "$(dirname "$0")/device_env.sh"
 case "${1:-quick}" in
   quick)
     (cd "$ROOT" && timeout 300 pytest -q -x -p no:cacheprovider) 2>&1 | tail -3 | tee "$OUT/pytest.log"

@@ -13,14 +13,7 @@
 # smoke: builds, then MCE --mode gpu on small graphs and Enron against the CPU (a minute);
 # tests: the GPU tests of tests/ on the real GPU instead of the simulator;
 # bench: benchmarks/mce_gpu.py (Enron, R-MAT scale 22, small-buffer run), JSON in $OUT.
-set -euo pipefail
-ROOT=$(pwd)
-OUT=${OUT:-$ROOT/benchmarks/results/device}
-mkdir -p "$OUT"
-python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target /tmp/site .whl/*.whl
-export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
-python3 -m pip install -q --no-build-isolation --no-deps .
-cd /tmp  # import the installed package, not the checkout
+source "$(dirname "$0")/device_env.sh"
 case "${1:-smoke}" in
   smoke)
     python3 - "$ROOT/.data/email-Enron.txt.gz" <<'PY'

@@ -1,0 +1,11 @@
+# Sourced by the device_*.sh scripts, from the repository root on the GPU machine: installs
+# the carried wheels (.whl/) and gthinker itself, then moves to /tmp so that Python imports
+# the installed package, not the checkout. Sets ROOT and OUT.
+set -euo pipefail
+ROOT=$(pwd)
+OUT=${OUT:-$ROOT/benchmarks/results/device}
+mkdir -p "$OUT"
+python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target /tmp/site .whl/*.whl
+export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
+python3 -m pip install -q --no-build-isolation --no-deps .
+cd /tmp
