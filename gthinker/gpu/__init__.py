@@ -63,7 +63,8 @@ def require_device() -> str:
     ok, what = device_status()
     if not ok:
         raise DeviceUnavailableError(
-            f"GPU mode needs a CUDA GPU usable by Numba, and none is usable here: {what}. "
+            f"GPU mode needs a CUDA GPU usable by Numba, and none is usable here: "
+            f"{what.rstrip('.')}. "
             "Looked for numba-cuda, the NVIDIA driver (libcuda) and a CUDA device. "
             "Run on the CPU instead with --mode cpu (Python: mode='cpu')."
         )
