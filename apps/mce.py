@@ -409,7 +409,7 @@ class MCEResult:
 
 def run(
     graph: gthinker.Graph,
-    mode: str = "cpu",
+    mode: str = "auto",
     threads: int | None = None,
     time_budget: float = 0.1,
     chunk: int = 50,
@@ -423,9 +423,11 @@ def run(
     ----------
     graph : gthinker.Graph, or anything :func:`gthinker.as_graph` accepts
         (a path, a networkx graph, a scipy.sparse matrix, an edge array)
-    mode : {"cpu", "gpu"}
+    mode : {"auto", "cpu", "gpu", "hybrid"}
         ``"gpu"`` runs :class:`gthinker.apps.mce_gpu.MaximalCliquesGPU` on
-        the GPU worker alone (options ``gpu_chunk``, ``gpu_options``).
+        the GPU worker alone (options ``gpu_chunk``, ``gpu_options``);
+        ``"hybrid"`` runs it beside the CPU workers; ``"auto"`` (default) is
+        hybrid where a CUDA GPU is usable and cpu elsewhere (and with ``output``).
     threads : int, optional
         CPU workers (default: all cores; unused in gpu mode).
     time_budget : float
@@ -446,7 +448,11 @@ def run(
         networkx ``find_cliques`` and igraph ``maximal_cliques``).
     """
     graph = gthinker.as_graph(graph)
-    if mode == "gpu":
+    if mode == "auto":
+        mode, _why = gthinker.gpu.resolve_mode(mode)
+        if output is not None:
+            mode = "cpu"  # listing runs on the CPU
+    if mode in ("gpu", "hybrid"):
         if output is not None:
             raise ValueError("listing cliques (output=/--output) runs on the CPU only; "
                              "use mode='cpu' (--mode cpu) to write them")

@@ -12,7 +12,8 @@
 #
 # smoke: builds, then MCE --mode gpu on small graphs and Enron against the CPU (a minute);
 # tests: the GPU tests of tests/ on the real GPU instead of the simulator;
-# bench: benchmarks/mce_gpu.py (Enron, R-MAT scale 22, small-buffer run), JSON in $OUT.
+# bench: benchmarks/mce_gpu.py (Enron, R-MAT scale 22, small-buffer run), JSON in $OUT;
+# hybrid: benchmarks/hybrid.py (cpu / gpu / hybrid / igraph per graph; SNAP, RMATS, SWEEP, TAG).
 source "$(dirname "$0")/device_env.sh"
 case "${1:-smoke}" in
   smoke)
@@ -41,5 +42,11 @@ PY
   bench)
     python3 "$ROOT/benchmarks/mce_gpu.py" --data "$ROOT/.data" --rmat "${RMAT:-22:8}" --abc "${ABC:-0.5,0.2,0.2}" --threads 16 \
       --igraph-limit "${IGRAPH_LIMIT:-120}" --small-buffer "${SMALL:-33554432}" --out "$OUT/mce_gpu.json" 2>&1 | tee "$OUT/mce_gpu.log"
+    ;;
+  hybrid)
+    python3 "$ROOT/benchmarks/hybrid.py" --data "$ROOT/.data" --threads 16 \
+      --snap "${SNAP:-email-Enron.txt.gz}" --rmat "${RMATS:-22:8:0.5,21:8:0.45,20:16:0.5}" \
+      --limit "${LIMIT:-100}" --igraph-limit "${IGRAPH_LIMIT:-20}" ${SWEEP:+--sweep-graph $SWEEP} \
+      --out "$OUT/hybrid${TAG:-}.json" 2>&1 | tee "$OUT/hybrid${TAG:-}.log"
     ;;
 esac

@@ -212,6 +212,7 @@ class Job {
     d["tasks_decomposed"] = added;
     d["spill_tasks"] = master_->spill_tasks_relaxed();
     d["spill_bytes"] = master_->spill_bytes_relaxed();
+    d["idle_cpu_workers"] = master_->idle_cpu_workers();
     d["counters"] = counters;
     return d;
   }
@@ -349,6 +350,16 @@ PYBIND11_MODULE(_core, m) {
       .def("external_fail", [](Job& j, const std::string& m) { j.master().external_fail(m); })
       .def("push_tasks", &Job::push_tasks, py::arg("data"), py::arg("starts"))
       .def("idle_cpu_workers", [](Job& j) { return j.master().idle_cpu_workers(); })
+      .def("spill_tasks", [](Job& j) { return j.master().spill_tasks_relaxed(); })
+      .def(
+          "return_vertices",
+          [](Job& j, CArray<int32_t> v) {
+            const auto n = static_cast<size_t>(v.size());
+            const int32_t* p = v.data();
+            py::gil_scoped_release release;
+            j.master().return_vertices(p, n);
+          },
+          py::arg("vertices"))
       .def("aborting", [](Job& j) { return j.master().aborting(); })
       .def("snapshot", &Job::snapshot)
       .def("results", &Job::results)

@@ -239,6 +239,14 @@ bool Master::push_to_spill(TaskArena& batch, int64_t worker, bool enforce_limit)
   return true;
 }
 
+void Master::return_vertices(const int32_t* vertices, size_t n) {
+  if (n == 0) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (abort_) return;
+  returned_.insert(returned_.end(), vertices, vertices + n);
+  master_cv_.notify_one();
+}
+
 void Master::publish_spill_size() {
   spill_tasks_.store(spill_.num_tasks(), std::memory_order_relaxed);
   spill_bytes_.store(spill_.bytes(), std::memory_order_relaxed);

@@ -135,6 +135,9 @@ class Master {
   /// Pushes records onto S (e.g. GPU-to-CPU stealing). Returns false, and
   /// fails the job, if S would pass its byte limit.
   bool push_tasks(TaskArena& records);
+  /// Hands initial vertices back (an external worker's unstarted part of its
+  /// chunk): CPU workers take them after S and before the deque's back.
+  void return_vertices(const int32_t* vertices, size_t n);
   /// Number of CPU workers waiting in W right now.
   size_t idle_cpu_workers() const { return idle_cpu_.load(std::memory_order_relaxed); }
   /// Stops the job on behalf of an external worker (e.g. a GPU error).

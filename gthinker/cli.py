@@ -46,9 +46,10 @@ def _add_mce_parser(sub):
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("graph", help="graph file: SNAP edge list (.txt, .gz) or labeled .graph")
-    p.add_argument("--mode", choices=["cpu", "gpu"], default="cpu",
-                   help="where to run: cpu (all cores) or gpu (the GPU worker alone; needs a "
-                        "CUDA GPU and numba-cuda) (default: cpu)")
+    p.add_argument("--mode", choices=["auto", "cpu", "gpu", "hybrid"], default="auto",
+                   help="where to run: cpu (all cores), gpu (the GPU worker alone), hybrid "
+                        "(both, with work stealing); auto: hybrid if a CUDA GPU is usable, "
+                        "else cpu (default: auto)")
     p.add_argument("--threads", type=_positive_int, default=None,
                    help="CPU worker threads (default: all cores)")
     p.add_argument("--time-budget", type=_positive_float, default=0.1, metavar="SECONDS",
@@ -71,6 +72,19 @@ def _add_mce_parser(sub):
     g.add_argument("--gpu-buffer", type=_positive_int, default=None, metavar="BYTES",
                    help="cap on the device subgraph buffer (default: 85%% of the free GPU "
                         "memory); a level that does not fit goes to host memory")
+    g.add_argument("--gpu-task-batch", type=_positive_int, default=100_000, metavar="N",
+                   help="hybrid: spilled tasks the idle GPU takes from S at a time once the "
+                        "vertex deque is empty (CPU-to-GPU stealing; default: 100000)")
+    g.add_argument("--tau-c", type=int, default=None, metavar="N",
+                   help="hybrid: the GPU hands work to the CPUs while more than N CPU workers "
+                        "are idle (default: half of them)")
+    g.add_argument("--steal-bound", type=_positive_int, default=1_000_000, metavar="N",
+                   help="hybrid: ... and while S holds fewer than N tasks (default: 1000000)")
+    g.add_argument("--steal-batch", type=_positive_int, default=1_000_000, metavar="N",
+                   help="hybrid: subgraphs moved from H to S at a time (default: 1000000)")
+    p.add_argument("--trace", default=None, metavar="FILE.png",
+                   help="write a timeline of CPU and GPU busy time, S, H and steals "
+                        "(needs matplotlib)")
     p.add_argument("--output", "-o", default=None, metavar="FILE",
                    help="write every maximal clique to FILE, one per line, original vertex ids")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
@@ -100,21 +114,35 @@ def _gpu_options(args) -> dict:
         options["eta_per_warp"] = args.eta_per_warp
     if args.gpu_buffer is not None:
         options["buffer_bytes"] = args.gpu_buffer
-    return {"gpu_chunk": args.gpu_chunk, "gpu_options": options}
+    if args.tau_c is not None:
+        options["tau_c"] = args.tau_c
+    options["steal_bound"] = args.steal_bound
+    options["steal_batch"] = args.steal_batch
+    return {"gpu_chunk": args.gpu_chunk, "gpu_task_batch": args.gpu_task_batch,
+            "gpu_options": options}
 
 
 def _run_mce(args) -> int:
     from . import Graph
     from .apps import mce
+    from .gpu import require_device, resolve_mode
 
-    if args.mode == "gpu":
-        from .gpu import require_device
-
+    if args.mode == "auto":
+        args.mode, why = resolve_mode("auto")
+        if args.output and args.mode != "cpu":
+            args.mode, why = "cpu", "--output lists cliques on the CPU"
+        if not args.quiet:
+            print(f"mode: {args.mode} ({why})", file=sys.stderr)
+    if args.mode in ("gpu", "hybrid"):
         device = require_device()  # before reading the graph: fail at once
         if not args.quiet:
             print(f"GPU: {device}", file=sys.stderr)
         if args.output:
             raise ValueError("--output (listing cliques) runs on the CPU only; use --mode cpu")
+    if args.trace:
+        from .trace import require_matplotlib
+
+        require_matplotlib()
     t0 = time.perf_counter()
     graph = Graph.read(args.graph)
     load_seconds = time.perf_counter() - t0
@@ -132,7 +160,8 @@ def _run_mce(args) -> int:
         output=args.output,
         progress=None if args.quiet else _progress_printer("cliques"),
         progress_interval=3.0,
-        **(_gpu_options(args) if args.mode == "gpu" else {}),
+        trace=args.trace,
+        **(_gpu_options(args) if args.mode in ("gpu", "hybrid") else {}),
     )
     if args.json:
         out = result.to_dict()
@@ -143,18 +172,24 @@ def _run_mce(args) -> int:
         print(f"maximal cliques: {result.count:,}")
         print(f"largest clique:  {result.max_size}")
         print("size histogram:  " + ", ".join(f"{k}:{v}" for k, v in result.histogram.items()))
-        if result.mode == "gpu":
+        if result.mode != "cpu":
             s = result.stats["gpu"]
-            print(f"time:            {result.seconds:.3f}s on the GPU ({s['device']}),"
+            where = "the GPU" if result.mode == "gpu" else f"{result.threads} threads + the GPU"
+            print(f"time:            {result.seconds:.3f}s on {where} ({s['device']}),"
                   f" {s['levels']:,} levels, {s['launches']:,} kernel launches,"
                   f" buffer peak {s['peak_vertices']:,} of {s['buffer_vertices']:,} vertices,"
                   f" H peak {s['host_stack_peak_records']:,} subgraphs")
+            if result.mode == "hybrid":
+                print(f"stealing:        CPU->GPU {s['tasks_from_cpu']:,} tasks, GPU->CPU "
+                      f"{s['tasks_to_cpu']:,} tasks + {s['vertices_given_back']:,} vertices")
         else:
             print(f"time:            {result.seconds:.3f}s on {result.threads} threads"
                   f" ({result.mode}), {result.stats['tasks_decomposed']:,} tasks decomposed,"
                   f" S peak {result.stats['spill_peak_bytes']:,} bytes")
         if args.output:
             print(f"cliques written to {args.output}")
+    if args.trace and not args.quiet:
+        print(f"timeline written to {args.trace}", file=sys.stderr)
     return 0
 
 

@@ -19,7 +19,7 @@ from .task import _SPAWN_PHASE, CODES, Task
 
 __all__ = ["run", "JobResult", "default_threads", "MODES", "ExternalWorker", "Assignment"]
 
-MODES = ("cpu", "gpu")
+MODES = ("cpu", "gpu", "hybrid")
 
 _USER_ERRORS = {
     CODES["SPAWN_RAISED"]: ("spawn", "raised an exception"),
@@ -119,6 +119,15 @@ class ExternalWorker:
     def idle_cpu_workers(self) -> int:
         return self._job.idle_cpu_workers()
 
+    def spill_tasks(self) -> int:
+        """Tasks in S now (read without the master lock)."""
+        return self._job.spill_tasks()
+
+    def give_back_vertices(self, vertices) -> None:
+        """Hands unstarted initial vertices back to the master; CPU workers take
+        them after S and before the back of the deque."""
+        self._job.return_vertices(np.ascontiguousarray(vertices, np.int32))
+
     @property
     def aborting(self) -> bool:
         """True once the job is stopping (error or Ctrl-C): finish up quickly."""
@@ -170,6 +179,7 @@ def run(
     gpu_chunk: int = 500_000,
     gpu_task_batch: int = 100_000,
     gpu_options: dict | None = None,
+    trace: str | os.PathLike | None = None,
 ) -> JobResult:
     """Runs ``task`` over ``graph`` on ``threads`` CPU workers and returns the merged results.
 
@@ -178,10 +188,11 @@ def run(
     task : Task subclass, or None
         The application's CPU side (None is allowed in ``mode="gpu"``).
     graph : gthinker.Graph, or anything :func:`gthinker.as_graph` accepts
-    mode : {"cpu", "gpu"}
-        Where to run: the CPU worker pool, or the GPU worker alone.
+    mode : {"cpu", "gpu", "hybrid"}
+        Where to run: the CPU worker pool, the GPU worker alone, or both
+        (G-ThinkerCG's co-processing, with stealing both ways).
     gpu : GPUContext subclass, optional
-        The application's GPU side (required in ``mode="gpu"``); it declares
+        The application's GPU side (required in gpu and hybrid modes); it declares
         the same counters, maxima and histograms as ``task``.
     threads : int, optional
         CPU workers; default: every core this process may use (0 in gpu
@@ -215,6 +226,9 @@ def run(
         File that ``ctx.emit`` writes result lines to.
     progress : callable, optional
         Called with a snapshot dict every ``progress_interval`` seconds.
+    trace : path, optional
+        Write a PNG timeline (CPU workers busy, GPU busy, S and H sizes,
+        steals) sampled every 0.1 s; needs matplotlib.
     external : sequence of callables
         Workers outside the CPU pool (the GPU worker): each ``fn(worker)`` runs
         on its own thread with an :class:`ExternalWorker` handle.
@@ -226,7 +240,13 @@ def run(
         warp), ``buffer_bytes`` (cap on the device subgraph buffer; default 85%
         of the free device memory), ``host_limit_bytes`` (cap on the host
         subgraph stack H; default half the free host memory), ``blocks``,
-        ``threads_per_block``, ``fanout`` (queue entries one subgraph may need).
+        ``threads_per_block``, ``fanout`` (queue entries one subgraph may need);
+        hybrid stealing: ``tau_c`` (GPU-to-CPU stealing starts while more than
+        this many CPU workers are idle; default half of them), ``steal_bound``
+        (only while S holds fewer tasks; default 1,000,000), ``steal_batch``
+        (subgraphs moved from H to S at a time; default 1,000,000),
+        ``give_back`` (also hand unstarted vertices of the GPU's chunk back to
+        idle CPU workers; default True).
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
@@ -236,11 +256,13 @@ def run(
     names_from = task
     external = list(external)
     gpu_worker = None
-    if mode == "gpu":
+    if mode in ("gpu", "hybrid"):
         from .gpu import GPUContext, require_device
 
         if not (isinstance(gpu, type) and issubclass(gpu, GPUContext)) or gpu is GPUContext:
-            raise TypeError(f"mode='gpu' needs gpu=<a GPUContext subclass>, got {gpu!r}")
+            raise TypeError(f"mode={mode!r} needs gpu=<a GPUContext subclass>, got {gpu!r}")
+        if mode == "hybrid" and task is None:
+            raise TypeError("mode='hybrid' needs the CPU task too")
         if task is not None:
             for what in ("counters", "maxima", "histograms"):
                 if getattr(task, what) != getattr(gpu, what):
@@ -248,12 +270,13 @@ def run(
                                     "differ; the CPU and GPU sides must declare the same results")
         require_device()
         names_from = gpu
-        threads = 0
+        if mode == "gpu":
+            threads = 0
     elif task is None:
         raise TypeError("task is required in mode='cpu'")
     if threads is None:
         threads = default_threads()
-    elif not ((external or mode == "gpu") and threads == 0):  # an external worker may run alone
+    elif not ((external or mode != "cpu") and threads == 0):  # an external worker may run alone
         threads = _positive_int("threads", threads)
     gpu_chunk = _positive_int("gpu_chunk", gpu_chunk)
     gpu_task_batch = _positive_int("gpu_task_batch", gpu_task_batch)
@@ -285,22 +308,18 @@ def run(
         histogram_bins = int(graph.max_degree) + 2 if n else 2
     histogram_bins = _positive_int("histogram_bins", histogram_bins)
 
-    if mode == "gpu":
+    if mode in ("gpu", "hybrid"):
         from .gpu.worker import GPUWorker
 
         gpu_worker = GPUWorker(gpu, graph, params=params, histogram_bins=histogram_bins,
-                               **(gpu_options or {}))
+                               cpu_threads=threads, **(gpu_options or {}))
         external.insert(0, gpu_worker)
-        if progress is not None:
-            user_progress = progress
+    tracer = None
+    if trace is not None:
+        from .trace import Tracer
 
-            def progress(snap, _worker=gpu_worker):
-                snap["gpu"] = _worker.snapshot()
-                live = _worker.live_counters  # GPU counters as of the last second or so
-                snap["counters"] = [int(a) + int(b) for a, b in
-                                    zip(snap["counters"], live, strict=False)] or list(live)
-                user_progress(snap)
-
+        tracer = Tracer(threads, gpu_worker)
+    on_tick, tick_interval = _ticker(progress, progress_interval, gpu_worker, tracer)
     entry_address = task.compiled().address if task is not None and threads else 0
     config = {
         "threads": threads,
@@ -338,7 +357,7 @@ def run(
     for t in drivers:
         t.start()
     try:
-        status = job.run(progress, progress_interval)
+        status = job.run(on_tick, tick_interval)
     finally:
         for t in drivers:
             t.join()
@@ -346,6 +365,8 @@ def run(
     if errors:
         raise errors[0]
     _raise_for_status(task, graph, status)
+    if tracer is not None:
+        tracer.write(trace, start, seconds)
 
     res = job.results()
     stats = job.stats()
@@ -370,6 +391,28 @@ def run(
         threads=threads,
         mode=mode,
     )
+
+
+def _ticker(progress, progress_interval, gpu_worker, tracer):
+    """The job's tick callback: adds the GPU worker's figures and live counters
+    to each snapshot, samples the trace, and calls ``progress`` when it is due."""
+    if gpu_worker is None and tracer is None:
+        return progress, progress_interval
+    due = [progress_interval]
+
+    def on_tick(snap):
+        if gpu_worker is not None:
+            snap["gpu"] = gpu_worker.snapshot()
+            live = gpu_worker.live_counters  # as of the last second or so
+            snap["counters"] = [int(a) + int(b) for a, b in
+                                zip(snap["counters"], live, strict=False)] or list(live)
+        if tracer is not None:
+            tracer.sample(snap)
+        if progress is not None and snap["elapsed"] >= due[0]:
+            due[0] = snap["elapsed"] + progress_interval
+            progress(snap)
+
+    return on_tick, (0.1 if tracer is not None else progress_interval)
 
 
 def _raise_for_status(task, graph, status):

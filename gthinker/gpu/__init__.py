@@ -18,7 +18,7 @@ from __future__ import annotations
 from ..errors import DeviceUnavailableError
 from .context import GPUContext
 
-__all__ = ["GPUContext", "device_status", "require_device"]
+__all__ = ["GPUContext", "device_status", "require_device", "resolve_mode"]
 
 try:
     from numba import cuda as _cuda
@@ -69,3 +69,16 @@ def require_device() -> str:
             "Run on the CPU instead with --mode cpu (Python: mode='cpu')."
         )
     return what
+
+
+def resolve_mode(mode: str) -> tuple[str, str]:
+    """Turns ``"auto"`` into ``"hybrid"`` on a machine with a usable CUDA GPU
+    (the simulator does not count) and ``"cpu"`` elsewhere; returns (mode, why)."""
+    if mode != "auto":
+        return mode, ""
+    ok, what = device_status()
+    from .simulator import enabled
+
+    if ok and not enabled():
+        return "hybrid", f"GPU: {what}"
+    return "cpu", f"no usable GPU ({what.rstrip('.')})" if not ok else "simulator: not used by auto"

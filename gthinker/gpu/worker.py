@@ -138,7 +138,8 @@ class GPUWorker:
 
     def __init__(self, app_cls, graph, *, params=(), histogram_bins=2, eta_per_warp=None,
                  buffer_bytes=None, blocks=None, threads_per_block=None, fanout=None,
-                 host_limit_bytes=None):
+                 host_limit_bytes=None, cpu_threads=0, tau_c=None, steal_bound=1_000_000,
+                 steal_batch=1_000_000, give_back=True, steal_interval=0.005):
         self.app = app_cls()
         self.kern = app_cls.kernels()
         self.simulated = simulator_enabled()
@@ -232,6 +233,16 @@ class GPUWorker:
         if host_limit_bytes is None:
             host_limit_bytes = psutil.virtual_memory().available // 2
         self.H = HostStack(int(host_limit_bytes))
+        # Hybrid mode: GPU-to-CPU stealing (H -> S, and unstarted chunk vertices back).
+        self.cpu_threads = int(cpu_threads)
+        self.tau_c = self.cpu_threads // 2 if tau_c is None else int(tau_c)
+        self.steal_bound = int(steal_bound)
+        self.steal_batch = int(steal_batch)
+        self.give_back = bool(give_back)
+        self.steal_interval = float(steal_interval)
+        self._steal_at = 0.0
+        self._ext = None
+        self.timeline: list[tuple[float, float]] = []  # GPU busy intervals
         self._live_at = time.perf_counter()
         self.live_counters = np.zeros(self.n_counters, np.int64)
         self.stack: list[_Level] = []
@@ -263,28 +274,63 @@ class GPUWorker:
             "busy_seconds": 0.0,
             # graph upload, buffer allocation, app initialize (not in the job's seconds)
             "setup_seconds": time.perf_counter() - self.t0,
+            "tasks_to_cpu": 0,
+            "steals_to_cpu": 0,
+            "vertices_given_back": 0,
+            "give_backs": 0,
+            "steals_from_cpu": 0,
         }
 
     # ---- the worker loop ---------------------------------------------------------
 
     def __call__(self, worker) -> None:
+        self._ext = worker if self.cpu_threads > 0 else None
         while (work := worker.wait()) is not None:
             t = time.perf_counter()
             self.stats["assignments"] += 1
-            if work.num_tasks:
+            if work.num_tasks:  # CPU-to-GPU stealing: spilled tasks from S, into H
                 data, starts = self.app.move_tasks_from_cpu(work.task_data, work.task_starts)
                 self.H.push(np.ascontiguousarray(data, np.int32),
                             np.ascontiguousarray(starts, np.int64))
                 self.stats["tasks_from_cpu"] += work.num_tasks
+                self.stats["steals_from_cpu"] += 1
             self.pending = np.ascontiguousarray(work.vertices, np.int32)
             self.stats["initial_vertices"] += len(self.pending)
             self.drain(lambda: worker.aborting)
-            self.stats["busy_seconds"] += time.perf_counter() - t
+            end = time.perf_counter()
+            self.stats["busy_seconds"] += end - t
+            self.timeline.append((t, end))
             worker.done()
+
+    def _feed_cpus(self) -> None:
+        """GPU-to-CPU stealing, checked every few milliseconds: while more than
+        tau_c CPU workers are idle, move a batch of subgraphs from H to S (if S
+        holds fewer than steal_bound tasks), or else hand back half of the
+        chunk's vertices not yet started."""
+        ext = self._ext
+        now = time.perf_counter()
+        if ext is None or now - self._steal_at < self.steal_interval:
+            return
+        self._steal_at = now
+        if ext.idle_cpu_workers() <= self.tau_c:
+            return
+        if len(self.H) and ext.spill_tasks() < self.steal_bound:
+            data, starts = self.H.pop(self.steal_batch, np.iinfo(np.int64).max)
+            data, starts = self.app.move_tasks_to_cpu(data, starts)
+            if ext.push_tasks(data, starts):
+                self.stats["tasks_to_cpu"] += len(starts) - 1
+                self.stats["steals_to_cpu"] += 1
+        elif self.give_back and len(self.pending) > 1:
+            k = len(self.pending) // 2
+            ext.give_back_vertices(self.pending[-k:])  # the back: CPU-friendly end
+            self.pending = self.pending[:-k]
+            self.stats["vertices_given_back"] += k
+            self.stats["give_backs"] += 1
 
     def drain(self, aborting=lambda: False) -> None:
         """Runs until the level stack, H and the pending vertices are empty."""
         while not aborting():
+            self._feed_cpus()
             if not self.stack:
                 if len(self.H):
                     self._level_from_host()

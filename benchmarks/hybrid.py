@@ -1,0 +1,177 @@
+"""MCE in every mode: CPU-only (all cores), GPU-only, hybrid, beside igraph; the
+gains of G-ThinkerCG's Table I (H2G = GPU-only / hybrid, H2C = CPU-only /
+hybrid), then the hybrid's sensitivity to eta, the GPU chunk and tau_c.
+
+    python benchmarks/hybrid.py --data .data --threads 16 \
+        --rmat 22:8:0.5,21:8:0.45,20:16:0.5 --sweep-graph 2 --out benchmarks/results/hybrid.json
+
+Each run is one process-local call of ``gthinker.apps.mce.run`` (kernels compiled
+once first, on a small graph); a run past ``--limit`` seconds is stopped (SIGALRM
+-> the job's Ctrl-C path) and reported as such. Counts must agree across modes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import networkx as nx
+from gthinker.apps import mce
+from mce_cpu import run_igraph
+
+import gthinker
+
+
+def _alarm(signum, frame):
+    raise KeyboardInterrupt
+
+
+def capped(limit, fn):
+    """(result, None) or (None, 'stopped after N s')."""
+    signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, limit)
+    try:
+        return fn(), None
+    except KeyboardInterrupt:
+        return None, f"stopped after {limit:g} s"
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def one(g, mode, threads, limit, **kw):
+    r, note = capped(limit, lambda: mce.run(g, mode=mode, threads=threads, **kw))
+    if r is None:
+        return {"mode": mode, "seconds": None, "note": note}
+    out = {"mode": mode, "seconds": r.seconds, "count": r.count, "histogram": r.histogram}
+    if "gpu" in r.stats:
+        s = r.stats["gpu"]
+        out["gpu"] = {k: s[k] for k in (
+            "assignments", "initial_vertices", "busy_seconds", "levels", "launches",
+            "tasks_from_cpu", "steals_from_cpu", "tasks_to_cpu", "steals_to_cpu",
+            "vertices_given_back", "host_stack_peak_records", "peak_vertices")}
+    if mode != "gpu":
+        out["cpu"] = {k: r.stats[k] for k in ("tasks_decomposed", "spill_peak_bytes")
+                      if k in r.stats}
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default=".data")
+    ap.add_argument("--snap", default="email-Enron.txt.gz,facebook_combined.txt.gz")
+    ap.add_argument("--rmat", default="22:8:0.5,21:8:0.45,20:16:0.5",
+                    help="scale:edge-factor:a list (b = c = (1 - a) / 2.5)")
+    ap.add_argument("--threads", type=int, default=16)
+    ap.add_argument("--limit", type=float, default=120)
+    ap.add_argument("--igraph-limit", type=float, default=60)
+    ap.add_argument("--sweep-graph", type=int, default=None,
+                    help="index (in the order run) of the graph for the sensitivity sweep")
+    ap.add_argument("--workdir", default="/tmp/gthinker-bench")
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args(argv)
+
+    print("device:", gthinker.gpu.require_device(), flush=True)
+    warm = nx.gnp_random_graph(60, 0.2, seed=1)
+    t = time.perf_counter()
+    assert mce.run(warm, mode="hybrid", threads=2).count == sum(1 for _ in nx.find_cliques(warm))
+    print(f"compiled in {time.perf_counter() - t:.1f}s", flush=True)
+
+    graphs = [(name, Path(args.data) / name, None) for name in args.snap.split(",") if name]
+    work = Path(args.workdir)
+    work.mkdir(parents=True, exist_ok=True)
+    for spec in filter(None, args.rmat.split(",")):
+        scale, ef, a = spec.split(":")
+        b = f"{(1 - float(a)) / 2.5:.4g}"
+        path = work / f"rmat_s{scale}_ef{ef}_a{a}_b{b}_c{b}.txt"
+        cmd = ["gthinker", "generate", "rmat", "--scale", scale, "--edge-factor", ef,
+               "--a", a, "--b", b, "--c", b, "--seed", "1", "-o", str(path)]
+        if not path.exists():
+            subprocess.run(cmd, check=True)
+        graphs.append((f"R-MAT s{scale} ef{ef} a={a} b=c={b}", path, " ".join(cmd)))
+
+    rows, ok = [], True
+    loaded = []
+    for name, path, made_by in graphs:
+        if not path.exists():
+            print(f"{name}: {path} missing, skipped", flush=True)
+            continue
+        g = gthinker.Graph.read(path)
+        loaded.append((name, g))
+        print(f"\n{name}: {g.num_vertices:,} vertices, {g.num_edges:,} edges, "
+              f"max degree {g.max_degree:,}", flush=True)
+        runs = {}
+        for mode in ("cpu", "gpu", "hybrid"):
+            runs[mode] = one(g, mode, args.threads, args.limit)
+            r = runs[mode]
+            print(f"  {mode:6s}: {r.get('count', '-'):>14} cliques  "
+                  f"{r['seconds'] if r['seconds'] is not None else r['note']}"
+                  f"  {r.get('gpu', '')}", flush=True)
+        ig, ig_note = run_igraph(g, args.igraph_limit)
+        counts = {r["count"] for r in runs.values() if r["seconds"] is not None}
+        hists = [json.dumps(r["histogram"], sort_keys=True) for r in runs.values()
+                 if r["seconds"] is not None]
+        same = len(counts) <= 1 and len(set(hists)) <= 1
+        ok &= same
+        sec = {m: r["seconds"] for m, r in runs.items()}
+        best = min((s for m, s in sec.items() if m != "hybrid" and s), default=None)
+        row = {"graph": name, "made_by": made_by, "vertices": g.num_vertices,
+               "edges": g.num_edges, "max_degree": int(g.max_degree),
+               "cliques": next(iter(counts)) if counts else None, "counts_equal": same,
+               "runs": runs, "igraph_seconds": ig, "igraph_note": ig_note}
+        if sec["hybrid"]:
+            row["gain_h2g"] = sec["gpu"] / sec["hybrid"] if sec["gpu"] else None
+            row["gain_h2c"] = sec["cpu"] / sec["hybrid"] if sec["cpu"] else None
+            row["gain_vs_best"] = best / sec["hybrid"] if best else None
+        rows.append(row)
+
+    sweep = []
+    if args.sweep_graph is not None and args.sweep_graph < len(loaded):
+        name, g = loaded[args.sweep_graph]
+        print(f"\nsensitivity (hybrid) on {name}", flush=True)
+        for param, values in (("eta_per_warp", (100, 1000, 4000)),
+                              ("gpu_chunk", (50_000, 500_000, 2_000_000)),
+                              ("tau_c", (0, args.threads // 2, args.threads - 1))):
+            for v in values:
+                if param == "gpu_chunk":
+                    r = one(g, "hybrid", args.threads, args.limit, gpu_chunk=v)
+                else:
+                    r = one(g, "hybrid", args.threads, args.limit, gpu_options={param: v})
+                sweep.append({"graph": name, "param": param, "value": v,
+                              "seconds": r["seconds"], "note": r.get("note"),
+                              "count": r.get("count"), "gpu": r.get("gpu")})
+                print(f"  {param}={v}: {r['seconds'] if r['seconds'] is not None else r['note']}",
+                      flush=True)
+
+    def f(x):
+        return f"{x:.3f} s" if x else "-"
+
+    print(f"\n| graph | cliques | CPU {args.threads}t | GPU | hybrid | igraph | H2G | H2C "
+          "| hybrid vs best |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        s = {m: r["runs"][m]["seconds"] for m in r["runs"]}
+        ig = f(r["igraph_seconds"]) if r["igraph_seconds"] else r["igraph_note"]
+        g2 = r.get("gain_h2g")
+        c2 = r.get("gain_h2c")
+        vb = r.get("gain_vs_best")
+        print(f"| {r['graph']} | {r['cliques']:,} | {f(s['cpu'])} | {f(s['gpu'])} | "
+              f"{f(s['hybrid'])} | {ig} | {g2 and f'{g2:.2f}'} | {c2 and f'{c2:.2f}'} | "
+              f"{vb and f'{vb:.2f}x'} |")
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(json.dumps({
+            "machine": platform.node(), "cpu_count": gthinker.default_threads(),
+            "date": time.strftime("%Y-%m-%d"), "threads": args.threads, "rows": rows,
+            "sweep": sweep}, indent=2))
+    print("counts equal everywhere" if ok else "COUNTS DIFFER", flush=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
