@@ -104,6 +104,7 @@ JobStatus Master::run(const std::function<bool()>& tick, double tick_seconds) {
                             std::ref(*contexts_[i]));
   }
   idle_cpu_.store(contexts_.size(), std::memory_order_relaxed);
+  idle_external_.store(slots_.size() - contexts_.size(), std::memory_order_relaxed);
   auto next_tick = Clock::now() + tick_every;
   // Algorithm 2: hand out work until every worker is idle and V and S are empty.
   while (true) {
@@ -139,6 +140,7 @@ JobStatus Master::run(const std::function<bool()>& tick, double tick_seconds) {
       continue;
     }
     if (w->kind == WorkerKind::kCpu) idle_cpu_.fetch_sub(1, std::memory_order_relaxed);
+    else idle_external_.fetch_sub(1, std::memory_order_relaxed);
     assign(*w);
   }
   end_ = true;
@@ -161,6 +163,12 @@ void Master::assign(WorkerSlot& w) {
   if (w.kind == WorkerKind::kGpu) {
     if (!deque_.empty()) {
       deque_.pop_front(config_.gpu_chunk, w.vertices);
+      w.chunks++;
+    } else if (!returned_.empty() && spill_.empty()) {
+      // Vertices a CPU worker handed back unstarted: better on the GPU than waiting.
+      const size_t k = std::min<size_t>(returned_.size(), static_cast<size_t>(config_.gpu_chunk));
+      w.vertices.assign(returned_.end() - static_cast<std::ptrdiff_t>(k), returned_.end());
+      returned_.resize(returned_.size() - k);
       w.chunks++;
     } else {
       spill_.pop_batch(static_cast<size_t>(config_.gpu_task_batch), w.tasks);
@@ -189,6 +197,7 @@ void Master::go_idle(WorkerSlot& w) {
   w.tasks.clear();
   idle_.push_back(&w);
   if (w.kind == WorkerKind::kCpu) idle_cpu_.fetch_add(1, std::memory_order_relaxed);
+  else idle_external_.fetch_add(1, std::memory_order_relaxed);
   master_cv_.notify_one();
 }
 
@@ -305,7 +314,9 @@ bool Master::check_time(WorkerContext& ctx) {
   // hand out one level of work per time budget while other cores starve (the
   // critical path becomes depth x budget). When a worker is idle and S is empty,
   // tasks split after early_split seconds instead of the full budget.
-  const bool starving = idle_cpu_.load(std::memory_order_relaxed) > 0 &&
+  // An idle GPU worker counts too: split work is what it steals from S.
+  const bool starving = (idle_cpu_.load(std::memory_order_relaxed) > 0 ||
+                         idle_external_.load(std::memory_order_relaxed) > 0) &&
                         spill_tasks_.load(std::memory_order_relaxed) == 0;
   if (abort_.load(std::memory_order_relaxed) || now >= ctx.deadline ||
       (starving && now >= ctx.early_deadline)) {

@@ -166,7 +166,8 @@ class Master {
     return !spill_.empty() || !returned_.empty() || !deque_.empty();
   }
   bool can_take(const WorkerSlot& w) const {  // requires mu_ held
-    return w.kind == WorkerKind::kCpu ? has_cpu_work() : (!deque_.empty() || !spill_.empty());
+    return w.kind == WorkerKind::kCpu ? has_cpu_work()
+                                      : (!deque_.empty() || !spill_.empty() || !returned_.empty());
   }
   void go_idle(WorkerSlot& w);  // requires mu_ held
   /// Moves `batch` onto S (it ends empty), failing the job instead if S would
@@ -195,6 +196,7 @@ class Master {
   alignas(64) std::atomic<bool> abort_{false};
   std::atomic<size_t> spill_tasks_{0};
   std::atomic<size_t> idle_cpu_{0};  // |W|, for check_time's demand-driven splitting
+  std::atomic<size_t> idle_external_{0};  // idle GPU workers, for the same
   std::atomic<size_t> spill_bytes_{0};
 
   std::chrono::steady_clock::time_point start_;
