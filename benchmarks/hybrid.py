@@ -1,6 +1,6 @@
 """MCE in every mode: CPU-only (all cores), GPU-only, hybrid, beside igraph; the
 gains of G-ThinkerCG's Table I (H2G = GPU-only / hybrid, H2C = CPU-only /
-hybrid), then the hybrid's sensitivity to eta, the GPU chunk and tau_c.
+hybrid), then the hybrid's sensitivity to eta, the GPU chunk, the CPU chunk and tau_c.
 
     python benchmarks/hybrid.py --data .data --threads 16 \
         --rmat 22:8:0.5,21:8:0.45,20:16:0.5 --sweep-graph 2 --out benchmarks/results/hybrid.json
@@ -141,10 +141,11 @@ def main(argv=None) -> int:
         print(f"\nsensitivity (hybrid) on {name}", flush=True)
         for param, values in (("eta_per_warp", (100, 1000, 4000)),
                               ("gpu_chunk", (50_000, 500_000, 2_000_000)),
+                              ("chunk", (1, 8, 50)),
                               ("tau_c", (0, args.threads // 2, args.threads - 1))):
             for v in values:
-                if param == "gpu_chunk":
-                    r = one(g, "hybrid", args.threads, args.limit, gpu_chunk=v)
+                if param in ("gpu_chunk", "chunk"):
+                    r = one(g, "hybrid", args.threads, args.limit, **{param: v})
                 else:
                     r = one(g, "hybrid", args.threads, args.limit, gpu_options={param: v})
                 sweep.append({"graph": name, "param": param, "value": v,

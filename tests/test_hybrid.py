@@ -55,9 +55,9 @@ def test_cpu_records_stolen_from_s_run_on_the_gpu_exactly_once():
     # CPU task records from S (here: every vertex's initial record, and the
     # master-side hand-over itself is tested in test_external_worker.py).
     import numpy as np
-
     from gthinker.apps.mce import _initial_record
     from gthinker.apps.mce_gpu import MaximalCliquesGPU
+
     from gthinker.gpu.worker import GPUWorker
     from gthinker.runtime import Assignment
 
