@@ -412,7 +412,7 @@ def run(
     mode: str = "auto",
     threads: int | None = None,
     time_budget: float = 0.1,
-    chunk: int = 50,
+    chunk: int | None = None,
     output: str | os.PathLike | None = None,
     progress=None,
     **options,
@@ -432,8 +432,11 @@ def run(
         CPU workers (default: all cores; unused in gpu mode).
     time_budget : float
         Seconds before a task decomposes (default 0.1).
-    chunk : int
-        Vertices per CPU assignment (default 50).
+    chunk : int, optional
+        Vertices per CPU assignment: default 50, or 1 in hybrid mode (the CPU
+        workers take the hardest vertices, from the back of the degeneracy
+        order, one at a time, so that none holds a batch of hubs at the end
+        while the GPU waits; measured in docs/benchmarks.md).
     output : path, optional
         Stream every maximal clique to this file, one per line, original vertex ids.
     progress : callable, optional
@@ -473,7 +476,7 @@ def run(
         mode=mode,
         threads=threads,
         time_budget=time_budget,
-        cpu_chunk=chunk,
+        cpu_chunk=chunk if chunk is not None else (1 if mode == "hybrid" else 50),
         histogram_bins=graph.degeneracy + 2,
         output=output,
         progress=progress,

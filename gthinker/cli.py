@@ -57,8 +57,9 @@ def _add_mce_parser(sub):
     p.add_argument("--early-split", type=float, default=None, metavar="SECONDS",
                    help="while a worker starves, tasks split after this long instead "
                         "(default: time budget / 20; 0: off)")
-    p.add_argument("--chunk", type=_positive_int, default=50, metavar="N",
-                   help="initial vertices per CPU assignment (default: 50)")
+    p.add_argument("--chunk", type=_positive_int, default=None, metavar="N",
+                   help="initial vertices per CPU assignment (default: 50; 1 in hybrid mode, "
+                        "where CPU workers take the hardest vertices from the back)")
     p.add_argument("--task-batch", type=_positive_int, default=8, metavar="N",
                    help="spilled tasks per CPU assignment (default: 8)")
     p.add_argument("--spill-limit", type=_positive_int, default=None, metavar="BYTES",
