@@ -16,12 +16,12 @@ import argparse
 import json
 import platform
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import networkx as nx
+from common import rmat_file
 from gthinker.apps import mce
 from mce_cpu import run_igraph
 
@@ -88,17 +88,11 @@ def main(argv=None) -> int:
 
     graphs = [(name.split(".")[0], Path(args.data) / name, None)
               for name in args.snap.split(",") if name]
-    work = Path(args.workdir)
-    work.mkdir(parents=True, exist_ok=True)
     for spec in filter(None, args.rmat.split(",")):
         scale, ef, a = spec.split(":")
         b = f"{(1 - float(a)) / 2.5:.4g}"
-        path = work / f"rmat_s{scale}_ef{ef}_a{a}_b{b}_c{b}.txt"
-        cmd = ["gthinker", "generate", "rmat", "--scale", scale, "--edge-factor", ef,
-               "--a", a, "--b", b, "--c", b, "--seed", "1", "-o", str(path)]
-        if not path.exists():
-            subprocess.run(cmd, check=True)
-        graphs.append((f"R-MAT s{scale} ef{ef} a={a} b=c={b}", path, " ".join(cmd)))
+        path, name, cmd = rmat_file(args.workdir, scale, ef, a, b, b)
+        graphs.append((name, path, cmd))
 
     rows, ok = [], True
     loaded = []

@@ -19,12 +19,12 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import networkx as nx
+from common import rmat_file
 from gthinker.apps import mce
 from mce_cpu import run_igraph
 
@@ -71,13 +71,8 @@ def main(argv=None) -> int:
         graphs.append(("email-Enron", enron, None))
     for spec in filter(None, args.rmat.split(",")):
         scale, ef = spec.split(":")
-        a, b, c = args.abc.split(",")
-        path = work / f"rmat_s{scale}_ef{ef}_a{a}_b{b}_c{c}.txt"
-        cmd = ["gthinker", "generate", "rmat", "--scale", scale, "--edge-factor", ef,
-               "--a", a, "--b", b, "--c", c, "--seed", "1", "-o", str(path)]
-        if not path.exists():
-            subprocess.run(cmd, check=True)
-        graphs.append((f"R-MAT s{scale} ef{ef} a={a} b={b} c={c} seed 1", path, " ".join(cmd)))
+        path, name, cmd = rmat_file(work, scale, ef, *args.abc.split(","))
+        graphs.append((name, path, cmd))
 
     rows = []
     ok = True
