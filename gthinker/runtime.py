@@ -366,6 +366,9 @@ def run(
         raise errors[0]
     _raise_for_status(task, graph, status)
     if tracer is not None:
+        final = job.snapshot()  # the end state, also for jobs shorter than one tick
+        final["gpu"] = gpu_worker.snapshot() if gpu_worker is not None else {}
+        tracer.sample(final)
         tracer.write(trace, start, seconds)
 
     res = job.results()

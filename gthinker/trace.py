@@ -68,9 +68,12 @@ class Tracer:
             ax.step(t, [r[4] for r in self.rows], where="post",
                     label="GPU -> CPU (tasks + vertices)")
             ax.step(t, [r[5] for r in self.rows], where="post", label="CPU -> GPU (tasks)")
+            ax.legend(loc="upper left")
+        else:
+            ax.text(0.5, 0.5, "no GPU worker: nothing moves between S and H",
+                    ha="center", va="center", transform=ax.transAxes)
         ax.set_ylabel("moved so far")
         ax.set_xlabel("seconds")
-        ax.legend(loc="upper left")
         fig.suptitle(f"gthinker job: {seconds:.3f} s, {self.threads} CPU workers"
                      + (" + GPU" if self.gpu is not None else "")
                      + f" ({time.strftime('%Y-%m-%d %H:%M')})")

@@ -158,3 +158,11 @@ def test_cli_auto_says_which_mode(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "mode: cpu (no usable GPU" in r.stderr or "mode: hybrid (GPU:" in r.stderr
     assert "maximal cliques: 2" in r.stdout
+
+
+def test_trace_in_cpu_mode(tmp_path):
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "cpu.png"
+    r = mce.run(nx.gnp_random_graph(60, 0.3, seed=1), mode="cpu", threads=2, trace=png)
+    assert r.count == _cliques(nx.gnp_random_graph(60, 0.3, seed=1))
+    assert png.read_bytes()[:4] == b"\x89PNG"
