@@ -166,10 +166,7 @@ void Master::assign(WorkerSlot& w) {
       w.chunks++;
     } else if (!returned_.empty() && spill_.empty()) {
       // Vertices a CPU worker handed back unstarted: better on the GPU than waiting.
-      const size_t k = std::min<size_t>(returned_.size(), static_cast<size_t>(config_.gpu_chunk));
-      w.vertices.assign(returned_.end() - static_cast<std::ptrdiff_t>(k), returned_.end());
-      returned_.resize(returned_.size() - k);
-      w.chunks++;
+      take_returned(w, config_.gpu_chunk);
     } else {
       spill_.pop_batch(static_cast<size_t>(config_.gpu_task_batch), w.tasks);
       w.batches++;
@@ -178,10 +175,7 @@ void Master::assign(WorkerSlot& w) {
     spill_.pop_batch(batch, w.tasks);
     w.batches++;
   } else if (!returned_.empty()) {
-    const size_t k = std::min<size_t>(returned_.size(), static_cast<size_t>(config_.cpu_chunk));
-    w.vertices.assign(returned_.end() - static_cast<std::ptrdiff_t>(k), returned_.end());
-    returned_.resize(returned_.size() - k);
-    w.chunks++;
+    take_returned(w, config_.cpu_chunk);
   } else {
     deque_.pop_back(config_.cpu_chunk, w.vertices);
     w.chunks++;
@@ -189,6 +183,13 @@ void Master::assign(WorkerSlot& w) {
   publish_spill_size();
   w.has_work = true;
   w.cv.notify_one();
+}
+
+void Master::take_returned(WorkerSlot& w, int64_t chunk) {
+  const size_t k = std::min<size_t>(returned_.size(), static_cast<size_t>(chunk));
+  w.vertices.assign(returned_.end() - static_cast<std::ptrdiff_t>(k), returned_.end());
+  returned_.resize(returned_.size() - k);
+  w.chunks++;
 }
 
 void Master::go_idle(WorkerSlot& w) {
@@ -249,6 +250,10 @@ bool Master::push_to_spill(TaskArena& batch, int64_t worker, bool enforce_limit)
 }
 
 void Master::return_vertices(const int32_t* vertices, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (vertices[i] < 0 || vertices[i] >= graph_.num_vertices)
+      throw std::out_of_range("returned vertex " + std::to_string(vertices[i]) +
+                              " is not a vertex of the graph");
   if (n == 0) return;
   std::lock_guard<std::mutex> lock(mu_);
   if (abort_) return;

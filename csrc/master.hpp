@@ -170,6 +170,8 @@ class Master {
                                       : (!deque_.empty() || !spill_.empty() || !returned_.empty());
   }
   void go_idle(WorkerSlot& w);  // requires mu_ held
+  /// Moves up to `chunk` vertices from the back of returned_ into `w`. Requires mu_ held.
+  void take_returned(WorkerSlot& w, int64_t chunk);
   /// Moves `batch` onto S (it ends empty), failing the job instead if S would
   /// pass its byte limit. Requires mu_ held.
   bool push_to_spill(TaskArena& batch, int64_t worker, bool enforce_limit);

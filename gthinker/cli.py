@@ -64,7 +64,7 @@ def _add_mce_parser(sub):
                    help="spilled tasks per CPU assignment (default: 8)")
     p.add_argument("--spill-limit", type=_positive_int, default=None, metavar="BYTES",
                    help="fail if the spill stack S grows past this (default: half the free memory)")
-    g = p.add_argument_group("GPU options (--mode gpu)")
+    g = p.add_argument_group("GPU options (--mode gpu or hybrid)")
     g.add_argument("--gpu-chunk", type=_positive_int, default=500_000, metavar="N",
                    help="initial vertices per GPU assignment, from the front of the "
                         "degeneracy order (default: 500000)")

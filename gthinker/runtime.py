@@ -366,9 +366,8 @@ def run(
         raise errors[0]
     _raise_for_status(task, graph, status)
     if tracer is not None:
-        final = job.snapshot()  # the end state, also for jobs shorter than one tick
-        final["gpu"] = gpu_worker.snapshot() if gpu_worker is not None else {}
-        tracer.sample(final)
+        # The end state, also for jobs shorter than one tick.
+        tracer.sample(_with_gpu(job.snapshot(), gpu_worker))
         tracer.write(trace, start, seconds)
 
     res = job.results()
@@ -396,6 +395,16 @@ def run(
     )
 
 
+def _with_gpu(snap, gpu_worker):
+    """Adds the GPU worker's figures to a master snapshot, and its counters (as
+    of the last second or so) to the CPU workers'."""
+    if gpu_worker is not None:
+        snap["gpu"] = gpu_worker.snapshot()
+        snap["counters"] = [int(a) + int(b) for a, b in
+                            zip(snap["counters"], gpu_worker.live_counters, strict=True)]
+    return snap
+
+
 def _ticker(progress, progress_interval, gpu_worker, tracer):
     """The job's tick callback: adds the GPU worker's figures and live counters
     to each snapshot, samples the trace, and calls ``progress`` when it is due."""
@@ -404,11 +413,7 @@ def _ticker(progress, progress_interval, gpu_worker, tracer):
     due = [progress_interval]
 
     def on_tick(snap):
-        if gpu_worker is not None:
-            snap["gpu"] = gpu_worker.snapshot()
-            live = gpu_worker.live_counters  # as of the last second or so
-            snap["counters"] = [int(a) + int(b) for a, b in
-                                zip(snap["counters"], live, strict=False)] or list(live)
+        _with_gpu(snap, gpu_worker)
         if tracer is not None:
             tracer.sample(snap)
         if progress is not None and snap["elapsed"] >= due[0]:

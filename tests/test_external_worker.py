@@ -122,3 +122,30 @@ def test_a_failing_external_worker_stops_the_job():
 def test_threads_zero_needs_an_external_worker():
     with pytest.raises(ValueError, match="threads"):
         gthinker.run(Visit, graph(10), threads=0)
+
+
+def test_vertices_handed_back_are_done_once_by_the_cpus():
+    n = 3000
+    g = graph(n)
+    kept = []
+    errors = []
+
+    def generous(worker):
+        while (work := worker.wait()) is not None:
+            v = work.vertices
+            try:
+                worker.give_back_vertices(np.array([n], np.int32))  # not a vertex
+            except IndexError as exc:
+                errors.append(str(exc))
+            worker.give_back_vertices(v[len(v) // 2 :])  # the back half, unstarted
+            kept.append(v[: len(v) // 2].copy())
+            worker.done()
+
+    res = gthinker.run(Visit, g, threads=2, external=[generous], gpu_chunk=900,
+                       histogram_bins=n)
+    visits = res.histograms["visits"].copy()
+    for chunk in kept:
+        np.add.at(visits, chunk, 1)
+    assert (visits == 1).all()
+    assert errors and "not a vertex" in errors[0]
+    assert sum(len(c) for c in kept) > 0

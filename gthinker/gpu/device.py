@@ -127,9 +127,15 @@ def warp_prefix(pred):
 
 
 @cuda.jit(device=True)
-def _reserve_record(out, n):
-    """Reserves n vertices and one record slot; -1 (and the failed flag) when full.
-    Vertices first, then the slot: every slot below CAPR is then a whole record."""
+def append(out, n):
+    """Reserves a new subgraph of ``n`` vertices in the next level; returns the
+    position of its first vertex in ``out.vertices``, or -1 when the device
+    buffer is full. After -1, return without side effects: the framework moves
+    the level to host memory and runs the same call again. At most one append
+    per ``extend`` / ``generate_initial_tasks`` call.
+
+    Vertices are reserved before the record slot, so every slot below the
+    capacity holds a whole record."""
     ctrl = out.ctrl
     pos = cuda.atomic.add(ctrl, VTAIL, n)
     if pos + n > ctrl[CAPV]:
@@ -142,16 +148,6 @@ def _reserve_record(out, n):
     out.offsets[rec, 0] = pos
     out.offsets[rec, 1] = pos + n
     return pos
-
-
-@cuda.jit(device=True)
-def append(out, n):
-    """Reserves a new subgraph of ``n`` vertices in the next level; returns the
-    position of its first vertex in ``out.vertices``, or -1 when the device
-    buffer is full. After -1, return without side effects: the framework moves
-    the level to host memory and runs the same call again. At most one append
-    per ``extend`` / ``generate_initial_tasks`` call."""
-    return _reserve_record(out, n)
 
 
 @cuda.jit(device=True)

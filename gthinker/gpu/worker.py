@@ -25,6 +25,7 @@ import psutil
 from numba import cuda, njit
 
 from ..errors import GThinkerError
+from . import device_status
 from .device import (
     CAPR,
     CAPV,
@@ -151,7 +152,6 @@ class GPUWorker:
         self.hist_bins = histogram_bins if app_cls.histograms else 1
 
         if self.simulated:
-            sms = 1
             pblocks, pthreads = 1, 64
             eblocks, ethreads = 1, 32
         else:
@@ -196,7 +196,7 @@ class GPUWorker:
         self.d_defer_in = cuda.device_array(2 * self.warps + 1, np.int64)
         self.d_defer_out = cuda.device_array(2 * self.warps + 1, np.int64)
         self.d_wfailed = cuda.device_array(self.warps, np.int32)
-        self.d_failed = cuda.device_array(max(eblocks * ethreads, pblocks * pthreads), np.int32)
+        self.d_failed = cuda.device_array(eblocks * ethreads, np.int32)  # generate, extend
         self.d_gen_in = cuda.device_array(self.eta, np.int32)
         self.d_gen_retry = cuda.device_array(self.eta, np.int32)
 
@@ -251,9 +251,7 @@ class GPUWorker:
         self.ndefer = 0
         self.pending = np.zeros(0, np.int32)
         self.stats = {
-            "device": "simulator" if self.simulated else cuda.get_current_device().name.decode()
-            if isinstance(cuda.get_current_device().name, bytes) else
-            str(cuda.get_current_device().name),
+            "device": device_status()[1],
             "eta": self.eta,
             "warps": self.warps,
             "buffer_bytes": self.capv * 4 + self.capr * 16,
