@@ -47,6 +47,7 @@ PY
     python3 "$ROOT/benchmarks/hybrid.py" --data "$ROOT/.data" --threads 16 \
       --snap "${SNAP:-email-Enron.txt.gz}" --rmat "${RMATS:-22:8:0.5,21:8:0.45,20:16:0.5}" \
       --limit "${LIMIT:-100}" --igraph-limit "${IGRAPH_LIMIT:-20}" ${SWEEP:+--sweep-graph $SWEEP} \
+      ${TRACE:+--trace-dir "$OUT/traces"} \
       --out "$OUT/hybrid${TAG:-}.json" 2>&1 | tee "$OUT/hybrid${TAG:-}.log"
     ;;
 esac

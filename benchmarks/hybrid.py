@@ -54,7 +54,8 @@ def one(g, mode, threads, limit, **kw):
         out["gpu"] = {k: s[k] for k in (
             "assignments", "initial_vertices", "busy_seconds", "levels", "launches",
             "tasks_from_cpu", "steals_from_cpu", "tasks_to_cpu", "steals_to_cpu",
-            "vertices_given_back", "host_stack_peak_records", "peak_vertices")}
+            "vertices_given_back", "level_tasks_to_cpu", "host_stack_peak_records",
+            "peak_vertices")}
     if mode != "gpu":
         out["cpu"] = {k: r.stats[k] for k in ("tasks_decomposed", "spill_peak_bytes")
                       if k in r.stats}
@@ -72,6 +73,9 @@ def main(argv=None) -> int:
     ap.add_argument("--igraph-limit", type=float, default=60)
     ap.add_argument("--sweep-graph", type=int, default=None,
                     help="index (in the order run) of the graph for the sensitivity sweep")
+    ap.add_argument("--trace-dir", default=None,
+                    help="also run the hybrid once more per graph with --trace, PNG here "
+                         "(not the timed run)")
     ap.add_argument("--workdir", default="/tmp/gthinker-bench")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
@@ -111,6 +115,11 @@ def main(argv=None) -> int:
             print(f"  {mode:6s}: {r.get('count', '-'):>14} cliques  "
                   f"{r['seconds'] if r['seconds'] is not None else r['note']}"
                   f"  {r.get('gpu', '')}", flush=True)
+        if args.trace_dir:
+            png = Path(args.trace_dir) / f"trace_{name}.png"
+            png.parent.mkdir(parents=True, exist_ok=True)
+            r = one(g, "hybrid", args.threads, args.limit, trace=str(png))
+            print(f"  traced hybrid: {r['seconds']} -> {png}", flush=True)
         ig, ig_note = run_igraph(g, args.igraph_limit)
         counts = {r["count"] for r in runs.values() if r["seconds"] is not None}
         hists = [json.dumps(r["histogram"], sort_keys=True) for r in runs.values()
@@ -136,7 +145,8 @@ def main(argv=None) -> int:
         for param, values in (("eta_per_warp", (100, 1000, 4000)),
                               ("gpu_chunk", (50_000, 500_000, 2_000_000)),
                               ("chunk", (1, 8, 50)),
-                              ("tau_c", (0, args.threads // 2, args.threads - 1))):
+                              ("tau_c", (0, args.threads // 2, args.threads - 1)),
+                              ("level_steal", (False,)), ("give_back", (False,))):
             for v in values:
                 if param in ("gpu_chunk", "chunk"):
                     r = one(g, "hybrid", args.threads, args.limit, **{param: v})

@@ -96,9 +96,10 @@ def test_gpu_to_cpu_stealing_moves_h_to_s():
     G = nx.gnp_random_graph(45, 0.3, seed=3)
     r = mce.run(G, mode="hybrid", threads=1, chunk=1,
                 gpu_options={"tau_c": -1, "buffer_bytes": 1500, "eta_per_warp": 2,
-                             "steal_batch": 3, "give_back": False})
+                             "steal_batch": 3, "give_back": False, "level_steal": False})
     s = r.stats["gpu"]
     assert s["to_host"] > 0 and s["tasks_to_cpu"] > 0 and s["steals_to_cpu"] > 0
+    assert s["level_tasks_to_cpu"] == 0
     assert r.count == _cliques(G)
 
 
@@ -107,6 +108,19 @@ def test_gpu_hands_back_unstarted_vertices():
     r = mce.run(G, mode="hybrid", threads=1, chunk=1, gpu_options={"tau_c": -1})
     assert r.stats["gpu"]["vertices_given_back"] > 0
     assert r.count == _cliques(G)
+
+
+def test_gpu_hands_unread_level_records_to_idle_cpus():
+    # A buffer big enough that H stays empty, and no vertex hand-back: idle CPU
+    # workers can only get work from the unread ends of the GPU's levels.
+    G = nx.compose(nx.gnp_random_graph(30, 0.3, seed=5), nx.complete_graph(8))
+    r = mce.run(G, mode="hybrid", threads=2, chunk=1,
+                gpu_options={"tau_c": -1, "give_back": False, "steal_interval": 0})
+    s = r.stats["gpu"]
+    assert s["to_host"] == 0 and s["vertices_given_back"] == 0
+    assert s["level_steals"] > 0 and s["level_tasks_to_cpu"] == s["tasks_to_cpu"] > 0
+    cpu = mce.run(G, mode="cpu", threads=1)
+    assert r.count == cpu.count == _cliques(G) and r.histogram == cpu.histogram
 
 
 def test_no_stealing_when_thresholds_forbid_it():

@@ -140,7 +140,8 @@ class GPUWorker:
     def __init__(self, app_cls, graph, *, params=(), histogram_bins=2, eta_per_warp=None,
                  buffer_bytes=None, blocks=None, threads_per_block=None, fanout=None,
                  host_limit_bytes=None, cpu_threads=0, tau_c=None, steal_bound=1_000_000,
-                 steal_batch=1_000_000, give_back=True, steal_interval=0.005):
+                 steal_batch=1_000_000, give_back=True, level_steal=True,
+                 steal_interval=0.005):
         self.app = app_cls()
         self.kern = app_cls.kernels()
         self.simulated = simulator_enabled()
@@ -239,6 +240,7 @@ class GPUWorker:
         self.steal_bound = int(steal_bound)
         self.steal_batch = int(steal_batch)
         self.give_back = bool(give_back)
+        self.level_steal = bool(level_steal)
         self.steal_interval = float(steal_interval)
         self._steal_at = 0.0
         self._ext = None
@@ -277,6 +279,8 @@ class GPUWorker:
             "vertices_given_back": 0,
             "give_backs": 0,
             "steals_from_cpu": 0,
+            "level_steals": 0,
+            "level_tasks_to_cpu": 0,
         }
 
     # ---- the worker loop ---------------------------------------------------------
@@ -301,16 +305,22 @@ class GPUWorker:
             worker.done()
 
     def _feed_cpus(self) -> None:
-        """GPU-to-CPU stealing, checked every few milliseconds: while more than
-        tau_c CPU workers are idle, move a batch of subgraphs from H to S (if S
-        holds fewer than steal_bound tasks), or else hand back half of the
-        chunk's vertices not yet started."""
+        """GPU-to-CPU stealing, checked every few milliseconds while more than
+        tau_c CPU workers are idle. In this order:
+
+        1. a batch of subgraphs from H to S (if S holds fewer than steal_bound);
+        2. half of the chunk's vertices not yet started, back to the master;
+        3. one unread subgraph per idle CPU worker from the lowest level of
+           the device stack that has unread ones (the largest subtrees the GPU
+           holds; at most half of that level's unread rest).
+        """
         ext = self._ext
         now = time.perf_counter()
         if ext is None or now - self._steal_at < self.steal_interval:
             return
         self._steal_at = now
-        if ext.idle_cpu_workers() <= self.tau_c:
+        idle = ext.idle_cpu_workers()
+        if idle <= self.tau_c:
             return
         if len(self.H) and ext.spill_tasks() < self.steal_bound:
             data, starts = self.H.pop(self.steal_batch, np.iinfo(np.int64).max)
@@ -324,6 +334,32 @@ class GPUWorker:
             self.pending = self.pending[:-k]
             self.stats["vertices_given_back"] += k
             self.stats["give_backs"] += 1
+        elif self.level_steal and ext.spill_tasks() < self.steal_bound:
+            self._steal_from_levels(max(1, min(idle, self.steal_batch)))
+
+    def _steal_from_levels(self, want: int) -> None:
+        """Moves up to ``want`` unread records from the end of the lowest level
+        with unread records to S. The level just ends earlier: the records'
+        space stays dead until the level is popped. Runs between launches, so
+        no kernel reads the level meanwhile."""
+        for level in self.stack:
+            unread = level.rec_hi - level.head
+            if unread > 0:
+                break
+        else:
+            return
+        m = min(want, (unread + 1) // 2)
+        lo = level.rec_hi - m
+        offs = self.d_offs[lo : level.rec_hi].copy_to_host()
+        v_lo, v_hi = int(offs[:, 0].min()), int(offs[:, 1].max())
+        data, starts = _gather(offs, self.d_vert[v_lo:v_hi].copy_to_host(), v_lo)
+        data, starts = self.app.move_tasks_to_cpu(data, starts)
+        if self._ext.push_tasks(data, starts):
+            level.rec_hi = lo
+            self.stats["tasks_to_cpu"] += m
+            self.stats["level_tasks_to_cpu"] += m
+            self.stats["steals_to_cpu"] += 1
+            self.stats["level_steals"] += 1
 
     def drain(self, aborting=lambda: False) -> None:
         """Runs until the level stack, H and the pending vertices are empty."""
