@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import re
 import signal
 import sys
 import time
@@ -116,7 +117,7 @@ def main(argv=None) -> int:
                   f"{r['seconds'] if r['seconds'] is not None else r['note']}"
                   f"  {r.get('gpu', '')}", flush=True)
         if args.trace_dir:
-            png = Path(args.trace_dir) / f"trace_{name}.png"
+            png = Path(args.trace_dir) / ("trace_" + re.sub(r"[^\w.-]+", "_", name) + ".png")
             png.parent.mkdir(parents=True, exist_ok=True)
             r = one(g, "hybrid", args.threads, args.limit, trace=str(png))
             print(f"  traced hybrid: {r['seconds']} -> {png}", flush=True)

@@ -243,7 +243,10 @@ class GPUWorker:
         self.level_steal = bool(level_steal)
         self.steal_interval = float(steal_interval)
         self._steal_at = 0.0
+        self._per_cpu = 1  # level steals: subgraphs per idle CPU worker
+        self._polls_since_steal = 0
         self._ext = None
+        _gather(np.zeros((1, 2), np.int64), np.zeros(1, np.int32), 0)  # compiled or loaded now
         self.timeline: list[tuple[float, float]] = []  # GPU busy intervals
         self._live_at = time.perf_counter()
         self.live_counters = np.zeros(self.n_counters, np.int64)
@@ -310,9 +313,11 @@ class GPUWorker:
 
         1. a batch of subgraphs from H to S (if S holds fewer than steal_bound);
         2. half of the chunk's vertices not yet started, back to the master;
-        3. one unread subgraph per idle CPU worker from the lowest level of
-           the device stack that has unread ones (the largest subtrees the GPU
-           holds; at most half of that level's unread rest).
+        3. unread subgraphs from the lowest level of the device stack that has
+           unread ones (the largest subtrees the GPU holds; at most half of
+           that level's unread rest): k per idle CPU worker, where k starts at
+           1, doubles when the CPUs are idle again at the next poll (their
+           share was too light) and halves after four polls that found them busy.
         """
         ext = self._ext
         now = time.perf_counter()
@@ -320,7 +325,11 @@ class GPUWorker:
             return
         self._steal_at = now
         idle = ext.idle_cpu_workers()
+        self._polls_since_steal += 1
         if idle <= self.tau_c:
+            if self._polls_since_steal >= 4:
+                self._per_cpu = max(1, self._per_cpu // 2)
+                self._polls_since_steal = 0
             return
         if len(self.H) and ext.spill_tasks() < self.steal_bound:
             data, starts = self.H.pop(self.steal_batch, np.iinfo(np.int64).max)
@@ -335,7 +344,10 @@ class GPUWorker:
             self.stats["vertices_given_back"] += k
             self.stats["give_backs"] += 1
         elif self.level_steal and ext.spill_tasks() < self.steal_bound:
-            self._steal_from_levels(max(1, min(idle, self.steal_batch)))
+            if self._polls_since_steal == 1:
+                self._per_cpu = min(2 * self._per_cpu, self.steal_batch)
+            self._polls_since_steal = 0
+            self._steal_from_levels(max(1, min(idle * self._per_cpu, self.steal_batch)))
 
     def _steal_from_levels(self, want: int) -> None:
         """Moves up to ``want`` unread records from the end of the lowest level
