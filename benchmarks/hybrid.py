@@ -55,7 +55,8 @@ def one(g, mode, threads, limit, **kw):
         out["gpu"] = {k: s[k] for k in (
             "assignments", "initial_vertices", "busy_seconds", "levels", "launches",
             "tasks_from_cpu", "steals_from_cpu", "tasks_to_cpu", "steals_to_cpu",
-            "vertices_given_back", "level_tasks_to_cpu", "host_stack_peak_records",
+            "vertices_given_back", "level_tasks_to_cpu", "starved_polls",
+            "longest_step_seconds", "host_stack_peak_records",
             "peak_vertices")}
     if mode != "gpu":
         out["cpu"] = {k: r.stats[k] for k in ("tasks_decomposed", "spill_peak_bytes")

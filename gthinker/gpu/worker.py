@@ -283,6 +283,8 @@ class GPUWorker:
             "give_backs": 0,
             "steals_from_cpu": 0,
             "level_steals": 0,
+            "starved_polls": 0,  # polls that found CPUs idle and nothing to give them
+            "longest_step_seconds": 0.0,
             "level_tasks_to_cpu": 0,
         }
 
@@ -307,7 +309,7 @@ class GPUWorker:
             self.timeline.append((t, end))
             worker.done()
 
-    def _feed_cpus(self) -> None:
+    def _feed_cpus(self, levels: bool = True) -> None:
         """GPU-to-CPU stealing, checked every few milliseconds while more than
         tau_c CPU workers are idle. In this order:
 
@@ -318,6 +320,9 @@ class GPUWorker:
            that level's unread rest): k per idle CPU worker, where k starts at
            1, doubles when the CPUs are idle again at the next poll (their
            share was too light) and halves after four polls that found them busy.
+
+        ``levels=False`` (inside a step, while the top level is being read)
+        leaves the level stack alone.
         """
         ext = self._ext
         now = time.perf_counter()
@@ -343,13 +348,16 @@ class GPUWorker:
             self.pending = self.pending[:-k]
             self.stats["vertices_given_back"] += k
             self.stats["give_backs"] += 1
-        elif self.level_steal and ext.spill_tasks() < self.steal_bound:
+        elif levels and self.level_steal and ext.spill_tasks() < self.steal_bound:
             if self._polls_since_steal == 1:
                 self._per_cpu = min(2 * self._per_cpu, self.steal_batch)
             self._polls_since_steal = 0
-            self._steal_from_levels(max(1, min(idle * self._per_cpu, self.steal_batch)))
+            if not self._steal_from_levels(max(1, min(idle * self._per_cpu, self.steal_batch))):
+                self.stats["starved_polls"] += 1
+        else:
+            self.stats["starved_polls"] += 1
 
-    def _steal_from_levels(self, want: int) -> None:
+    def _steal_from_levels(self, want: int) -> bool:
         """Moves up to ``want`` unread records from the end of the lowest level
         with unread records to S. The level just ends earlier: the records'
         space stays dead until the level is popped. Runs between launches, so
@@ -359,7 +367,7 @@ class GPUWorker:
             if unread > 0:
                 break
         else:
-            return
+            return False
         m = min(want, (unread + 1) // 2)
         lo = level.rec_hi - m
         offs = self.d_offs[lo : level.rec_hi].copy_to_host()
@@ -372,6 +380,8 @@ class GPUWorker:
             self.stats["level_tasks_to_cpu"] += m
             self.stats["steals_to_cpu"] += 1
             self.stats["level_steals"] += 1
+            return True
+        return False
 
     def drain(self, aborting=lambda: False) -> None:
         """Runs until the level stack, H and the pending vertices are empty."""
@@ -385,7 +395,10 @@ class GPUWorker:
                 else:
                     return
                 continue
+            t = time.perf_counter()
             self._step()
+            self.stats["longest_step_seconds"] = max(self.stats["longest_step_seconds"],
+                                                     time.perf_counter() - t)
 
     # ---- kernels -----------------------------------------------------------------
 
@@ -509,6 +522,7 @@ class GPUWorker:
                 raise GThinkerError("GPU subgraph buffer too small: the current level leaves "
                                     "no room for one new subgraph; raise the buffer size")
             self._to_host(lo, hi, v_lo, min(int(c[VTAIL]), self.capv))
+            self._feed_cpus(levels=False)  # retries can take long: H -> S meanwhile
             self.q, self.r = self.r, self.q
             c[QTAIL], c[NRETRY] = c[NRETRY], 0
             c[OTAIL], c[VTAIL] = lo, v_lo
