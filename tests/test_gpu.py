@@ -209,6 +209,19 @@ def test_host_stack_is_lifo_and_bounded():
         h.push(np.zeros(5000, np.int32), np.array([0, 5000]))
 
 
+def test_host_stack_keeps_blocks_stolen_from_s_unmovable():
+    h = HostStack()
+    assert not h.top_movable  # empty
+    h.push(np.arange(4, dtype=np.int32), np.array([0, 2, 4]), movable=False)  # from S
+    assert not h.top_movable
+    h.push(np.arange(7, 9, dtype=np.int32), np.array([0, 2]))  # a level of the device
+    assert h.top_movable
+    assert h.pop(5, 100)[0].tolist() == [7, 8]
+    assert not h.top_movable and len(h) == 2
+    data, starts = h.pop(1, 100)  # partial pops keep the flag
+    assert data.tolist() == [2, 3] and not h.top_movable and len(h) == 1
+
+
 # ---- MCE on the GPU -------------------------------------------------------------------
 
 

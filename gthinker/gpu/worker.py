@@ -56,11 +56,14 @@ _OVERFLOW = 0.95
 class HostStack:
     """H: subgraph records in host memory, as a stack of blocks ``(data, starts)``
     (record k of a block is ``data[starts[k]:starts[k + 1]]``, the same layout
-    as task records in the master's S). Grows as needed; never device memory."""
+    as task records in the master's S). Grows as needed; never device memory.
+
+    A block is *movable* (to the CPUs' S) unless it came from S itself: the
+    GPU keeps what it stole, or the two sides would pass it to and fro."""
 
     def __init__(self, limit_bytes: int | None = None):
         self.limit_bytes = limit_bytes
-        self._blocks: list[tuple[np.ndarray, np.ndarray]] = []
+        self._blocks: list[tuple[np.ndarray, np.ndarray, bool]] = []
         self.records = 0
         self.vertices = 0
         self.peak_records = 0
@@ -71,11 +74,15 @@ class HostStack:
     def __len__(self) -> int:
         return self.records
 
-    def push(self, data: np.ndarray, starts: np.ndarray) -> None:
+    @property
+    def top_movable(self) -> bool:
+        return bool(self._blocks) and self._blocks[-1][2]
+
+    def push(self, data: np.ndarray, starts: np.ndarray, movable: bool = True) -> None:
         k = len(starts) - 1
         if k <= 0:
             return
-        self._blocks.append((data, starts))
+        self._blocks.append((data, starts, movable))
         self.records += k
         self.vertices += int(starts[-1])
         self.pushes += 1
@@ -91,8 +98,8 @@ class HostStack:
 
     def pop(self, max_records: int, max_vertices: int):
         """Up to ``max_records`` records (and ``max_vertices`` vertices, at least
-        one record) from the top; returns ``(data, starts)``."""
-        data, starts = self._blocks[-1]
+        one record) from the top block; returns ``(data, starts)``."""
+        data, starts, movable = self._blocks[-1]
         k = len(starts) - 1
         lo = max(0, k - max_records)
         # Keep the vertex total bounded (a record or more always moves).
@@ -101,7 +108,7 @@ class HostStack:
         if lo == 0:
             self._blocks.pop()
         else:
-            self._blocks[-1] = (data[: starts[lo]], starts[: lo + 1])
+            self._blocks[-1] = (data[: starts[lo]], starts[: lo + 1], movable)
         out_data = data[starts[lo] : starts[k]]
         out_starts = starts[lo:] - starts[lo]
         self.records -= k - lo
@@ -298,7 +305,7 @@ class GPUWorker:
             if work.num_tasks:  # CPU-to-GPU stealing: spilled tasks from S, into H
                 data, starts = self.app.move_tasks_from_cpu(work.task_data, work.task_starts)
                 self.H.push(np.ascontiguousarray(data, np.int32),
-                            np.ascontiguousarray(starts, np.int64))
+                            np.ascontiguousarray(starts, np.int64), movable=False)
                 self.stats["tasks_from_cpu"] += work.num_tasks
                 self.stats["steals_from_cpu"] += 1
             self.pending = np.ascontiguousarray(work.vertices, np.int32)
@@ -313,7 +320,8 @@ class GPUWorker:
         """GPU-to-CPU stealing, checked every few milliseconds while more than
         tau_c CPU workers are idle. In this order:
 
-        1. a batch of subgraphs from H to S (if S holds fewer than steal_bound);
+        1. a batch of subgraphs from H to S (if S holds fewer than steal_bound;
+           not those that came from S);
         2. half of the chunk's vertices not yet started, back to the master;
         3. unread subgraphs from the lowest level of the device stack that has
            unread ones (the largest subtrees the GPU holds; at most half of
@@ -336,7 +344,7 @@ class GPUWorker:
                 self._per_cpu = max(1, self._per_cpu // 2)
                 self._polls_since_steal = 0
             return
-        if len(self.H) and ext.spill_tasks() < self.steal_bound:
+        if self.H.top_movable and ext.spill_tasks() < self.steal_bound:
             data, starts = self.H.pop(self.steal_batch, np.iinfo(np.int64).max)
             data, starts = self.app.move_tasks_to_cpu(data, starts)
             if ext.push_tasks(data, starts):
