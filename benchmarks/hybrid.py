@@ -73,8 +73,13 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=16)
     ap.add_argument("--limit", type=float, default=120)
     ap.add_argument("--igraph-limit", type=float, default=60)
-    ap.add_argument("--sweep-graph", type=int, default=None,
-                    help="index (in the order run) of the graph for the sensitivity sweep")
+    ap.add_argument("--sweep-graph", default="",
+                    help="indices (in the order run, comma-separated) of the graphs for the "
+                         "sensitivity sweep")
+    ap.add_argument("--table", default=True, action=argparse.BooleanOptionalAction,
+                    help="the per-graph table (--no-table: only the sweep)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="runs per mode and graph; the median is reported (all in the JSON)")
     ap.add_argument("--trace-dir", default=None,
                     help="also run the hybrid once more per graph with --trace, PNG here "
                          "(not the timed run)")
@@ -110,10 +115,15 @@ def main(argv=None) -> int:
         loaded.append((name, g))
         print(f"\n{name}: {g.num_vertices:,} vertices, {g.num_edges:,} edges, "
               f"max degree {g.max_degree:,}", flush=True)
+        if not args.table:
+            continue
         runs = {}
         for mode in ("cpu", "gpu", "hybrid"):
-            runs[mode] = one(g, mode, args.threads, args.limit)
-            r = runs[mode]
+            reps = [one(g, mode, args.threads, args.limit) for _ in range(args.repeat)]
+            done = sorted((r for r in reps if r["seconds"] is not None),
+                          key=lambda r: r["seconds"])
+            r = runs[mode] = done[(len(done) - 1) // 2] if done else reps[0]
+            r["all_seconds"] = [x["seconds"] for x in reps]
             print(f"  {mode:6s}: {r.get('count', '-'):>14} cliques  "
                   f"{r['seconds'] if r['seconds'] is not None else r['note']}"
                   f"  {r.get('gpu', '')}", flush=True)
@@ -141,8 +151,10 @@ def main(argv=None) -> int:
         rows.append(row)
 
     sweep = []
-    if args.sweep_graph is not None and args.sweep_graph < len(loaded):
-        name, g = loaded[args.sweep_graph]
+    for index in (int(x) for x in args.sweep_graph.split(",") if x):
+        if index >= len(loaded):
+            continue
+        name, g = loaded[index]
         print(f"\nsensitivity (hybrid) on {name}", flush=True)
         for param, values in (("eta_per_warp", (100, 1000, 4000)),
                               ("gpu_chunk", (50_000, 500_000, 2_000_000)),
@@ -157,8 +169,8 @@ def main(argv=None) -> int:
                 sweep.append({"graph": name, "param": param, "value": v,
                               "seconds": r["seconds"], "note": r.get("note"),
                               "count": r.get("count"), "gpu": r.get("gpu")})
-                print(f"  {param}={v}: {r['seconds'] if r['seconds'] is not None else r['note']}",
-                      flush=True)
+                print(f"    {param}={v}: "
+                      f"{r['seconds'] if r['seconds'] is not None else r['note']}", flush=True)
 
     def f(x):
         return f"{x:.3f} s" if x else "-"
