@@ -105,7 +105,18 @@ def main(argv=None) -> int:
         path, name, cmd = rmat_file(args.workdir, scale, ef, a, b, b)
         graphs.append((name, path, cmd))
 
-    rows, ok = [], True
+    rows, ok, sweep = [], True, []
+
+    def save():
+        """Written after every graph and sweep point, so a run stopped by a
+        time limit keeps what it measured."""
+        if args.out:
+            Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.out).write_text(json.dumps({
+                "machine": platform.node(), "cpu_count": gthinker.default_threads(),
+                "date": time.strftime("%Y-%m-%d"), "threads": args.threads,
+                "repeat": args.repeat, "rows": rows, "sweep": sweep}, indent=2))
+
     loaded = []
     for name, path, made_by in graphs:
         if not path.exists():
@@ -124,6 +135,8 @@ def main(argv=None) -> int:
                           key=lambda r: r["seconds"])
             r = runs[mode] = done[(len(done) - 1) // 2] if done else reps[0]
             r["all_seconds"] = [x["seconds"] for x in reps]
+            if args.repeat > 1:
+                print(f"  {mode:6s} runs: {r['all_seconds']}", flush=True)
             print(f"  {mode:6s}: {r.get('count', '-'):>14} cliques  "
                   f"{r['seconds'] if r['seconds'] is not None else r['note']}"
                   f"  {r.get('gpu', '')}", flush=True)
@@ -149,8 +162,8 @@ def main(argv=None) -> int:
             row["gain_h2c"] = sec["cpu"] / sec["hybrid"] if sec["cpu"] else None
             row["gain_vs_best"] = best / sec["hybrid"] if best else None
         rows.append(row)
+        save()
 
-    sweep = []
     for index in (int(x) for x in args.sweep_graph.split(",") if x):
         if index >= len(loaded):
             continue
@@ -169,6 +182,7 @@ def main(argv=None) -> int:
                 sweep.append({"graph": name, "param": param, "value": v,
                               "seconds": r["seconds"], "note": r.get("note"),
                               "count": r.get("count"), "gpu": r.get("gpu")})
+                save()
                 print(f"    {param}={v}: "
                       f"{r['seconds'] if r['seconds'] is not None else r['note']}", flush=True)
 
@@ -187,12 +201,7 @@ def main(argv=None) -> int:
         print(f"| {r['graph']} | {r['cliques']:,} | {f(s['cpu'])} | {f(s['gpu'])} | "
               f"{f(s['hybrid'])} | {ig} | {g2 and f'{g2:.2f}'} | {c2 and f'{c2:.2f}'} | "
               f"{vb and f'{vb:.2f}x'} |")
-    if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(json.dumps({
-            "machine": platform.node(), "cpu_count": gthinker.default_threads(),
-            "date": time.strftime("%Y-%m-%d"), "threads": args.threads, "rows": rows,
-            "sweep": sweep}, indent=2))
+    save()
     print("counts equal everywhere" if ok else "COUNTS DIFFER", flush=True)
     return 0 if ok else 1
 
