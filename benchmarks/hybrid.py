@@ -179,6 +179,9 @@ def main(argv=None) -> int:
                     r = one(g, "hybrid", args.threads, args.limit, **{param: v})
                 else:
                     r = one(g, "hybrid", args.threads, args.limit, gpu_options={param: v})
+                ref = next((x["count"] for x in sweep if x["graph"] == name and x["count"]),
+                           None)
+                ok &= ref is None or r.get("count") in (None, ref)
                 sweep.append({"graph": name, "param": param, "value": v,
                               "seconds": r["seconds"], "note": r.get("note"),
                               "count": r.get("count"), "gpu": r.get("gpu")})
