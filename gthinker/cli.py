@@ -83,6 +83,12 @@ def _add_mce_parser(sub):
                    help="hybrid: ... and while S holds fewer than N tasks (default: 1000000)")
     g.add_argument("--steal-batch", type=_positive_int, default=1_000_000, metavar="N",
                    help="hybrid: subgraphs moved from H to S at a time (default: 1000000)")
+    g.add_argument("--no-give-back", dest="give_back", action="store_false",
+                   help="hybrid: the GPU keeps its chunk's unstarted vertices instead of "
+                        "handing half back to idle CPU workers")
+    g.add_argument("--no-level-steal", dest="level_steal", action="store_false",
+                   help="hybrid: idle CPU workers get no unread subgraphs from the GPU's "
+                        "device levels (only H and handed-back vertices)")
     p.add_argument("--trace", default=None, metavar="FILE.png",
                    help="write a timeline of CPU and GPU busy time, S, H and steals "
                         "(needs matplotlib)")
@@ -119,6 +125,8 @@ def _gpu_options(args) -> dict:
         options["tau_c"] = args.tau_c
     options["steal_bound"] = args.steal_bound
     options["steal_batch"] = args.steal_batch
+    options["give_back"] = args.give_back
+    options["level_steal"] = args.level_steal
     return {"gpu_chunk": args.gpu_chunk, "gpu_task_batch": args.gpu_task_batch,
             "gpu_options": options}
 

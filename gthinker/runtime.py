@@ -246,7 +246,9 @@ def run(
         (only while S holds fewer tasks; default 1,000,000), ``steal_batch``
         (subgraphs moved from H to S at a time; default 1,000,000),
         ``give_back`` (also hand unstarted vertices of the GPU's chunk back to
-        idle CPU workers; default True).
+        idle CPU workers; default True), ``level_steal`` (also hand idle CPU
+        workers unread subgraphs from the GPU's device levels; default True),
+        ``steal_interval`` (seconds between the GPU's checks; default 0.005).
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")

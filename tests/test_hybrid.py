@@ -123,6 +123,38 @@ def test_gpu_hands_unread_level_records_to_idle_cpus():
     assert r.count == cpu.count == _cliques(G) and r.histogram == cpu.histogram
 
 
+def test_level_steals_take_level_ends_lowest_level_first():
+    import numpy as np
+    from gthinker.apps.mce_gpu import MaximalCliquesGPU
+
+    from gthinker.gpu.worker import GPUWorker, _Level
+
+    w = GPUWorker(MaximalCliquesGPU, gthinker.as_graph(nx.path_graph(4)))
+    n = 10  # record i = [i, 100 + i], at vertex slots 2i, 2i + 1
+    w.d_vert[: 2 * n].copy_to_device(np.array([[i, 100 + i] for i in range(n)], np.int32).ravel())
+    w.d_offs[:n].copy_to_device(np.array([[2 * i, 2 * i + 2] for i in range(n)], np.int64))
+    low, high = _Level(0, 4, 1, 0), _Level(4, 10, 4, 8)  # 3 and 6 unread records
+    w.stack = [low, high]
+
+    class Ext:
+        pushed = []
+
+        def push_tasks(self, data, starts):
+            self.pushed.append((data.tolist(), starts.tolist()))
+            return True
+
+    w._ext = Ext()
+    assert w._steal_from_levels(4)
+    # Half of the low level's unread rest (its last 2), then 2 from the end of the next.
+    assert Ext.pushed == [([2, 102, 3, 103, 8, 108, 9, 109], [0, 2, 4, 6, 8])]
+    assert (low.rec_hi, high.rec_hi) == (2, 8) and w.stats["level_tasks_to_cpu"] == 4
+    assert w._steal_from_levels(100)  # 1 of the low level's 1 unread, 2 of the high's 4
+    assert Ext.pushed[-1] == ([1, 101, 6, 106, 7, 107], [0, 2, 4, 6])
+    assert (low.rec_hi, high.rec_hi) == (1, 6)
+    low.head, high.head = low.rec_hi, high.rec_hi
+    assert not w._steal_from_levels(5)  # nothing unread
+
+
 def test_no_stealing_when_thresholds_forbid_it():
     G = nx.gnp_random_graph(30, 0.3, seed=4)
     r = mce.run(G, mode="hybrid", threads=1, chunk=1,
@@ -154,12 +186,16 @@ def test_cli_hybrid_json_and_trace(tmp_path):
     path.write_text("".join(f"{u} {v}\n" for u, v in G.edges))
     png = tmp_path / "trace.png"
     r = subprocess.run([sys.executable, "-m", "gthinker.cli", "mce", str(path), "--mode",
-                        "hybrid", "--threads", "2", "--json", "--trace", str(png), "-q"],
+                        "hybrid", "--threads", "2", "--json", "--trace", str(png), "-q",
+                        # idle CPUs would get work at once, but both ways are switched off
+                        "--tau-c", "-1", "--no-give-back", "--no-level-steal"],
                        capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["count"] == _cliques(G) and out["mode"] == "hybrid"
-    assert {"tasks_from_cpu", "tasks_to_cpu", "vertices_given_back"} <= set(out["stats"]["gpu"])
+    gpu = out["stats"]["gpu"]
+    assert {"tasks_from_cpu", "tasks_to_cpu", "vertices_given_back", "level_steals"} <= set(gpu)
+    assert gpu["vertices_given_back"] == gpu["level_steals"] == gpu["tasks_to_cpu"] == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

@@ -323,9 +323,9 @@ class GPUWorker:
         1. a batch of subgraphs from H to S (if S holds fewer than steal_bound;
            not those that came from S);
         2. half of the chunk's vertices not yet started, back to the master;
-        3. unread subgraphs from the lowest level of the device stack that has
-           unread ones (the largest subtrees the GPU holds; at most half of
-           that level's unread rest): k per idle CPU worker, where k starts at
+        3. unread subgraphs from the device stack, lowest levels first (the
+           largest subtrees the GPU holds; at most half of a level's unread
+           rest, then the next level up): k per idle CPU worker, where k starts at
            1, doubles when the CPUs are idle again at the next poll (their
            share was too light) and halves after four polls that found them busy.
 
@@ -366,30 +366,44 @@ class GPUWorker:
             self.stats["starved_polls"] += 1
 
     def _steal_from_levels(self, want: int) -> bool:
-        """Moves up to ``want`` unread records from the end of the lowest level
-        with unread records to S. The level just ends earlier: the records'
-        space stays dead until the level is popped. Runs between launches, so
-        no kernel reads the level meanwhile."""
+        """Moves up to ``want`` unread records to S, from the end of each level
+        with unread records, lowest level first (at most half of a level's
+        unread rest), until ``want`` are found. A level just ends earlier: the
+        records' space stays dead until it is popped. Runs between launches,
+        so no kernel reads the levels meanwhile."""
+        taken = []
         for level in self.stack:
             unread = level.rec_hi - level.head
-            if unread > 0:
+            if unread <= 0:
+                continue
+            m = min(want, (unread + 1) // 2)
+            lo = level.rec_hi - m
+            offs = self.d_offs[lo : level.rec_hi].copy_to_host()
+            v_lo, v_hi = int(offs[:, 0].min()), int(offs[:, 1].max())
+            taken.append((level, lo, *_gather(offs, self.d_vert[v_lo:v_hi].copy_to_host(), v_lo)))
+            want -= m
+            if want <= 0:
                 break
-        else:
+        if not taken:
             return False
-        m = min(want, (unread + 1) // 2)
-        lo = level.rec_hi - m
-        offs = self.d_offs[lo : level.rec_hi].copy_to_host()
-        v_lo, v_hi = int(offs[:, 0].min()), int(offs[:, 1].max())
-        data, starts = _gather(offs, self.d_vert[v_lo:v_hi].copy_to_host(), v_lo)
+        data = np.concatenate([t[2] for t in taken])
+        starts = np.zeros(sum(len(t[3]) - 1 for t in taken) + 1, np.int64)
+        k = 0
+        for t in taken:
+            n = len(t[3]) - 1
+            starts[k + 1 : k + n + 1] = t[3][1:] + starts[k]
+            k += n
+        m = len(starts) - 1
         data, starts = self.app.move_tasks_to_cpu(data, starts)
-        if self._ext.push_tasks(data, starts):
+        if not self._ext.push_tasks(data, starts):
+            return False
+        for level, lo, _, _ in taken:
             level.rec_hi = lo
-            self.stats["tasks_to_cpu"] += m
-            self.stats["level_tasks_to_cpu"] += m
-            self.stats["steals_to_cpu"] += 1
-            self.stats["level_steals"] += 1
-            return True
-        return False
+        self.stats["tasks_to_cpu"] += m
+        self.stats["level_tasks_to_cpu"] += m
+        self.stats["steals_to_cpu"] += 1
+        self.stats["level_steals"] += 1
+        return True
 
     def drain(self, aborting=lambda: False) -> None:
         """Runs until the level stack, H and the pending vertices are empty."""
