@@ -14,7 +14,7 @@
 # tests: the GPU tests of tests/ on the real GPU instead of the simulator;
 # bench: benchmarks/mce_gpu.py (Enron, R-MAT scale 22, small-buffer run), JSON in $OUT;
 # hybrid: benchmarks/hybrid.py (cpu / gpu / hybrid / igraph per graph; env SNAP, RMATS, LIMIT,
-#         IGRAPH_LIMIT, SWEEP (graph indices), TRACE=1 (PNGs), REPEAT (median of N), NOTABLE=1
+#         IGRAPH_LIMIT, SWEEP (graph indices), TRACE=1 (PNGs), REPEAT (median of N), MODES, NOTABLE=1
 #         (sweep only), TAG (file name suffix)).
 source "$(dirname "$0")/device_env.sh"
 case "${1:-smoke}" in
@@ -49,7 +49,7 @@ PY
     python3 "$ROOT/benchmarks/hybrid.py" --data "$ROOT/.data" --threads 16 \
       --snap "${SNAP:-email-Enron.txt.gz}" --rmat "${RMATS:-22:8:0.5,21:8:0.45,20:16:0.5}" \
       --limit "${LIMIT:-100}" --igraph-limit "${IGRAPH_LIMIT:-20}" ${SWEEP:+--sweep-graph $SWEEP} \
-      ${TRACE:+--trace-dir "$OUT/traces"} --repeat "${REPEAT:-1}" ${NOTABLE:+--no-table} \
+      ${TRACE:+--trace-dir "$OUT/traces"} --repeat "${REPEAT:-1}" --modes "${MODES:-cpu,gpu,hybrid}" ${NOTABLE:+--no-table} \
       --out "$OUT/hybrid${TAG:-}.json" 2>&1 | tee "$OUT/hybrid${TAG:-}.log"
     ;;
 esac

@@ -88,6 +88,7 @@ class Job {
     c.num_threads = cfg["threads"].cast<int>();
     c.time_budget = cfg["time_budget"].cast<double>();
     c.early_split = cfg["early_split"].cast<double>();
+    c.gpu_idle_split = cfg["gpu_idle_split"].cast<double>();
     c.cpu_chunk = cfg["cpu_chunk"].cast<int64_t>();
     c.cpu_task_batch = cfg["cpu_task_batch"].cast<int64_t>();
     c.flush_batch = cfg["flush_batch"].cast<int64_t>();

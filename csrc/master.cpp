@@ -319,12 +319,14 @@ bool Master::check_time(WorkerContext& ctx) {
   // hand out one level of work per time budget while other cores starve (the
   // critical path becomes depth x budget). When a worker is idle and S is empty,
   // tasks split after early_split seconds instead of the full budget.
-  // An idle GPU worker counts too: split work is what it steals from S.
-  const bool starving = (idle_cpu_.load(std::memory_order_relaxed) > 0 ||
-                         idle_external_.load(std::memory_order_relaxed) > 0) &&
-                        spill_tasks_.load(std::memory_order_relaxed) == 0;
+  // An idle GPU worker counts too, after gpu_idle_split: split work is what it
+  // steals from S, and it would finish a task's rest far sooner than one core.
+  const bool s_empty = spill_tasks_.load(std::memory_order_relaxed) == 0;
+  const bool cpu_starving = s_empty && idle_cpu_.load(std::memory_order_relaxed) > 0;
+  const bool gpu_starving = s_empty && idle_external_.load(std::memory_order_relaxed) > 0;
   if (abort_.load(std::memory_order_relaxed) || now >= ctx.deadline ||
-      (starving && now >= ctx.early_deadline)) {
+      (cpu_starving && now >= ctx.early_deadline) ||
+      (gpu_starving && now >= ctx.gpu_early_deadline)) {
     ctx.header[kTimedOut] = 1;
     return true;
   }
@@ -394,7 +396,7 @@ void Master::process_assignment(WorkerSlot& slot, WorkerContext& ctx) {
       return;
     }
     const int32_t v = slot.vertices[i];
-    ctx.begin_task(config_.time_budget, config_.early_split);
+    ctx.begin_task(config_.time_budget, config_.early_split, config_.gpu_idle_split);
     int32_t rc = entry_(raw, v, nullptr, 0);
     ctx.stats.vertices.add();
     if (!finish_task(ctx, rc, v)) return;
@@ -407,7 +409,7 @@ void Master::process_assignment(WorkerSlot& slot, WorkerContext& ctx) {
     }
     int64_t len = 0;
     const int32_t* rec = slot.tasks.record(i, &len);
-    ctx.begin_task(config_.time_budget, config_.early_split);
+    ctx.begin_task(config_.time_budget, config_.early_split, config_.gpu_idle_split);
     int32_t rc = entry_(raw, -1, rec, len);
     ctx.stats.records.add();
     if (!finish_task(ctx, rc, -1)) return;

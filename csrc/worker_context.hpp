@@ -90,6 +90,7 @@ struct alignas(64) WorkerContext {
   std::vector<int64_t> params;
   std::chrono::steady_clock::time_point deadline{};
   std::chrono::steady_clock::time_point early_deadline{};
+  std::chrono::steady_clock::time_point gpu_early_deadline{};
   int64_t countdown_reset = 64;
   TaskArena out;          // L_o: decomposed tasks waiting to be flushed to S
   std::string emit_buf;   // formatted results waiting for the ResultWriter
@@ -103,14 +104,17 @@ struct alignas(64) WorkerContext {
   int64_t hist_at(size_t i) const { return hist[kPad + i]; }
 
   /// Starts a new task: fresh time budget, timed-out flag cleared.
-  void begin_task(double budget_seconds, double early_split_seconds) {
+  void begin_task(double budget_seconds, double early_split_seconds,
+                  double gpu_idle_split_seconds) {
     using D = std::chrono::steady_clock::duration;
     const auto now = std::chrono::steady_clock::now();
-    deadline = now + std::chrono::duration_cast<D>(std::chrono::duration<double>(budget_seconds));
-    early_deadline = early_split_seconds > 0
-                         ? now + std::chrono::duration_cast<D>(
-                                     std::chrono::duration<double>(early_split_seconds))
+    const auto after = [&](double seconds) {
+      return seconds > 0 ? now + std::chrono::duration_cast<D>(std::chrono::duration<double>(seconds))
                          : deadline;
+    };
+    deadline = now + std::chrono::duration_cast<D>(std::chrono::duration<double>(budget_seconds));
+    early_deadline = after(early_split_seconds);
+    gpu_early_deadline = after(gpu_idle_split_seconds);
     header[kTimedOut] = 0;
     header[kCountdown] = countdown_reset;
   }

@@ -164,6 +164,7 @@ def run(
     threads: int | None = None,
     time_budget: float = 0.1,
     early_split: float | None = None,
+    gpu_idle_split: float | None = None,
     cpu_chunk: int = 50,
     cpu_task_batch: int = 8,
     flush_batch: int = 64,
@@ -205,6 +206,10 @@ def run(
         this many seconds instead of ``time_budget`` (demand-driven splitting,
         which keeps the critical path of deep search trees short). Default
         ``time_budget / 20``; 0 turns it off.
+    gpu_idle_split : float, optional
+        The same while the GPU worker waits for work and S is empty (hybrid):
+        a GPU finishes a split task's rest far sooner than one core, so this
+        is shorter. Default ``early_split / 5``; 0 turns it off.
     cpu_chunk : int
         Initial vertices per CPU assignment, taken from the back of the deque.
     cpu_task_batch : int
@@ -288,6 +293,11 @@ def run(
         early_split = time_budget / 20
     if not (isinstance(early_split, (int, float)) and early_split >= 0):
         raise ValueError(f"early_split must be a number of seconds >= 0, got {early_split!r}")
+    if gpu_idle_split is None:
+        gpu_idle_split = early_split / 5
+    if not (isinstance(gpu_idle_split, (int, float)) and gpu_idle_split >= 0):
+        raise ValueError(f"gpu_idle_split must be a number of seconds >= 0, "
+                         f"got {gpu_idle_split!r}")
     cpu_chunk = _positive_int("cpu_chunk", cpu_chunk)
     cpu_task_batch = _positive_int("cpu_task_batch", cpu_task_batch)
     flush_batch = _positive_int("flush_batch", flush_batch)
@@ -327,6 +337,7 @@ def run(
         "threads": threads,
         "time_budget": float(time_budget),
         "early_split": float(early_split),
+        "gpu_idle_split": float(gpu_idle_split),
         "cpu_chunk": cpu_chunk,
         "cpu_task_batch": cpu_task_batch,
         "flush_batch": flush_batch,

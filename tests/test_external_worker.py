@@ -149,3 +149,11 @@ def test_vertices_handed_back_are_done_once_by_the_cpus():
     assert (visits == 1).all()
     assert errors and "not a vertex" in errors[0]
     assert sum(len(c) for c in kept) > 0
+
+
+@pytest.mark.parametrize("name", ["early_split", "gpu_idle_split"])
+def test_split_thresholds_must_be_seconds(name):
+    with pytest.raises(ValueError, match=name):
+        gthinker.run(Visit, graph(10), threads=1, **{name: -1})
+    with pytest.raises(ValueError, match=name):
+        gthinker.run(Visit, graph(10), threads=1, **{name: "fast"})
