@@ -57,8 +57,7 @@ struct JobConfig {
   double time_budget = 0.1;           // seconds before a task decomposes
   double early_split = 0.005;         // while a CPU worker starves (idle, S empty), tasks
                                       // decompose after this long instead; <= 0: never
-  double gpu_idle_split = 0.001;      // the same while a GPU worker waits (S empty): the
-                                      // GPU would finish a split task's rest far sooner
+  double gpu_idle_split = 0.005;      // the same while a GPU worker waits (S empty)
   int64_t cpu_chunk = 50;             // vertices per CPU assignment (from the back of V)
   int num_external = 0;               // workers driven from outside (the GPU worker)
   int64_t gpu_chunk = 500000;         // vertices per external assignment (from the front of V)

@@ -207,9 +207,10 @@ def run(
         which keeps the critical path of deep search trees short). Default
         ``time_budget / 20``; 0 turns it off.
     gpu_idle_split : float, optional
-        The same while the GPU worker waits for work and S is empty (hybrid):
-        a GPU finishes a split task's rest far sooner than one core, so this
-        is shorter. Default ``early_split / 5``; 0 turns it off.
+        The same while the GPU worker waits for work and S is empty (hybrid).
+        Default ``early_split``. A shorter value (a GPU finishes a split
+        task's rest far sooner than one core) is meant for the tail of short
+        hybrid jobs; it is not measured on a GPU yet. 0 turns it off.
     cpu_chunk : int
         Initial vertices per CPU assignment, taken from the back of the deque.
     cpu_task_batch : int
@@ -294,7 +295,7 @@ def run(
     if not (isinstance(early_split, (int, float)) and early_split >= 0):
         raise ValueError(f"early_split must be a number of seconds >= 0, got {early_split!r}")
     if gpu_idle_split is None:
-        gpu_idle_split = early_split / 5
+        gpu_idle_split = early_split
     if not (isinstance(gpu_idle_split, (int, float)) and gpu_idle_split >= 0):
         raise ValueError(f"gpu_idle_split must be a number of seconds >= 0, "
                          f"got {gpu_idle_split!r}")
