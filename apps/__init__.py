@@ -4,6 +4,6 @@
   :mod:`gthinker.apps.mce_gpu`, loaded by ``mce.run(mode="gpu")``).
 """
 
-from . import mce
+from . import mce, sm
 
-__all__ = ["mce"]
+__all__ = ["mce", "sm"]

@@ -1,0 +1,497 @@
+"""Subgraph matching: count (or list) the embeddings of a query graph in a data graph.
+
+An *embedding* is an injective map of the query's vertices to data vertices
+that keeps labels (when the graphs are labeled) and maps every query edge to a
+data edge (non-induced matching, the convention of the subgraph-matching
+literature). ``unique=True`` counts distinct subgraphs instead: embeddings
+that differ only by an automorphism of the query count once, so
+``embeddings == unique * |Aut(q)|``.
+
+How the search works (all of it host-side planning, then a compiled
+:class:`gthinker.Task`):
+
+- **Candidate filtering.** ``C(u)`` holds the data vertices with u's label,
+  at least u's degree, and, for every label, at least as many neighbours
+  with that label as u has (neighbour-label-frequency filtering, NLF).
+- **Matching order** (in the style of GraphQL/RI): first the query vertex
+  with the fewest candidates per edge (``|C(u)| / deg(u)``), then again and
+  again the unmatched vertex with the most already-matched neighbours; ties
+  go to fewer candidates, then to the higher degree. Every vertex after the
+  first has a matched neighbour (the query is connected).
+- **Extension.** The candidates of the vertex at position ``d`` are the
+  intersection of the neighbour lists of its matched (backward) neighbours,
+  filtered by ``C(u)``, injectivity and the symmetry-breaking constraints.
+  When an earlier position's backward neighbours are a subset of this one's,
+  its intersection is reused and only the rest is intersected (T-DFS).
+- **Symmetry breaking** (``unique``): for the query's automorphism group, a
+  chain of stabilizers gives constraints ``M(a) < M(b)``
+  (Grochow-Kellis); exactly one embedding per automorphism class meets them.
+- **Decomposition.** A task that runs past the time budget hands every
+  unexplored branch, as a partial match, to the other workers.
+
+Records: ``[k, M[0], ..., M[k-1]]``, a partial match of the first ``k``
+positions of the matching order.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit
+
+import gthinker
+
+__all__ = ["PATTERNS", "Plan", "SMResult", "SubgraphMatching", "count", "pattern", "plan"]
+
+# ---- named query patterns ------------------------------------------------------------
+
+PATTERNS = {
+    "triangle": [(0, 1), (1, 2), (0, 2)],
+    "4-cycle": [(0, 1), (1, 2), (2, 3), (3, 0)],
+    "diamond": [(0, 1), (1, 2), (2, 3), (3, 0), (0, 2)],
+    "tailed-triangle": [(0, 1), (1, 2), (0, 2), (2, 3)],
+    "house": [(0, 1), (1, 2), (2, 3), (3, 0), (2, 4), (3, 4)],
+}
+_FAMILY = re.compile(r"^(\d+)-(clique|path|star)$")
+
+
+def pattern(name: str) -> gthinker.Graph:
+    """A named, unlabeled query: ``triangle``, ``4-cycle``, ``diamond``,
+    ``tailed-triangle``, ``house``, or ``k-clique``, ``k-path``, ``k-star``
+    (each with k vertices: a k-star is a centre and k - 1 leaves)."""
+    if name in PATTERNS:
+        edges = PATTERNS[name]
+    else:
+        m = _FAMILY.match(name)
+        if not m:
+            raise ValueError(
+                f"unknown query pattern {name!r}: use one of {', '.join(PATTERNS)}, "
+                "or k-clique, k-path, k-star (k vertices, k >= 2)")
+        k, kind = int(m.group(1)), m.group(2)
+        if k < 2:
+            raise ValueError(f"query pattern {name!r} needs k >= 2 vertices")
+        if kind == "clique":
+            edges = [(a, b) for a in range(k) for b in range(a + 1, k)]
+        elif kind == "path":
+            edges = [(a, a + 1) for a in range(k - 1)]
+        else:
+            edges = [(0, a) for a in range(1, k)]
+    return gthinker.Graph.from_edges(np.array(edges, np.int64))
+
+
+def as_query(query) -> gthinker.Graph:
+    """A query graph from a pattern name, a path, or anything :func:`gthinker.as_graph` takes."""
+    if isinstance(query, str) and (query in PATTERNS or _FAMILY.match(query)):
+        return pattern(query)
+    return gthinker.as_graph(query)
+
+
+# ---- planning (host side) ------------------------------------------------------------
+
+
+@dataclass
+class Plan:
+    """What the compiled search needs, packed into the job's ``params``."""
+
+    order: np.ndarray  # query vertex at each position
+    candidates: list  # per query vertex: sorted data vertices after filtering
+    constraints: list  # (a, b): M(a) < M(b), query vertices (unique counting)
+    automorphisms: int  # |Aut(q)|
+    params: np.ndarray = field(repr=False)
+
+
+def _labels(g, name):
+    return None if g.labels is None else np.asarray(g.labels, np.int64)
+
+
+def _check(data: gthinker.Graph, query: gthinker.Graph):
+    nq = query.num_vertices
+    if nq == 0:
+        raise ValueError("the query graph is empty")
+    if nq > data.num_vertices:
+        raise ValueError(f"the query has {nq} vertices, more than the data graph's "
+                         f"{data.num_vertices}: no embedding can exist")
+    if (data.labels is None) != (query.labels is None):
+        which = "data graph" if data.labels is not None else "query"
+        raise ValueError(f"only the {which} has vertex labels: give both graphs labels, or "
+                         "neither")
+    seen = np.zeros(nq, bool)
+    stack = [0]
+    seen[0] = True
+    while stack:
+        u = stack.pop()
+        for w in query.neighbors(u):
+            if not seen[w]:
+                seen[w] = True
+                stack.append(int(w))
+    if not seen.all():
+        raise ValueError(f"the query graph is disconnected ({int(seen.sum())} of {nq} "
+                         "vertices reachable from vertex 0): match its components separately")
+
+
+def _neighbour_label_counts(g: gthinker.Graph, labels, wanted):
+    """Per vertex, the number of neighbours with each label of ``wanted``: (n, len(wanted))."""
+    n = g.num_vertices
+    out = np.zeros((n, len(wanted)), np.int64)
+    if labels is None or not len(wanted):
+        return out
+    rows = np.repeat(np.arange(n), np.diff(g.indptr))
+    nl = labels[g.indices]
+    for j, lab in enumerate(wanted):
+        out[:, j] = np.bincount(rows[nl == lab], minlength=n)
+    return out
+
+
+def filter_candidates(data: gthinker.Graph, query: gthinker.Graph) -> list:
+    """C(u) for every query vertex u: label, degree and NLF filtering."""
+    dl, ql = _labels(data, "data"), _labels(query, "query")
+    ddeg, qdeg = data.degrees(), query.degrees()
+    wanted = np.unique(ql) if ql is not None else np.zeros(0, np.int64)
+    dn = _neighbour_label_counts(data, dl, wanted)
+    qn = _neighbour_label_counts(query, ql, wanted)
+    out = []
+    for u in range(query.num_vertices):
+        ok = ddeg >= qdeg[u]
+        if ql is not None:
+            ok &= dl == ql[u]
+            ok &= (dn >= qn[u]).all(axis=1)
+        out.append(np.flatnonzero(ok).astype(np.int32))
+    return out
+
+
+def matching_order(query: gthinker.Graph, candidates) -> np.ndarray:
+    nq = query.num_vertices
+    deg = query.degrees()
+    size = np.array([len(c) for c in candidates], np.float64)
+    first = min(range(nq), key=lambda u: (size[u] / max(int(deg[u]), 1), -int(deg[u]), u))
+    order, placed = [first], np.zeros(nq, bool)
+    placed[first] = True
+    while len(order) < nq:
+        best = None
+        for u in range(nq):
+            if placed[u]:
+                continue
+            back = int(placed[query.neighbors(u)].sum())
+            if back == 0:
+                continue
+            key = (-back, size[u], -int(deg[u]), u)
+            if best is None or key < best[0]:
+                best = (key, u)
+        order.append(best[1])
+        placed[best[1]] = True
+    return np.array(order, np.int64)
+
+
+def _automorphism_exists(query, labels, fixed: dict) -> bool:
+    """Is there an automorphism of ``query`` that maps u -> fixed[u]? (backtracking)"""
+    nq = query.num_vertices
+    deg = query.degrees()
+    adj = [set(map(int, query.neighbors(u))) for u in range(nq)]
+    image = [-1] * nq
+    used = [False] * nq
+    for u, v in fixed.items():
+        if deg[u] != deg[v] or (labels is not None and labels[u] != labels[v]) or used[v]:
+            return False
+        image[u], used[v] = v, True
+    for u, v in fixed.items():  # fixed pairs must agree with each other
+        for w in adj[u]:
+            if image[w] >= 0 and image[w] not in adj[v]:
+                return False
+    # Extend in BFS order from the fixed vertices, so each new one has a mapped neighbour.
+    rest = [u for u in range(nq) if image[u] < 0]
+    rest.sort(key=lambda u: -sum(image[w] >= 0 for w in adj[u]))
+
+    def extend(i):
+        if i == len(rest):
+            return True
+        u = rest[i]
+        for v in range(nq):
+            if used[v] or deg[v] != deg[u] or (labels is not None and labels[v] != labels[u]):
+                continue
+            if all((image[w] < 0) or (image[w] in adj[v]) for w in adj[u]):
+                image[u], used[v] = v, True
+                if extend(i + 1):
+                    return True
+                image[u], used[v] = -1, False
+        return False
+
+    return extend(0)
+
+
+def symmetry_constraints(query: gthinker.Graph):
+    """Grochow-Kellis constraints and |Aut(q)|: walk a stabilizer chain; at each step
+    the first vertex with a nontrivial orbit gets ``M(u) < M(v)`` for every other
+    v of its orbit, then is fixed."""
+    labels = _labels(query, "query")
+    nq = query.num_vertices
+    fixed: dict[int, int] = {}
+    constraints, aut = [], 1
+    for u in range(nq):
+        pinned = {w: w for w in fixed}
+        orbit = [v for v in range(nq) if v not in pinned
+                 and (v == u or _automorphism_exists(query, labels, {**pinned, u: v}))]
+        aut *= len(orbit)
+        constraints += [(u, v) for v in orbit if v != u]
+        fixed[u] = u
+    return constraints, aut
+
+
+# Layout of params (int64): a header of offsets, then the arrays.
+_H_NQ, _H_MAXDEG, _H_WORDS = 0, 1, 2
+_H_SRC_PTR, _H_SRC, _H_REUSE = 3, 4, 5
+_H_LESS_PTR, _H_LESS, _H_MORE_PTR, _H_MORE, _H_BITMAP = 6, 7, 8, 9, 10
+_HEADER = 11
+
+
+def plan(data, query, unique: bool = False) -> Plan:
+    """Filters candidates, picks the matching order and packs both (with the
+    symmetry-breaking constraints when ``unique``) into the job's params."""
+    data = gthinker.as_graph(data)
+    query = as_query(query)
+    _check(data, query)
+    cands = filter_candidates(data, query)
+    order = matching_order(query, cands)
+    nq = query.num_vertices
+    pos = np.empty(nq, np.int64)
+    pos[order] = np.arange(nq)
+    back = [sorted(int(pos[w]) for w in query.neighbors(int(order[d])) if pos[w] < d)
+            for d in range(nq)]
+    reuse, src = [-1] * nq, []
+    for d in range(nq):
+        best = -1
+        for j in range(1, d):  # the latest earlier position whose set is a proper subset
+            if back[j] and set(back[j]) < set(back[d]):
+                best = j
+        reuse[d] = best
+        src.append(back[d] if best < 0 else sorted(set(back[d]) - set(back[best])))
+    constraints, aut = symmetry_constraints(query)
+    less = [[] for _ in range(nq)]  # at position d: M[p] < M[d] for these p < d
+    more = [[] for _ in range(nq)]  # at position d: M[p] > M[d]
+    if unique:
+        for a, b in constraints:  # M(a) < M(b)
+            pa, pb = int(pos[a]), int(pos[b])
+            if pa < pb:
+                less[pb].append(pa)
+            else:
+                more[pa].append(pb)
+    n = data.num_vertices
+    words = (n + 63) // 64
+    bitmap = np.zeros((nq, words), np.uint64)
+    for d in range(nq):
+        c = cands[order[d]].astype(np.int64)
+        np.bitwise_or.at(bitmap[d], c >> 6, np.uint64(1) << (c & 63).astype(np.uint64))
+
+    def csr(lists):
+        ptr = np.zeros(len(lists) + 1, np.int64)
+        ptr[1:] = np.cumsum([len(x) for x in lists])
+        flat = np.array([v for x in lists for v in x], np.int64)
+        return ptr, flat
+
+    parts = {}
+    parts[_H_SRC_PTR], parts[_H_SRC] = csr(src)
+    parts[_H_REUSE] = np.array(reuse, np.int64)
+    parts[_H_LESS_PTR], parts[_H_LESS] = csr(less)
+    parts[_H_MORE_PTR], parts[_H_MORE] = csr(more)
+    parts[_H_BITMAP] = bitmap.view(np.int64).ravel()
+    header = np.zeros(_HEADER, np.int64)
+    header[_H_NQ], header[_H_MAXDEG], header[_H_WORDS] = nq, max(int(data.max_degree), 1), words
+    chunks, off = [header], _HEADER
+    for key in (_H_SRC_PTR, _H_SRC, _H_REUSE, _H_LESS_PTR, _H_LESS, _H_MORE_PTR, _H_MORE,
+                _H_BITMAP):
+        header[key] = off
+        chunks.append(parts[key])
+        off += len(parts[key])
+    return Plan(order=order, candidates=[cands[u] for u in range(nq)],
+                constraints=constraints if unique else [], automorphisms=aut,
+                params=np.concatenate(chunks))
+
+
+# ---- the compiled search -------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _is_candidate(P, d, v):
+    w = P[P[_H_BITMAP] + d * P[_H_WORDS] + (v >> 6)]
+    return (w >> (v & 63)) & 1
+
+
+@njit(cache=True, nogil=True)
+def _spawn(ctx, v):
+    P = ctx.params
+    if not _is_candidate(P, 0, v):
+        return np.empty(0, np.int32)
+    out = np.empty(2, np.int32)
+    out[0] = 1
+    out[1] = v
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _intersect(a, na, b, out):
+    """Sorted a[:na] & sorted b into out; returns the length (may alias a == out)."""
+    i = j = k = 0
+    nb = b.size
+    while i < na and j < nb:
+        x, y = a[i], b[j]
+        if x < y:
+            i += 1
+        elif y < x:
+            j += 1
+        else:
+            out[k] = x
+            k += 1
+            i += 1
+            j += 1
+    return k
+
+
+@njit(cache=True, nogil=True)
+def _raw(ctx, P, M, raw, rawlen, d):
+    """raw[d] = the intersection of N(M[b]) over d's backward neighbours b."""
+    lo, hi = P[P[_H_SRC_PTR] + d], P[P[_H_SRC_PTR] + d + 1]
+    r = P[P[_H_REUSE] + d]
+    if r >= 0:
+        n = rawlen[r]
+        raw[d, :n] = raw[r, :n]
+    else:
+        nb = ctx.neighbors(M[P[P[_H_SRC] + lo]])
+        n = nb.size
+        raw[d, :n] = nb
+        lo += 1
+    for s in range(lo, hi):
+        n = _intersect(raw[d], n, ctx.neighbors(M[P[P[_H_SRC] + s]]), raw[d])
+    rawlen[d] = n
+
+
+@njit(cache=True, nogil=True)
+def _candidates(ctx, P, M, raw, rawlen, cand, candlen, d):
+    _raw(ctx, P, M, raw, rawlen, d)
+    k = 0
+    less_lo, less_hi = P[P[_H_LESS_PTR] + d], P[P[_H_LESS_PTR] + d + 1]
+    more_lo, more_hi = P[P[_H_MORE_PTR] + d], P[P[_H_MORE_PTR] + d + 1]
+    for i in range(rawlen[d]):
+        v = raw[d, i]
+        if not _is_candidate(P, d, v):
+            continue
+        ok = True
+        for p in range(d):
+            if M[p] == v:
+                ok = False
+                break
+        if ok:
+            for s in range(less_lo, less_hi):
+                if M[P[P[_H_LESS] + s]] >= v:
+                    ok = False
+                    break
+        if ok:
+            for s in range(more_lo, more_hi):
+                if M[P[P[_H_MORE] + s]] <= v:
+                    ok = False
+                    break
+        if ok:
+            cand[d, k] = v
+            k += 1
+    candlen[d] = k
+
+
+@njit(cache=True, nogil=True)
+def _compute(ctx, rec):
+    P = ctx.params
+    k = rec[0]
+    nq = P[_H_NQ]
+    if k == nq:
+        ctx.count(0)
+        return 0
+    maxdeg = P[_H_MAXDEG]
+    M = np.empty(nq, np.int32)
+    M[:k] = rec[1 : 1 + k]
+    raw = np.empty((nq, maxdeg), np.int32)
+    rawlen = np.zeros(nq, np.int64)
+    cand = np.empty((nq, maxdeg), np.int32)
+    candlen = np.zeros(nq, np.int64)
+    idx = np.zeros(nq, np.int64)
+    for d in range(1, k):  # intersections of the prefix, for reuse further down
+        _raw(ctx, P, M, raw, rawlen, d)
+    _candidates(ctx, P, M, raw, rawlen, cand, candlen, k)
+    if k == nq - 1:
+        ctx.count(0, candlen[k])
+        return 0
+    d = k
+    found = 0
+    while d >= k:
+        if idx[d] >= candlen[d]:
+            d -= 1
+            continue
+        if ctx.timed_out():  # every unexplored branch becomes a task
+            for dd in range(k, d + 1):
+                for i in range(idx[dd], candlen[dd]):
+                    task = np.empty(dd + 2, np.int32)
+                    task[0] = dd + 1
+                    task[1 : dd + 1] = M[:dd]
+                    task[dd + 1] = cand[dd, i]
+                    ctx.add_task(task)
+            break
+        M[d] = cand[d, idx[d]]
+        idx[d] += 1
+        nd = d + 1
+        _candidates(ctx, P, M, raw, rawlen, cand, candlen, nd)
+        if nd == nq - 1:
+            found += candlen[nd]
+        elif candlen[nd]:
+            d = nd
+            idx[d] = 0
+    ctx.count(0, found)
+    return 0
+
+
+class SubgraphMatching(gthinker.Task):
+    """The CPU task. ``params`` come from :func:`plan`."""
+
+    counters = ("matches",)
+
+    @staticmethod
+    def spawn(ctx, v):
+        return _spawn(ctx, v)
+
+    @staticmethod
+    def compute(ctx, record):
+        _compute(ctx, record)
+
+
+# ---- the Python API ------------------------------------------------------------------
+
+
+@dataclass
+class SMResult:
+    count: int  # embeddings, or distinct subgraphs when unique
+    unique: bool
+    automorphisms: int
+    seconds: float
+    mode: str
+    threads: int
+    order: list
+    candidates: list  # |C(u)| per query vertex
+    stats: dict = field(default_factory=dict, repr=False)
+
+    def to_dict(self) -> dict:
+        return {"count": self.count, "unique": self.unique, "automorphisms": self.automorphisms,
+                "seconds": self.seconds, "mode": self.mode, "threads": self.threads,
+                "order": self.order, "candidates": self.candidates}
+
+
+def count(data, query, unique: bool = False, mode: str = "cpu", threads: int | None = None,
+          time_budget: float = 0.1, **options) -> SMResult:
+    """Counts the embeddings of ``query`` in ``data`` (or, with ``unique``, the
+    distinct subgraphs). ``query`` may be a pattern name (see :func:`pattern`)."""
+    if mode not in ("cpu", "auto"):
+        raise ValueError(f"subgraph matching runs in mode 'cpu' for now, got {mode!r}")
+    data = gthinker.as_graph(data)
+    p = plan(data, query, unique)
+    res = gthinker.run(SubgraphMatching, data, mode="cpu", threads=threads,
+                       time_budget=time_budget, params=p.params, **options)
+    return SMResult(count=res.counters["matches"], unique=unique,
+                    automorphisms=p.automorphisms, seconds=res.seconds, mode=res.mode,
+                    threads=res.threads, order=[int(u) for u in p.order],
+                    candidates=[len(c) for c in p.candidates], stats=res.stats)
