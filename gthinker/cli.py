@@ -1,4 +1,5 @@
-"""The ``gthinker`` command: ``gthinker generate ...`` and ``gthinker mce GRAPH ...``."""
+"""The ``gthinker`` command: ``gthinker generate ...``, ``gthinker mce GRAPH ...`` and
+``gthinker sm DATA QUERY ...``."""
 
 from __future__ import annotations
 
@@ -202,6 +203,70 @@ def _run_mce(args) -> int:
     return 0
 
 
+_SM_EPILOG = """\
+examples:
+  gthinker sm email-Enron.txt.gz triangle --unique      # 727,044 triangles
+  gthinker sm hprd.graph query_dense_16_1.graph
+  gthinker sm hprd.graph queries/hprd/ --json           # one JSON line per query file
+
+QUERY is a query graph file (.graph or an edge list), a directory of them, or a
+pattern: triangle, 4-cycle, diamond, tailed-triangle, house, k-clique, k-path,
+k-star (k vertices). Counts embeddings (injective, label-preserving maps that
+keep every query edge); --unique counts distinct subgraphs instead
+(embeddings / |Aut(query)|). Runs on the CPU workers.
+"""
+
+
+def _add_sm_parser(sub):
+    p = sub.add_parser(
+        "sm", help="count subgraph matches of a query graph",
+        description="Count the embeddings of a query graph in a data graph.",
+        epilog=_SM_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("data", help="data graph file: SNAP edge list (.txt, .gz) or labeled .graph")
+    p.add_argument("query", help="query graph file, directory of query files, or pattern name")
+    p.add_argument("--unique", action="store_true",
+                   help="count distinct subgraphs (symmetry breaking) instead of embeddings")
+    p.add_argument("--mode", choices=["auto", "cpu"], default="auto",
+                   help="where to run (only cpu for now; auto = cpu)")
+    p.add_argument("--threads", type=_positive_int, default=None,
+                   help="CPU worker threads (default: all cores)")
+    p.add_argument("--time-budget", type=_positive_float, default=0.1, metavar="SECONDS",
+                   help="seconds a task runs before it is decomposed (default: 0.1)")
+    p.add_argument("--json", action="store_true", help="one JSON object per query")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
+
+
+def _run_sm(args) -> int:
+    from pathlib import Path
+
+    from . import Graph
+    from .apps import sm
+
+    t0 = time.perf_counter()
+    data = Graph.read(args.data)
+    if not args.quiet:
+        print(f"loaded {data.report} in {time.perf_counter() - t0:.2f}s", file=sys.stderr)
+    path = Path(args.query)
+    if path.is_dir():
+        queries = sorted(p for p in path.iterdir() if p.is_file())
+        if not queries:
+            raise ValueError(f"no query files in {path}")
+    else:
+        queries = [args.query]
+    for q in queries:
+        res = sm.count(data, str(q), unique=args.unique, threads=args.threads,
+                       time_budget=args.time_budget)
+        name = Path(q).name if isinstance(q, Path) or Path(q).exists() else q
+        if args.json:
+            print(json.dumps({"query": name, **res.to_dict()}), flush=True)
+        else:
+            what = "distinct subgraphs" if args.unique else "embeddings"
+            print(f"{name}: {res.count:,} {what} in {res.seconds:.3f}s "
+                  f"(|Aut| = {res.automorphisms}, order {res.order}, "
+                  f"candidates {res.candidates})", flush=True)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .generate import add_generate_parser
 
@@ -216,6 +281,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
     add_generate_parser(sub)
     _add_mce_parser(sub)
+    _add_sm_parser(sub)
     return parser
 
 
@@ -227,6 +293,8 @@ def main(argv=None) -> int:
             from .generate import run_generate
 
             return run_generate(args)
+        if args.command == "sm":
+            return _run_sm(args)
         return _run_mce(args)
     except GThinkerError as exc:
         print(f"gthinker: error: {exc}", file=sys.stderr)

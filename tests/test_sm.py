@@ -144,3 +144,58 @@ def test_triangles_of_real_graphs(snap_path, name, triangles):
     g = gthinker.Graph.read(snap_path(name))  # facts from ../shared/data/README.md
     assert sm.count(g, "triangle", unique=True).count == triangles
     assert sm.count(g, "triangle").count == 6 * triangles
+
+
+@pytest.mark.parametrize("dataset,query", [("hprd", "query_dense_16_10"),
+                                           ("hprd", "query_sparse_24_1"),
+                                           ("yeast", "query_dense_16_2")])
+def test_labeled_queries_of_real_graphs_match_igraph(dataset, query):
+    ig = pytest.importorskip("igraph")
+    from conftest import DATA
+
+    path = DATA / "labeled" / f"{dataset}.graph"
+    if not path.exists():
+        pytest.skip(f"{path} not available (real graphs live in ../shared/data)")
+    g = gthinker.Graph.read(path)
+    q = gthinker.Graph.read(DATA / "labeled" / "queries" / dataset / f"{query}.graph")
+    want = ig.Graph(n=g.num_vertices, edges=g.edge_array().tolist()).count_subisomorphisms_vf2(
+        ig.Graph(n=q.num_vertices, edges=q.edge_array().tolist()),
+        color1=g.labels.tolist(), color2=q.labels.tolist())
+    assert want > 0  # queries were cut from the data graph
+    res = sm.count(g, q, threads=2)
+    assert res.count == want
+    uniq = sm.count(g, q, threads=2, unique=True)
+    assert uniq.count * uniq.automorphisms == want
+
+
+def test_cli_counts_a_pattern_and_a_query_directory(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    G = nx.gnp_random_graph(30, 0.3, seed=9)
+    data = tmp_path / "g.txt"
+    data.write_text("".join(f"{u} {v}\n" for u, v in G.edges))
+    qdir = tmp_path / "queries"
+    qdir.mkdir()
+    for name in ("diamond", "4-cycle"):
+        (qdir / f"{name}.txt").write_text(
+            "".join(f"{u} {v}\n" for u, v in sm.PATTERNS[name]))
+
+    def cli(*args):
+        r = subprocess.run([sys.executable, "-m", "gthinker.cli", "sm", str(data), *args,
+                            "--threads", "2", "-q"], capture_output=True, text=True,
+                           timeout=300)
+        return r
+
+    r = cli("triangle", "--unique", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["count"] == sum(nx.triangles(G).values()) // 3
+    r = cli(str(qdir), "--json")
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [x["query"] for x in lines] == ["4-cycle.txt", "diamond.txt"]
+    for x in lines:
+        q = sm.pattern(x["query"][:-4]).to_networkx()
+        assert x["count"] == _embeddings(G, q)
+    r = cli(str(tmp_path / "missing.graph"))
+    assert r.returncode == 2 and "no such file" in r.stderr
