@@ -185,7 +185,7 @@ def test_cli_counts_a_pattern_and_a_query_directory(tmp_path):
     def cli(*args):
         r = subprocess.run([sys.executable, "-m", "gthinker.cli", "sm", str(data), *args,
                             "--threads", "2", "-q"], capture_output=True, text=True,
-                           timeout=300)
+                           cwd=tmp_path, timeout=300)
         return r
 
     r = cli("triangle", "--unique", "--json")
