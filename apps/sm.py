@@ -102,7 +102,7 @@ class Plan:
     params: np.ndarray = field(repr=False)
 
 
-def _labels(g, name):
+def _labels(g):
     return None if g.labels is None else np.asarray(g.labels, np.int64)
 
 
@@ -146,7 +146,7 @@ def _neighbour_label_counts(g: gthinker.Graph, labels, wanted):
 
 def filter_candidates(data: gthinker.Graph, query: gthinker.Graph) -> list:
     """C(u) for every query vertex u: label, degree and NLF filtering."""
-    dl, ql = _labels(data, "data"), _labels(query, "query")
+    dl, ql = _labels(data), _labels(query)
     ddeg, qdeg = data.degrees(), query.degrees()
     wanted = np.unique(ql) if ql is not None else np.zeros(0, np.int64)
     dn = _neighbour_label_counts(data, dl, wanted)
@@ -184,11 +184,10 @@ def matching_order(query: gthinker.Graph, candidates) -> np.ndarray:
     return np.array(order, np.int64)
 
 
-def _automorphism_exists(query, labels, fixed: dict) -> bool:
-    """Is there an automorphism of ``query`` that maps u -> fixed[u]? (backtracking)"""
-    nq = query.num_vertices
-    deg = query.degrees()
-    adj = [set(map(int, query.neighbors(u))) for u in range(nq)]
+def _automorphism_exists(adj, deg, labels, fixed: dict) -> bool:
+    """Is there an automorphism of the query (adjacency sets ``adj``, degrees
+    ``deg``) that maps u -> fixed[u]? (backtracking)"""
+    nq = len(adj)
     image = [-1] * nq
     used = [False] * nq
     for u, v in fixed.items():
@@ -224,14 +223,16 @@ def symmetry_constraints(query: gthinker.Graph):
     """Grochow-Kellis constraints and |Aut(q)|: walk a stabilizer chain; at each step
     the first vertex with a nontrivial orbit gets ``M(u) < M(v)`` for every other
     v of its orbit, then is fixed."""
-    labels = _labels(query, "query")
+    labels = _labels(query)
     nq = query.num_vertices
+    adj = [set(map(int, query.neighbors(u))) for u in range(nq)]
+    deg = query.degrees()
     fixed: dict[int, int] = {}
     constraints, aut = [], 1
     for u in range(nq):
         pinned = {w: w for w in fixed}
         orbit = [v for v in range(nq) if v not in pinned
-                 and (v == u or _automorphism_exists(query, labels, {**pinned, u: v}))]
+                 and (v == u or _automorphism_exists(adj, deg, labels, {**pinned, u: v}))]
         aut *= len(orbit)
         constraints += [(u, v) for v in orbit if v != u]
         fixed[u] = u
