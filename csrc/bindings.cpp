@@ -58,6 +58,10 @@ int32_t gt_emit(void* raw, const int32_t* vals, int64_t len) {
   return 0;
 }
 
+int64_t gt_take(void* raw, int64_t n) {
+  return static_cast<WorkerContext*>(raw)->master->take(n);
+}
+
 }  // extern "C"
 
 namespace {
@@ -100,6 +104,7 @@ class Job {
     c.hist_bins = cfg["hist_bins"].cast<int64_t>();
     c.params = cfg["params"].cast<std::vector<int64_t>>();
     c.output_path = cfg["output"].cast<std::string>();
+    c.limit = cfg["limit"].cast<int64_t>();
     auto opt = [&](const char* key, int64_t fallback) {
       return cfg.contains(key) ? cfg[key].cast<int64_t>() : fallback;
     };
@@ -142,7 +147,7 @@ class Job {
     if (progress_error) throw std::move(*progress_error);  // the callback's own exception
     py::dict out;
     const char* kinds[] = {"none",   "user",   "spill_limit", "interrupted",
-                           "output", "memory", "external"};
+                           "output", "memory", "external", "limit"};
     out["error"] = kinds[static_cast<int>(st.error)];
     out["code"] = st.code;
     out["worker"] = st.worker;
@@ -337,6 +342,7 @@ PYBIND11_MODULE(_core, m) {
     d["gt_check_time"] = reinterpret_cast<uintptr_t>(&gt_check_time);
     d["gt_add_task"] = reinterpret_cast<uintptr_t>(&gt_add_task);
     d["gt_emit"] = reinterpret_cast<uintptr_t>(&gt_emit);
+    d["gt_take"] = reinterpret_cast<uintptr_t>(&gt_take);
     return d;
   }, "Addresses of the C callbacks that compiled task code calls (registered with llvmlite).");
 

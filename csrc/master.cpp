@@ -32,6 +32,9 @@ Master::Master(const GraphView& graph, std::vector<int32_t> initial_vertices,
   if (!(config_.time_budget > 0)) throw std::invalid_argument("time budget must be positive");
   if (!entry_ && config_.num_threads > 0)
     throw std::invalid_argument("compiled task entry point missing (CPU workers need one)");
+  if (config_.limit == 0 || config_.limit < -1)
+    throw std::invalid_argument("limit must be at least 1 (or -1 for none)");
+  quota_.store(config_.limit, std::memory_order_relaxed);
   if (!config_.output_path.empty()) writer_ = std::make_unique<ResultWriter>(config_.output_path);
 
   for (int i = 0; i < config_.num_threads; ++i) {
@@ -295,6 +298,26 @@ void Master::fail(const JobStatus& status) {
   if (status_.error == JobError::kNone) status_ = status;
   abort_ = true;
   master_cv_.notify_one();
+}
+
+int64_t Master::take(int64_t n) {
+  if (n <= 0) return 0;
+  if (config_.limit < 0) return n;
+  int64_t left = quota_.load(std::memory_order_relaxed);
+  while (left > 0) {
+    const int64_t got = std::min(n, left);
+    if (quota_.compare_exchange_weak(left, left - got, std::memory_order_relaxed)) {
+      if (got == left) {  // the last one: stop the job, keeping what was found
+        JobStatus st;
+        st.error = JobError::kLimit;
+        st.message = "stopped after " + std::to_string(config_.limit) + " results (limit)";
+        std::lock_guard<std::mutex> lock(mu_);
+        fail(st);
+      }
+      return got;
+    }
+  }
+  return 0;
 }
 
 void Master::fail_out_of_memory(const WorkerContext& ctx, const char* what) {

@@ -69,10 +69,11 @@ struct JobConfig {
   int64_t n_counters = 0, n_maxima = 0, hist_rows = 0, hist_bins = 0;
   std::vector<int64_t> params;
   std::string output_path;            // empty: results are not written
+  int64_t limit = -1;                 // take() hands out at most this many (-1: no limit)
 };
 
 /// Why a job stopped early.
-enum class JobError { kNone, kUser, kSpillLimit, kInterrupted, kOutput, kMemory, kExternal };
+enum class JobError { kNone, kUser, kSpillLimit, kInterrupted, kOutput, kMemory, kExternal, kLimit };
 
 struct JobStatus {
   JobError error = JobError::kNone;  // kExternal: see message
@@ -145,6 +146,12 @@ class Master {
   void external_fail(const std::string& message);
   const std::vector<std::unique_ptr<WorkerSlot>>& slots() const { return slots_; }
 
+  /// Called by compiled code through gt_take: claims up to `n` of the job's
+  /// `limit` results and returns how many it got (all `n` without a limit).
+  /// The claim that takes the last one stops the job (JobError::kLimit, not a
+  /// failure). Thread-safe, lock-free until that last claim.
+  int64_t take(int64_t n);
+
   /// Stops the job because memory ran out in a callback (thread-safe).
   void fail_out_of_memory(const WorkerContext& ctx, const char* what);
 
@@ -201,6 +208,7 @@ class Master {
   std::atomic<size_t> idle_cpu_{0};  // |W|, for check_time's demand-driven splitting
   std::atomic<size_t> idle_external_{0};  // idle GPU workers, for the same
   std::atomic<size_t> spill_bytes_{0};
+  std::atomic<int64_t> quota_{0};  // what take() may still hand out (with a limit)
 
   std::chrono::steady_clock::time_point start_;
   std::vector<std::unique_ptr<WorkerSlot>> slots_;

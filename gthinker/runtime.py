@@ -56,6 +56,9 @@ class JobResult:
     seconds: float
     threads: int
     mode: str = "cpu"
+    #: ``"limit"`` when the job stopped because ``ctx.take`` handed out its
+    #: last result (see ``limit``); None when it ran to the end.
+    stopped: str | None = None
 
 
 class Assignment(NamedTuple):
@@ -174,6 +177,7 @@ def run(
     params: Sequence[int] = (),
     histogram_bins: int | None = None,
     output: str | os.PathLike | None = None,
+    limit: int | None = None,
     progress: Callable[[dict], None] | None = None,
     progress_interval: float = 2.0,
     external: Sequence[Callable[[ExternalWorker], None]] = (),
@@ -230,6 +234,12 @@ def run(
         Bins of each histogram; default max degree + 2.
     output : path, optional
         File that ``ctx.emit`` writes result lines to.
+    limit : int, optional
+        Stop the job once ``ctx.take(n)`` calls have handed out this many
+        results (e.g. ``--limit N`` matches): each call gets at most what is
+        left, the one that takes the last stops every worker, and the result
+        says ``stopped="limit"``. CPU workers only (cpu mode). Without a
+        limit, ``ctx.take(n)`` returns ``n``.
     progress : callable, optional
         Called with a snapshot dict every ``progress_interval`` seconds.
     trace : path, optional
@@ -306,6 +316,10 @@ def run(
     if spill_limit is None:
         spill_limit = psutil.virtual_memory().available // 2
     spill_limit = _positive_int("spill_limit", spill_limit)
+    if limit is not None:
+        limit = _positive_int("limit", limit)
+        if mode != "cpu":
+            raise ValueError(f"limit runs on the CPU workers only (mode='cpu'), not in {mode!r}")
 
     graph = as_graph(graph)
     n = graph.num_vertices
@@ -350,6 +364,7 @@ def run(
         "hist_bins": histogram_bins if names_from.histograms else 0,
         "params": params.tolist(),
         "output": os.fspath(output) if output is not None else "",
+        "limit": -1 if limit is None else limit,
         "external_workers": len(external),
         "gpu_chunk": gpu_chunk,
         "gpu_task_batch": gpu_task_batch,
@@ -379,6 +394,7 @@ def run(
     if errors:
         raise errors[0]
     _raise_for_status(task, graph, status)
+    stopped = "limit" if status["error"] == "limit" else None
     if tracer is not None:
         # The end state, also for jobs shorter than one tick.
         tracer.sample(_with_gpu(job.snapshot(), gpu_worker))
@@ -406,6 +422,7 @@ def run(
         seconds=seconds,
         threads=threads,
         mode=mode,
+        stopped=stopped,
     )
 
 
@@ -439,7 +456,7 @@ def _ticker(progress, progress_interval, gpu_worker, tracer):
 
 def _raise_for_status(task, graph, status):
     kind = status["error"]
-    if kind == "none":
+    if kind in ("none", "limit"):
         return
     if kind == "interrupted":
         raise KeyboardInterrupt

@@ -28,6 +28,9 @@ What compiled code sees as ``ctx`` (a :class:`TaskContext`):
   ``ctx.maxima`` and ``ctx.histograms`` are there too, unchecked.
 - ``ctx.emitting()`` and ``ctx.emit(vertices)``: write one result line of vertex
   ids (translated to the graph's original ids) to the job's output file.
+- ``ctx.take(n)``: claims ``n`` results from the job's ``limit`` and returns how
+  many it got (``n`` when the run has no limit; fewer, then 0, once the limit
+  is reached, and the job stops). Count and emit only what was taken.
 - ``ctx.params``: the int64 parameters given to the run.
 
 Rules that come from running without the GIL: no ``print``, no Python objects,
@@ -71,6 +74,7 @@ _add_task = types.ExternalFunction(
 _emit = types.ExternalFunction(
     "gt_emit", types.int32(types.voidptr, types.CPointer(types.int32), types.int64)
 )
+_take = types.ExternalFunction("gt_take", types.int64(types.voidptr, types.int64))
 
 TaskContext = collections.namedtuple(
     "TaskContext",
@@ -229,6 +233,11 @@ def _ctx_emit(ctx, vertices):
     if ctx.header[_EMITTING] != 0:
         vals = np.ascontiguousarray(vertices)
         _emit(_void_ptr(ctx.header[_SELF]), _i32_ptr(vals.ctypes.data), vals.size)
+
+
+@_context_method("take")
+def _ctx_take(ctx, n):
+    return _take(_void_ptr(ctx.header[_SELF]), n)
 
 
 @_context_method("count")
