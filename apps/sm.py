@@ -35,7 +35,9 @@ positions of the matching order.
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -43,7 +45,8 @@ from numba import njit
 
 import gthinker
 
-__all__ = ["PATTERNS", "Plan", "SMResult", "SubgraphMatching", "count", "pattern", "plan"]
+__all__ = ["PATTERNS", "Plan", "SMResult", "SubgraphMatching", "choose_gpu_mode", "count", "match",
+           "pattern", "plan"]
 
 # ---- named query patterns ------------------------------------------------------------
 
@@ -239,16 +242,18 @@ def symmetry_constraints(query: gthinker.Graph):
     return constraints, aut
 
 
-# Layout of params (int64): a header of offsets, then the arrays.
-_H_NQ, _H_MAXDEG, _H_WORDS = 0, 1, 2
-_H_SRC_PTR, _H_SRC, _H_REUSE = 3, 4, 5
-_H_LESS_PTR, _H_LESS, _H_MORE_PTR, _H_MORE, _H_BITMAP = 6, 7, 8, 9, 10
-_HEADER = 11
+# Layout of params (int64): a header of values and offsets, then the arrays.
+_H_NQ, _H_MAXDEG, _H_WORDS, _H_LIMITED = 0, 1, 2, 3
+_H_SRC_PTR, _H_SRC, _H_REUSE = 4, 5, 6
+_H_LESS_PTR, _H_LESS, _H_MORE_PTR, _H_MORE, _H_BITMAP = 7, 8, 9, 10, 11
+_H_BACK_PTR, _H_BACK, _H_ORDER = 12, 13, 14
+_HEADER = 15
 
 
-def plan(data, query, unique: bool = False) -> Plan:
+def plan(data, query, unique: bool = False, limited: bool = False) -> Plan:
     """Filters candidates, picks the matching order and packs both (with the
-    symmetry-breaking constraints when ``unique``) into the job's params."""
+    symmetry-breaking constraints when ``unique``) into the job's params.
+    ``limited``: the run has a limit, so matches are claimed with ``ctx.take``."""
     data = gthinker.as_graph(data)
     query = as_query(query)
     _check(data, query)
@@ -291,16 +296,25 @@ def plan(data, query, unique: bool = False) -> Plan:
         return ptr, flat
 
     parts = {}
+    parts[_H_BACK_PTR], parts[_H_BACK] = csr(back)
+    parts[_H_ORDER] = order
     parts[_H_SRC_PTR], parts[_H_SRC] = csr(src)
     parts[_H_REUSE] = np.array(reuse, np.int64)
     parts[_H_LESS_PTR], parts[_H_LESS] = csr(less)
     parts[_H_MORE_PTR], parts[_H_MORE] = csr(more)
     parts[_H_BITMAP] = bitmap.view(np.int64).ravel()
     header = np.zeros(_HEADER, np.int64)
-    header[_H_NQ], header[_H_MAXDEG], header[_H_WORDS] = nq, max(int(data.max_degree), 1), words
+    # Scratch per position: an intersection at d is a subset of the neighbours
+    # of each backward neighbour's data vertex, so of the fewest a candidate
+    # of any backward position can have.
+    ddeg = data.degrees()
+    most = [int(ddeg[cands[order[d]]].max()) if len(cands[order[d]]) else 0 for d in range(nq)]
+    cap = max([min(most[b] for b in back[d]) for d in range(1, nq)], default=0)
+    header[_H_NQ], header[_H_MAXDEG], header[_H_WORDS] = nq, max(cap, 1), words
+    header[_H_LIMITED] = int(limited)
     chunks, off = [header], _HEADER
     for key in (_H_SRC_PTR, _H_SRC, _H_REUSE, _H_LESS_PTR, _H_LESS, _H_MORE_PTR, _H_MORE,
-                _H_BITMAP):
+                _H_BITMAP, _H_BACK_PTR, _H_BACK, _H_ORDER):
         header[key] = off
         chunks.append(parts[key])
         off += len(parts[key])
@@ -350,19 +364,24 @@ def _intersect(a, na, b, out):
 
 @njit(cache=True, nogil=True)
 def _raw(ctx, P, M, raw, rawlen, d):
-    """raw[d] = the intersection of N(M[b]) over d's backward neighbours b."""
+    """raw[d] = the intersection of N(M[b]) over d's backward neighbours b (from
+    a reused earlier intersection, or from the shortest list)."""
     lo, hi = P[P[_H_SRC_PTR] + d], P[P[_H_SRC_PTR] + d + 1]
     r = P[P[_H_REUSE] + d]
+    first = -1
     if r >= 0:
         n = rawlen[r]
         raw[d, :n] = raw[r, :n]
     else:
-        nb = ctx.neighbors(M[P[P[_H_SRC] + lo]])
+        for s in range(lo, hi):
+            if first < 0 or ctx.degree(M[P[P[_H_SRC] + s]]) < ctx.degree(M[P[P[_H_SRC] + first]]):
+                first = s
+        nb = ctx.neighbors(M[P[P[_H_SRC] + first]])
         n = nb.size
         raw[d, :n] = nb
-        lo += 1
     for s in range(lo, hi):
-        n = _intersect(raw[d], n, ctx.neighbors(M[P[P[_H_SRC] + s]]), raw[d])
+        if s != first:
+            n = _intersect(raw[d], n, ctx.neighbors(M[P[P[_H_SRC] + s]]), raw[d])
     rawlen[d] = n
 
 
@@ -398,26 +417,45 @@ def _candidates(ctx, P, M, raw, rawlen, cand, candlen, d):
 
 
 @njit(cache=True, nogil=True)
+def _leaves(ctx, P, M, last, n, d):
+    """The full matches ``M[:d] + last[i]`` for ``i < n`` (``d`` is the last
+    position): claims them from the run's limit and lists them when the run
+    writes output. Returns how many count (fewer than ``n`` once the limit is
+    reached)."""
+    if P[_H_LIMITED] != 0:
+        n = ctx.take(n)
+    if n > 0 and ctx.emitting():
+        line = np.empty(P[_H_NQ], np.int32)  # data vertex per query vertex, in query order
+        for p in range(d):
+            line[P[P[_H_ORDER] + p]] = M[p]
+        u = P[P[_H_ORDER] + d]
+        for i in range(n):
+            line[u] = last[i]
+            ctx.emit(line)
+    return n
+
+
+@njit(cache=True, nogil=True)
 def _compute(ctx, rec):
     P = ctx.params
     k = rec[0]
     nq = P[_H_NQ]
-    if k == nq:
-        ctx.count(0)
-        return 0
-    maxdeg = P[_H_MAXDEG]
     M = np.empty(nq, np.int32)
     M[:k] = rec[1 : 1 + k]
-    raw = np.empty((nq, maxdeg), np.int32)
+    if k == nq:
+        ctx.count(0, _leaves(ctx, P, M, M[nq - 1 :], 1, nq - 1))
+        return 0
+    cap = P[_H_MAXDEG]
+    raw = np.empty((nq, cap), np.int32)
     rawlen = np.zeros(nq, np.int64)
-    cand = np.empty((nq, maxdeg), np.int32)
+    cand = np.empty((nq, cap), np.int32)
     candlen = np.zeros(nq, np.int64)
     idx = np.zeros(nq, np.int64)
     for d in range(1, k):  # intersections of the prefix, for reuse further down
         _raw(ctx, P, M, raw, rawlen, d)
     _candidates(ctx, P, M, raw, rawlen, cand, candlen, k)
     if k == nq - 1:
-        ctx.count(0, candlen[k])
+        ctx.count(0, _leaves(ctx, P, M, cand[k], candlen[k], k))
         return 0
     d = k
     found = 0
@@ -439,7 +477,10 @@ def _compute(ctx, rec):
         nd = d + 1
         _candidates(ctx, P, M, raw, rawlen, cand, candlen, nd)
         if nd == nq - 1:
-            found += candlen[nd]
+            got = _leaves(ctx, P, M, cand[nd], candlen[nd], nd)
+            found += got
+            if got < candlen[nd]:  # the limit is reached: the job is stopping
+                break
         elif candlen[nd]:
             d = nd
             idx[d] = 0
@@ -463,6 +504,38 @@ class SubgraphMatching(gthinker.Task):
 
 # ---- the Python API ------------------------------------------------------------------
 
+#: GPU record layout: expand once some partial match of the first level has at
+#: least this many candidates (see :func:`choose_gpu_mode`; measured in
+#: docs/benchmarks.md).
+EXPAND_FANOUT = 1024
+
+
+def fanouts(data: gthinker.Graph, p: Plan) -> np.ndarray:
+    """For every candidate v of the first position, its number of candidates at
+    the second: the fanout of the first level of the search tree."""
+    c0 = p.candidates[int(p.order[0])]
+    if len(p.order) < 2 or not len(c0):
+        return np.zeros(len(c0), np.int64)
+    mask = np.zeros(data.num_vertices, bool)
+    mask[p.candidates[int(p.order[1])]] = True
+    hits = mask[data.indices].astype(np.int64)
+    csum = np.concatenate(([0], np.cumsum(hits)))
+    return csum[data.indptr[c0 + 1]] - csum[data.indptr[c0]]
+
+
+def choose_gpu_mode(data: gthinker.Graph, p: Plan) -> tuple[str, str]:
+    """``("prefix" | "expand", why)`` from the fanouts of the first level:
+    prefix (one warp extends a partial match with all its candidates, sharing
+    the work) unless some partial match has EXPAND_FANOUT candidates or more:
+    such a record would keep one warp busy while the others idle, and expand
+    (one record per candidate) spreads it over all warps."""
+    f = fanouts(data, p)
+    if not len(f):
+        return "prefix", "no candidates"
+    top = int(f.max())
+    why = f"largest first-level fanout {top} (expand from {EXPAND_FANOUT})"
+    return ("expand" if top >= EXPAND_FANOUT else "prefix"), why
+
 
 @dataclass
 class SMResult:
@@ -474,25 +547,98 @@ class SMResult:
     threads: int
     order: list
     candidates: list  # |C(u)| per query vertex
+    gpu_mode: str | None = None  # prefix or expand (gpu and hybrid modes)
+    stopped: str | None = None  # "limit" when the run stopped at its limit
     stats: dict = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict:
         return {"count": self.count, "unique": self.unique, "automorphisms": self.automorphisms,
-                "seconds": self.seconds, "mode": self.mode, "threads": self.threads,
-                "order": self.order, "candidates": self.candidates}
+                "seconds": self.seconds, "mode": self.mode, "gpu_mode": self.gpu_mode,
+                "threads": self.threads, "order": self.order, "candidates": self.candidates,
+                "stopped": self.stopped}
 
 
-def count(data, query, unique: bool = False, mode: str = "cpu", threads: int | None = None,
-          time_budget: float = 0.1, **options) -> SMResult:
+def count(data, query, unique: bool = False, mode: str = "auto", threads: int | None = None,
+          time_budget: float = 0.1, gpu_mode: str = "auto", limit: int | None = None,
+          output=None, progress=None, **options) -> SMResult:
     """Counts the embeddings of ``query`` in ``data`` (or, with ``unique``, the
-    distinct subgraphs). ``query`` may be a pattern name (see :func:`pattern`)."""
-    if mode not in ("cpu", "auto"):
-        raise ValueError(f"subgraph matching runs in mode 'cpu' for now, got {mode!r}")
+    distinct subgraphs).
+
+    Parameters
+    ----------
+    data, query : gthinker.Graph, or anything :func:`gthinker.as_graph` takes
+        ``query`` may also be a pattern name (see :func:`pattern`). Both
+        labeled, or neither.
+    mode : {"auto", "cpu", "gpu", "hybrid"}
+        ``"auto"``: the GPU alone where a CUDA GPU is usable (G-ThinkerCG's
+        advice for SM, measured in docs/benchmarks.md), else the CPU; the CPU
+        with ``limit`` or ``output``.
+    gpu_mode : {"auto", "prefix", "expand"}
+        GPU record layout (see :mod:`gthinker.apps.sm_gpu`); ``"auto"`` picks
+        it with :func:`choose_gpu_mode`.
+    limit : int, optional
+        Stop after this many matches (the count is then ``limit``, and
+        ``stopped == "limit"``). CPU only.
+    output : path, optional
+        Write every match (or the first ``limit``) to this file, one per line:
+        the data vertices (original ids) matched to query vertices 0, 1, ...
+        CPU only.
+    **options
+        Passed on to :func:`gthinker.run` (``gpu_options``, ``spill_limit``, ...).
+    """
+    if mode not in ("auto", "cpu", "gpu", "hybrid"):
+        raise ValueError(f"mode must be auto, cpu, gpu or hybrid, got {mode!r}")
+    if gpu_mode not in ("auto", "prefix", "expand"):
+        raise ValueError(f"gpu_mode must be auto, prefix or expand, got {gpu_mode!r}")
+    listing = limit is not None or output is not None
+    if mode == "auto":
+        mode, _why = gthinker.gpu.resolve_mode("auto")
+        if mode == "hybrid":
+            mode = "gpu"
+        if listing:
+            mode = "cpu"
+    if mode != "cpu" and listing:
+        raise ValueError("limit and output (--limit, --output) run on the CPU only; use "
+                         "mode='cpu' (--mode cpu)")
     data = gthinker.as_graph(data)
-    p = plan(data, query, unique)
-    res = gthinker.run(SubgraphMatching, data, mode="cpu", threads=threads,
-                       time_budget=time_budget, params=p.params, **options)
+    p = plan(data, query, unique, limited=limit is not None)
+    chosen = None
+    if mode in ("gpu", "hybrid"):
+        gthinker.gpu.require_device()
+        from .sm_gpu import SubgraphMatchingExpandGPU, SubgraphMatchingPrefixGPU
+
+        chosen = gpu_mode if gpu_mode != "auto" else choose_gpu_mode(data, p)[0]
+        options["gpu"] = (SubgraphMatchingPrefixGPU if chosen == "prefix"
+                          else SubgraphMatchingExpandGPU)
+    res = gthinker.run(SubgraphMatching, data, mode=mode, threads=threads,
+                       time_budget=time_budget, params=p.params, limit=limit, output=output,
+                       progress=progress, **options)
     return SMResult(count=res.counters["matches"], unique=unique,
                     automorphisms=p.automorphisms, seconds=res.seconds, mode=res.mode,
                     threads=res.threads, order=[int(u) for u in p.order],
-                    candidates=[len(c) for c in p.candidates], stats=res.stats)
+                    candidates=[len(c) for c in p.candidates], gpu_mode=chosen,
+                    stopped=res.stopped, stats=res.stats)
+
+
+def match(data, query, unique: bool = False, limit: int | None = None,
+          threads: int | None = None, **options) -> np.ndarray:
+    """Lists the matches: an int64 array with one row per match (at most
+    ``limit``) and one column per query vertex, holding the data vertex (its
+    original id) matched to it. Row order differs from run to run. For a
+    networkx graph whose nodes are not integers, an object array of node names.
+
+    >>> import networkx as nx
+    >>> match(nx.complete_graph(3), "triangle", unique=True, threads=1).tolist()
+    [[0, 1, 2]]
+    """
+    data = gthinker.as_graph(data)
+    nq = as_query(query).num_vertices
+    with tempfile.TemporaryDirectory(prefix="gthinker-") as tmp:
+        path = os.path.join(tmp, "matches.txt")
+        count(data, query, unique=unique, mode="cpu", threads=threads, limit=limit,
+              output=path, **options)
+        rows = np.fromfile(path, dtype=np.int64, sep=" ").reshape(-1, nq)
+    names = getattr(data, "node_names", None)
+    if names is not None:
+        return np.asarray(names, dtype=object)[rows]
+    return rows

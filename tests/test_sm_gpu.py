@@ -1,0 +1,87 @@
+"""Subgraph matching on the GPU (simulator here; GTHINKER_TEST_REAL_GPU=1 runs
+the same on a real GPU): both record layouts and hybrid mode against
+networkx and the CPU app, the layout conversions, and the automatic choice."""
+
+import random
+
+import networkx as nx
+import numpy as np
+import pytest
+from gthinker.apps import sm
+from gthinker.apps.sm_gpu import SubgraphMatchingPrefixGPU, _prefix_to_cpu
+from test_sm import _embeddings, _random_walk_query
+
+import gthinker
+
+LAYOUTS = ["prefix", "expand"]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("name", ["triangle", "4-cycle", "tailed-triangle"])
+def test_gpu_layouts_match_networkx(layout, name):
+    G = nx.gnp_random_graph(8, 0.4, seed=len(name))
+    want = _embeddings(G, sm.pattern(name).to_networkx())
+    r = sm.count(G, name, mode="gpu", gpu_mode=layout)
+    assert r.gpu_mode == layout and r.mode == "gpu"
+    assert r.count == want
+    u = sm.count(G, name, mode="gpu", gpu_mode=layout, unique=True)
+    assert u.count * u.automorphisms == want
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_gpu_layouts_on_labeled_queries(layout):
+    rng = random.Random(7)
+    G = nx.gnp_random_graph(14, 0.35, seed=7)
+    nx.set_node_attributes(G, {v: rng.randrange(2) for v in G}, "label")
+    for size in (2, 4):
+        Q = _random_walk_query(G, size, rng)
+        want = _embeddings(G, Q, labeled=True)
+        assert want > 0
+        assert sm.count(G, Q, mode="gpu", gpu_mode=layout).count == want, size
+
+
+def test_gpu_single_vertex_query_and_no_candidates():
+    G = nx.path_graph(5)
+    q = gthinker.Graph.from_edges(np.zeros((0, 2), np.int64), num_vertices=1)
+    for layout in LAYOUTS:
+        assert sm.count(G, q, mode="gpu", gpu_mode=layout).count == 5
+        assert sm.count(G, "triangle", mode="gpu", gpu_mode=layout).count == 0
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_hybrid_moves_work_both_ways_and_stays_exact(layout):
+    """A 1 us budget makes every CPU task decompose into S, which the GPU
+    steals (CPU records into the layout); exact either way."""
+    G = nx.gnp_random_graph(11, 0.45, seed=3)
+    want = _embeddings(G, sm.pattern("4-cycle").to_networkx())
+    r = sm.count(G, "4-cycle", mode="hybrid", threads=2, gpu_mode=layout, time_budget=1e-6,
+                 early_split=1e-6)
+    assert r.count == want
+    assert r.mode == "hybrid"
+
+
+def test_prefix_records_convert_to_cpu_records():
+    # [2, 5, 7, C = 1, 3] -> [3, 5, 7, 1], [3, 5, 7, 3]; a CPU-marked [-2, 4, 6] -> [2, 4, 6]
+    data = np.array([2, 5, 7, 1, 3, -2, 4, 6], np.int32)
+    starts = np.array([0, 5, 8], np.int64)
+    out, ostarts = _prefix_to_cpu(data, starts)
+    recs = [out[ostarts[i]:ostarts[i + 1]].tolist() for i in range(len(ostarts) - 1)]
+    assert recs == [[3, 5, 7, 1], [3, 5, 7, 3], [2, 4, 6]]
+    # And CPU records are marked on the way in, unchanged otherwise.
+    d, s = SubgraphMatchingPrefixGPU().move_tasks_from_cpu(
+        np.array([2, 4, 6, 1, 9], np.int32), np.array([0, 3, 5], np.int64))
+    assert d.tolist() == [-2, 4, 6, -1, 9] and s.tolist() == [0, 3, 5]
+    back, _ = _prefix_to_cpu(d, s)
+    assert back.tolist() == [2, 4, 6, 1, 9]
+
+
+def test_layout_choice_follows_fanout_skew():
+    star = nx.star_graph(3000)  # one vertex with 3000 candidates, the rest with 1
+    p = sm.plan(star, "3-path")
+    assert sm.choose_gpu_mode(gthinker.as_graph(star), p)[0] == "expand"
+    G = nx.gnp_random_graph(200, 0.05, seed=1)
+    g = gthinker.as_graph(G)
+    assert sm.choose_gpu_mode(g, sm.plan(g, "triangle"))[0] == "prefix"
+    # fanouts are the real first-level branching: |N(v) & C(second)| per first candidate
+    f = sm.fanouts(g, sm.plan(g, "triangle"))
+    assert sorted(f.tolist()) == sorted(d for _, d in G.degree() if d >= 2)
