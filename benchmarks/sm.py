@@ -12,7 +12,9 @@ layouts (prefix and expand) besides the one ``gpu_mode="auto"`` picks; igraph
 ``count_subisomorphisms_vf2`` (single-threaded, non-induced embeddings, the
 same semantics) in a subprocess, ``--peer-jobs`` at a time and never while
 gthinker runs. Every run is capped at ``--cap`` seconds and reported as
-"timeout", not dropped. Counts must agree wherever two runs finished.
+"timeout", not dropped (hybrid and the second GPU layout are skipped, and
+say so, where cpu and gpu both timed out). Counts must agree wherever two
+runs finished.
 """
 
 from __future__ import annotations
@@ -69,6 +71,7 @@ def ours(data, query, mode, threads, cap, gpu_mode="auto"):
     out = {"seconds": wall, "job_seconds": r.seconds, "count": r.count}
     if r.gpu_mode:
         out["gpu_mode"] = r.gpu_mode
+        out["gpu_setup_seconds"] = r.stats["gpu"]["setup_seconds"]
     return out
 
 
@@ -87,8 +90,13 @@ def run_case(data, data_path, query, query_path, name, args, peer_future=None):
         row["query_vertices"], row["query_edges"] = q.num_vertices, q.num_edges
         query = q
     for mode in args.modes:
+        if mode == "hybrid" and not any(row[m].get("seconds") for m in ("cpu", "gpu")
+                                        if m in row):
+            row[mode] = {"seconds": None, "note": "skipped: cpu and gpu timed out"}
+            continue
         row[mode] = ours(data, query, mode, args.threads, args.cap)
-        if mode == "gpu":
+        if mode == "gpu" and not args.no_alt and (
+                row["gpu"].get("seconds") or row.get("cpu", {}).get("seconds")):
             picked = row[mode].get("gpu_mode")
             for gm in ("prefix", "expand"):
                 if gm != picked:
@@ -182,6 +190,8 @@ def main():
     ap.add_argument("--modes", default="cpu", help="of cpu,gpu,hybrid")
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--cap", type=float, default=10.0, help="seconds per run (default 10)")
+    ap.add_argument("--no-alt", action="store_true",
+                    help="in gpu mode, run only the layout auto picks")
     ap.add_argument("--peer", choices=("vf2", "none"), default="vf2")
     ap.add_argument("--peer-jobs", type=int, default=1)
     ap.add_argument("--peer-unlabeled", action="store_true",

@@ -65,10 +65,23 @@ def _add_mce_parser(sub):
                    help="spilled tasks per CPU assignment (default: 8)")
     p.add_argument("--spill-limit", type=_positive_int, default=None, metavar="BYTES",
                    help="fail if the spill stack S grows past this (default: half the free memory)")
+    _add_gpu_options(p)
+    p.add_argument("--trace", default=None, metavar="FILE.png",
+                   help="write a timeline of CPU and GPU busy time, S, H and steals "
+                        "(needs matplotlib)")
+    p.add_argument("--output", "-o", default=None, metavar="FILE",
+                   help="write every maximal clique to FILE, one per line, original vertex ids")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
+    return p
+
+
+def _add_gpu_options(p):
+    """The GPU and hybrid options that every app's command shares."""
     g = p.add_argument_group("GPU options (--mode gpu or hybrid)")
     g.add_argument("--gpu-chunk", type=_positive_int, default=500_000, metavar="N",
-                   help="initial vertices per GPU assignment, from the front of the "
-                        "degeneracy order (default: 500000)")
+                   help="initial vertices per GPU assignment, from the front of the vertex "
+                        "order (default: 500000)")
     g.add_argument("--eta-per-warp", type=_positive_int, default=None, metavar="N",
                    help="new subgraphs per level and warp (default: 1000)")
     g.add_argument("--gpu-buffer", type=_positive_int, default=None, metavar="BYTES",
@@ -90,14 +103,6 @@ def _add_mce_parser(sub):
     g.add_argument("--no-level-steal", dest="level_steal", action="store_false",
                    help="hybrid: idle CPU workers get no unread subgraphs from the GPU's "
                         "device levels (only H and handed-back vertices)")
-    p.add_argument("--trace", default=None, metavar="FILE.png",
-                   help="write a timeline of CPU and GPU busy time, S, H and steals "
-                        "(needs matplotlib)")
-    p.add_argument("--output", "-o", default=None, metavar="FILE",
-                   help="write every maximal clique to FILE, one per line, original vertex ids")
-    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
-    p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
-    return p
 
 
 def _progress_printer(counter_name, stream=sys.stderr):
@@ -208,12 +213,15 @@ examples:
   gthinker sm email-Enron.txt.gz triangle --unique      # 727,044 triangles
   gthinker sm hprd.graph query_dense_16_1.graph
   gthinker sm hprd.graph queries/hprd/ --json           # one JSON line per query file
+  gthinker sm yeast.graph q.graph --limit 1000 -o m.txt # list the first 1000 matches
 
 QUERY is a query graph file (.graph or an edge list), a directory of them, or a
 pattern: triangle, 4-cycle, diamond, tailed-triangle, house, k-clique, k-path,
 k-star (k vertices). Counts embeddings (injective, label-preserving maps that
 keep every query edge); --unique counts distinct subgraphs instead
-(embeddings / |Aut(query)|). Runs on the CPU workers.
+(embeddings / |Aut(query)|). With a CUDA GPU, auto runs on the GPU alone
+(G-ThinkerCG's advice for subgraph matching; docs/benchmarks.md has the
+numbers); --limit and --output run on the CPU workers.
 """
 
 
@@ -226,12 +234,24 @@ def _add_sm_parser(sub):
     p.add_argument("query", help="query graph file, directory of query files, or pattern name")
     p.add_argument("--unique", action="store_true",
                    help="count distinct subgraphs (symmetry breaking) instead of embeddings")
-    p.add_argument("--mode", choices=["auto", "cpu"], default="auto",
-                   help="where to run (only cpu for now; auto = cpu)")
+    p.add_argument("--mode", choices=["auto", "cpu", "gpu", "hybrid"], default="auto",
+                   help="where to run: cpu (all cores), gpu (the GPU worker alone), hybrid "
+                        "(both); auto: gpu if a CUDA GPU is usable, else cpu, and cpu with "
+                        "--limit or --output (default: auto)")
+    p.add_argument("--gpu-mode", choices=["auto", "prefix", "expand"], default="auto",
+                   help="GPU record layout: prefix (a warp extends a partial match with all "
+                        "its candidates) or expand (one record per candidate, for very skewed "
+                        "fanouts); auto picks from the first level's fanouts (default: auto)")
+    p.add_argument("--limit", type=_positive_int, default=None, metavar="N",
+                   help="stop after N matches (CPU)")
+    p.add_argument("--output", "-o", default=None, metavar="FILE",
+                   help="write the matches to FILE, one per line: the data vertices (original "
+                        "ids) matched to query vertices 0, 1, ... (CPU; one query)")
     p.add_argument("--threads", type=_positive_int, default=None,
                    help="CPU worker threads (default: all cores)")
     p.add_argument("--time-budget", type=_positive_float, default=0.1, metavar="SECONDS",
                    help="seconds a task runs before it is decomposed (default: 0.1)")
+    _add_gpu_options(p)
     p.add_argument("--json", action="store_true", help="one JSON object per query")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
 
@@ -253,17 +273,25 @@ def _run_sm(args) -> int:
             raise ValueError(f"no query files in {path}")
     else:
         queries = [args.query]
+    if args.output is not None and len(queries) > 1:
+        raise ValueError("--output lists the matches of one query; QUERY is a directory of "
+                         f"{len(queries)} queries")
     for q in queries:
-        res = sm.count(data, str(q), unique=args.unique, threads=args.threads,
-                       time_budget=args.time_budget)
+        res = sm.count(data, str(q), unique=args.unique, mode=args.mode, threads=args.threads,
+                       time_budget=args.time_budget, gpu_mode=args.gpu_mode, limit=args.limit,
+                       output=args.output,
+                       progress=None if args.quiet else _progress_printer("matches"),
+                       progress_interval=3.0, **_gpu_options(args))
         name = Path(q).name if isinstance(q, Path) or Path(q).exists() else q
         if args.json:
             print(json.dumps({"query": name, **res.to_dict()}), flush=True)
         else:
             what = "distinct subgraphs" if args.unique else "embeddings"
-            print(f"{name}: {res.count:,} {what} in {res.seconds:.3f}s "
-                  f"(|Aut| = {res.automorphisms}, order {res.order}, "
-                  f"candidates {res.candidates})", flush=True)
+            where = res.mode + (f", {res.gpu_mode} layout" if res.gpu_mode else "")
+            print(f"{name}: {res.count:,} {what}"
+                  + (" (stopped at --limit)" if res.stopped == "limit" else "")
+                  + f" in {res.seconds:.3f}s ({where}; |Aut| = {res.automorphisms}, "
+                  f"order {res.order}, candidates {res.candidates})", flush=True)
     return 0
 
 

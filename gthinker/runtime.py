@@ -390,6 +390,8 @@ def run(
     finally:
         for t in drivers:
             t.join()
+        if gpu_worker is not None:
+            gpu_worker.close()
     seconds = time.perf_counter() - start
     if errors:
         raise errors[0]

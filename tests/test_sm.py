@@ -199,3 +199,88 @@ def test_cli_counts_a_pattern_and_a_query_directory(tmp_path):
         assert x["count"] == _embeddings(G, q)
     r = cli(str(tmp_path / "missing.graph"))
     assert r.returncode == 2 and "no such file" in r.stderr
+
+
+def _embedding_rows(G, Q):
+    """Every embedding as a tuple: the data vertex of query vertex 0, 1, ..."""
+    rows = set()
+    for m in iso.GraphMatcher(G, Q).subgraph_monomorphisms_iter():  # data -> query
+        inv = {q: d for d, q in m.items()}
+        rows.add(tuple(inv[u] for u in range(Q.number_of_nodes())))
+    return rows
+
+
+@pytest.mark.parametrize("name", ["4-cycle", "tailed-triangle"])
+def test_match_lists_exactly_the_embeddings(name):
+    G = nx.gnp_random_graph(20, 0.3, seed=4)
+    Q = sm.pattern(name).to_networkx()
+    want = _embedding_rows(G, Q)
+    rows = sm.match(G, name, threads=2, time_budget=1e-6)  # split tasks list theirs too
+    assert rows.shape == (len(want), Q.number_of_nodes())
+    assert {tuple(r) for r in rows.tolist()} == want
+    uniq = sm.match(G, name, threads=2, unique=True)
+    assert len(uniq) * sm.count(G, name, unique=True).automorphisms == len(want)
+    assert {tuple(r) for r in uniq.tolist()} <= want
+
+
+def test_match_keeps_original_ids_and_node_names():
+    G = nx.relabel_nodes(nx.cycle_graph(4), {0: "a", 1: "b", 2: "c", 3: "d"})
+    rows = sm.match(G, "3-path", threads=1)
+    assert len(rows) == 8 and all(G.has_edge(r[0], r[1]) and G.has_edge(r[1], r[2])
+                                  for r in rows)
+    g = gthinker.Graph.from_edges(np.array([(0, 1), (1, 2), (2, 0)]))
+    g.ids = np.array([10, 20, 30])
+    assert sorted(sm.match(g, "triangle", unique=True, threads=1)[0].tolist()) == [10, 20, 30]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_limit_stops_at_exactly_n_matches(threads):
+    G = nx.gnp_random_graph(40, 0.3, seed=5)
+    total = sm.count(G, "4-cycle", threads=threads).count
+    for limit in (1, 37, total - 1):
+        r = sm.count(G, "4-cycle", threads=threads, limit=limit, time_budget=1e-5)
+        assert r.count == limit and r.stopped == "limit" and r.mode == "cpu"
+    r = sm.count(G, "4-cycle", threads=threads, limit=total + 5)
+    assert r.count == total and r.stopped is None
+    rows = sm.match(G, "4-cycle", threads=threads, limit=25)
+    valid = _embedding_rows(G, sm.pattern("4-cycle").to_networkx())
+    assert len(rows) == 25 and {tuple(r) for r in rows.tolist()} <= valid
+
+
+def test_limit_and_listing_options_are_checked():
+    G = nx.path_graph(5)
+    with pytest.raises(ValueError, match="limit must be a positive"):
+        sm.count(G, "3-path", limit=0)
+    with pytest.raises(ValueError, match="CPU only"):
+        sm.count(G, "3-path", mode="gpu", limit=3)
+    with pytest.raises(ValueError, match="gpu_mode"):
+        sm.count(G, "3-path", gpu_mode="sideways")
+    with pytest.raises(ValueError, match="mode must be"):
+        sm.count(G, "3-path", mode="tpu")
+
+
+def test_cli_lists_matches_and_checks_its_options(tmp_path):
+    import subprocess
+    import sys
+
+    G = nx.gnp_random_graph(25, 0.3, seed=2)
+    data = tmp_path / "g.txt"
+    data.write_text("".join(f"{u} {v}\n" for u, v in G.edges))
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "gthinker.cli", "sm", str(data), *args,
+                               "--threads", "2", "-q"], capture_output=True, text=True,
+                              cwd=tmp_path, timeout=300)
+
+    out = tmp_path / "m.txt"
+    r = cli("triangle", "--unique", "--output", str(out))
+    assert r.returncode == 0, r.stderr
+    rows = {tuple(sorted(map(int, line.split()))) for line in out.read_text().splitlines()}
+    assert rows == {tuple(sorted(c)) for c in nx.enumerate_all_cliques(G) if len(c) == 3}
+    r = cli("triangle", "--limit", "5", "--output", str(out))
+    assert r.returncode == 0 and "stopped at --limit" in r.stdout
+    assert len(out.read_text().splitlines()) == 5
+    r = cli(str(tmp_path), "--output", str(out))  # a directory of queries
+    assert r.returncode == 2 and "one query" in r.stderr
+    r = cli("triangle", "--limit", "0")
+    assert r.returncode == 2 and "--limit" in r.stderr

@@ -18,7 +18,7 @@ from __future__ import annotations
 from ..errors import DeviceUnavailableError
 from .context import GPUContext
 
-__all__ = ["GPUContext", "device_status", "require_device", "resolve_mode"]
+__all__ = ["GPUContext", "device_status", "release_buffers", "require_device", "resolve_mode"]
 
 try:
     from numba import cuda as _cuda
@@ -82,3 +82,12 @@ def resolve_mode(mode: str) -> tuple[str, str]:
     if ok and not enabled():
         return "hybrid", f"GPU: {what}"
     return "cpu", f"no usable GPU ({what.rstrip('.')})" if not ok else "simulator: not used by auto"
+
+
+def release_buffers() -> None:
+    """Frees the device subgraph buffer that GPU jobs keep from one run to the
+    next in this process (most of the device's memory; keeping it saves about
+    0.2 s per job). Call it before other GPU work in the same process."""
+    from .worker import release_buffers as release
+
+    release()

@@ -139,6 +139,36 @@ def _gather(offs, verts, v_lo):
     return data, starts
 
 
+# The subgraph buffer (most of the device's memory) is kept from one job to the
+# next in a process: freeing and allocating ~100 GB costs about 0.2 s per job,
+# more than a whole small subgraph-matching query. release_buffers() gives it back.
+_kept: dict = {}
+
+
+def release_buffers() -> None:
+    """See :func:`gthinker.gpu.release_buffers`."""
+    _kept.clear()
+    if not simulator_enabled() and cuda.is_available():
+        cuda.current_context().deallocations.clear()
+
+
+def _subgraph_buffer(budget_for, buffer_bytes):
+    """(vertices, offsets) device arrays and the budget: the kept pair (taken
+    out of the keep while this job uses it) when it is between 90% and 100% of
+    what this job may use, else a new pair."""
+    kept = _kept.pop("buffer", None)
+    kept_bytes = kept[0].nbytes + kept[1].nbytes if kept else 0
+    budget = budget_for(kept_bytes)
+    if kept and 0.9 * budget <= kept_bytes <= budget:
+        return kept, budget
+    if kept:
+        del kept
+        release_buffers()
+        budget = budget_for(0)
+    capv, capr = budget * 4 // 5 // 4, budget // 5 // 16
+    return (cuda.device_array(capv, np.int32), cuda.device_array((capr, 2), np.int64)), budget
+
+
 class GPUWorker:
     """Runs a :class:`gthinker.GPUContext` app on the current CUDA device
     (or Numba's simulator). ``__call__(worker)`` is the loop an
@@ -208,18 +238,24 @@ class GPUWorker:
         self.d_gen_in = cuda.device_array(self.eta, np.int32)
         self.d_gen_retry = cuda.device_array(self.eta, np.int32)
 
+        record_bound = int(graph.max_degree) + 8 if n else 8
+        self._keep_buffer = False
         if self.simulated:
             budget = int(buffer_bytes or 1 << 20)
+            pair = (cuda.device_array(budget * 4 // 5 // 4, np.int32),
+                    cuda.device_array((budget // 5 // 16, 2), np.int64))
         else:
-            free, _total = cuda.current_context().get_memory_info()
-            budget = int(free * 0.85)
-            if buffer_bytes:
-                budget = min(budget, int(buffer_bytes))
-        self.capv = budget * 4 // 5 // 4
-        self.capr = budget // 5 // 16
+            def budget_for(kept_bytes):
+                free, _total = cuda.current_context().get_memory_info()
+                b = int((free + kept_bytes) * 0.85)
+                return min(b, int(buffer_bytes)) if buffer_bytes else b
+
+            pair, budget = _subgraph_buffer(budget_for, buffer_bytes)
+            self._keep_buffer = buffer_bytes is None  # only the default, whole-device one
+        self.d_vert, self.d_offs = pair
+        self.capv, self.capr = pair[0].shape[0], pair[1].shape[0]
         # Room kept free above a level for its children: a new level that
         # crosses the mark goes to H, so at least one child always fits.
-        record_bound = int(graph.max_degree) + 8 if n else 8
         self.reserve_v = max(int(self.capv * (1 - _OVERFLOW)), 2 * record_bound)
         self.reserve_r = max(int(self.capr * (1 - _OVERFLOW)), 2)
         if self.capv < 4 * self.reserve_v or self.capr < 8:
@@ -228,9 +264,6 @@ class GPUWorker:
                 f"(a subgraph may need {record_bound:,} vertices, and the buffer must hold "
                 f"several); raise the buffer size (gpu_options buffer_bytes / --gpu-buffer)"
             )
-        self.d_vert = cuda.device_array(self.capv, np.int32)
-        self.d_offs = cuda.device_array((self.capr, 2), np.int64)
-
         self.ctrl = np.zeros(CTRL_SIZE, np.int64)
         self.ctrl[ETA] = self.eta
         self.ctrl[CAPV] = self.capv
@@ -568,6 +601,13 @@ class GPUWorker:
         self._push_level(lo, hi, v_lo, min(int(c[VTAIL]), self.capv))
 
     # ---- results -----------------------------------------------------------------
+
+    def close(self) -> None:
+        """Called once the job is over: keeps the device subgraph buffer for the
+        next job in this process (see :func:`release_buffers`)."""
+        if self._keep_buffer and "buffer" not in _kept:
+            _kept["buffer"] = (self.d_vert, self.d_offs)
+        self._keep_buffer = False
 
     def results(self):
         counters = self.d_counters.copy_to_host().sum(axis=1)[: self.n_counters]
