@@ -18,7 +18,7 @@
 #         (sweep only), TAG (file name suffix)).
 # sm: benchmarks/sm.py (labeled query sets and unlabeled patterns, cpu / gpu (both layouts) /
 #     hybrid / igraph VF2; env SMTESTS=1 (first the SM GPU tests on the real GPU), DATASETS,
-#     SIZES, MAXQ, CAP, PEER (vf2|none), PEER_JOBS, PATTERNS, SNAP, RMATS, MODES, TAG).
+#     SIZES, QUERIES (glob), MAXQ, NOALT=1, CAP, PEER (vf2|none), PEER_JOBS, PATTERNS, SNAP, RMATS, MODES, TAG).
 source "$(dirname "$0")/device_env.sh"
 case "${1:-smoke}" in
   smoke)
@@ -60,7 +60,7 @@ PY
       (cd "$ROOT" && GTHINKER_TEST_REAL_GPU=1 timeout 300 pytest -q -x -p no:cacheprovider tests/test_sm_gpu.py) 2>&1 | tail -5
     fi
     python3 "$ROOT/benchmarks/sm.py" --data "$ROOT/.data" --threads 16 --modes "${MODES:-cpu,gpu,hybrid}" \
-      --datasets "${DATASETS-hprd,yeast,human}" --sizes "${SIZES:-16}" --max-queries "${MAXQ:-0}" \
+      --datasets "${DATASETS-hprd,yeast,human}" --sizes "${SIZES:-16}" --max-queries "${MAXQ:-0}" --queries "${QUERIES:-*.graph}" ${NOALT:+--no-alt} \
       --cap "${CAP:-10}" --peer "${PEER:-vf2}" --peer-jobs "${PEER_JOBS:-8}" \
       --patterns "${PATTERNS-triangle,diamond,4-cycle,5-clique,house}" --snap "${SNAP-email-Enron.txt.gz}" \
       --rmat "${RMATS-}" --out "$OUT/sm${TAG:-}.json" 2>&1 | tee "$OUT/sm${TAG:-}.log"

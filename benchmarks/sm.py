@@ -50,7 +50,7 @@ print(n, time.perf_counter() - t)
 def peer(data_path, query_path, cap):
     try:
         p = subprocess.run([sys.executable, "-c", PEER, str(data_path), str(query_path)],
-                           capture_output=True, text=True, timeout=cap + 30)
+                           capture_output=True, text=True, timeout=cap + 5)  # + loading
     except subprocess.TimeoutExpired:
         return {"seconds": None, "note": f"timeout ({cap:g} s)"}
     if p.returncode != 0:
@@ -120,7 +120,9 @@ def fmt(r):
 def line(row, args):
     runs = [k for k in [*args.modes, "gpu_prefix", "gpu_expand", "igraph_vf2"] if k in row]
     count = next((row[k]["count"] for k in runs if row[k].get("count") is not None), None)
-    return "  ".join(f"{k}={fmt(row[k])}" for k in runs) + f"  count={count}"
+    setup = row.get("gpu", {}).get("gpu_setup_seconds")
+    return ("  ".join(f"{k}={fmt(row[k])}" for k in runs) + f"  count={count}"
+            + (f"  (gpu setup {setup:.3f} s)" if setup is not None else ""))
 
 
 def labeled(args, results, save):
@@ -128,7 +130,7 @@ def labeled(args, results, save):
     for ds in args.datasets:
         data_path = root / f"{ds}.graph"
         data = gthinker.Graph.read(data_path)
-        qs = sorted(p for p in (root / "queries" / ds).glob("*.graph")
+        qs = sorted(p for p in (root / "queries" / ds).glob(args.queries)
                     if any(f"_{s}_" in p.name for s in args.sizes))
         if args.max_queries:
             qs = qs[: args.max_queries]
@@ -142,13 +144,12 @@ def labeled(args, results, save):
                 peers = {k: f.result() for k, f in futs.items()}
             print(f"  igraph VF2: {time.perf_counter() - t:.1f} s wall for {len(qs)} queries "
                   f"({args.peer_jobs} at a time)", flush=True)
-        rows = []
+        rows = results["labeled"][ds] = []
         for qp in qs:
             row = run_case(data, data_path, None, qp, qp.name, args, peers.get(qp.name))
             rows.append(row)
             print(f"  {qp.name}  {line(row, args)}", flush=True)
-        results["labeled"][ds] = rows
-        save()
+            save()
 
 
 def unlabeled(args, results, save):
@@ -186,6 +187,7 @@ def main():
     ap.add_argument("--data", default="../shared/data", help="folder with labeled/ and snap/")
     ap.add_argument("--datasets", default="hprd,yeast,human")
     ap.add_argument("--sizes", default="16", help="query sizes, e.g. 16,24,32 (human: 12,16,20)")
+    ap.add_argument("--queries", default="*.graph", help="query file pattern (glob)")
     ap.add_argument("--max-queries", type=int, default=0, help="per dataset (0: all)")
     ap.add_argument("--modes", default="cpu", help="of cpu,gpu,hybrid")
     ap.add_argument("--threads", type=int, default=None)

@@ -154,12 +154,13 @@ def release_buffers() -> None:
 
 def _subgraph_buffer(budget_for, buffer_bytes):
     """(vertices, offsets) device arrays and the budget: the kept pair (taken
-    out of the keep while this job uses it) when it is between 90% and 100% of
-    what this job may use, else a new pair."""
+    out of the keep while this job uses it) when it is within 10% of what this
+    job may use (it is allocated already, so it cannot run the device out of
+    memory), else a new pair."""
     kept = _kept.pop("buffer", None)
     kept_bytes = kept[0].nbytes + kept[1].nbytes if kept else 0
     budget = budget_for(kept_bytes)
-    if kept and 0.9 * budget <= kept_bytes <= budget:
+    if kept and 0.9 * budget <= kept_bytes <= 1.1 * budget:  # free memory moves a little
         return kept, budget
     if kept:
         del kept
