@@ -343,11 +343,51 @@ def _spawn(ctx, v):
     return out
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _search(arr, lo, hi, x):
+    """First position in sorted arr[lo:hi] whose value is >= x."""
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if arr[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
 @njit(cache=True, nogil=True)
 def _intersect(a, na, b, out):
-    """Sorted a[:na] & sorted b into out; returns the length (may alias a == out)."""
-    i = j = k = 0
+    """Sorted a[:na] & sorted b into out; returns the length (out may be a).
+    A merge when the sizes are alike; when one side is much longer (a hub's
+    list), a binary search of it for each element of the other, each search
+    starting where the last ended. Writing out == a in place is safe: the
+    k-th common element sits at index >= k of a, and is read before it is
+    overwritten."""
     nb = b.size
+    k = 0
+    if nb > 16 * na:
+        lo = 0
+        for i in range(na):
+            lo = _search(b, lo, nb, a[i])
+            if lo == nb:
+                break
+            if b[lo] == a[i]:
+                out[k] = a[i]
+                k += 1
+        return k
+    if na > 16 * nb:
+        lo = 0
+        for j in range(nb):
+            x = b[j]
+            lo = _search(a, lo, na, x)
+            if lo == na:
+                break
+            if a[lo] == x:
+                out[k] = x
+                k += 1
+                lo += 1
+        return k
+    i = j = 0
     while i < na and j < nb:
         x, y = a[i], b[j]
         if x < y:
@@ -364,24 +404,31 @@ def _intersect(a, na, b, out):
 
 @njit(cache=True, nogil=True)
 def _raw(ctx, P, M, raw, rawlen, d):
-    """raw[d] = the intersection of N(M[b]) over d's backward neighbours b (from
-    a reused earlier intersection, or from the shortest list)."""
+    """raw[d] = the intersection of N(M[b]) over d's backward neighbours b: an
+    earlier position's intersection (reuse) or the shortest list, intersected
+    with the rest straight into raw[d] (a copy only for a single list)."""
     lo, hi = P[P[_H_SRC_PTR] + d], P[P[_H_SRC_PTR] + d + 1]
     r = P[P[_H_REUSE] + d]
     first = -1
-    if r >= 0:
-        n = rawlen[r]
-        raw[d, :n] = raw[r, :n]
-    else:
+    if r < 0:
         for s in range(lo, hi):
             if first < 0 or ctx.degree(M[P[P[_H_SRC] + s]]) < ctx.degree(M[P[P[_H_SRC] + first]]):
                 first = s
-        nb = ctx.neighbors(M[P[P[_H_SRC] + first]])
-        n = nb.size
-        raw[d, :n] = nb
+        base = ctx.neighbors(M[P[P[_H_SRC] + first]])
+        n = base.size
+    else:
+        base = raw[r]
+        n = rawlen[r]
+    copied = False
     for s in range(lo, hi):
         if s != first:
-            n = _intersect(raw[d], n, ctx.neighbors(M[P[P[_H_SRC] + s]]), raw[d])
+            if copied:
+                n = _intersect(raw[d], n, ctx.neighbors(M[P[P[_H_SRC] + s]]), raw[d])
+            else:
+                n = _intersect(base, n, ctx.neighbors(M[P[P[_H_SRC] + s]]), raw[d])
+                copied = True
+    if not copied:
+        raw[d, :n] = base[:n]
     rawlen[d] = n
 
 
@@ -505,9 +552,11 @@ class SubgraphMatching(gthinker.Task):
 # ---- the Python API ------------------------------------------------------------------
 
 #: GPU record layout: expand once some partial match of the first level has at
-#: least this many candidates (see :func:`choose_gpu_mode`; measured in
-#: docs/benchmarks.md).
-EXPAND_FANOUT = 1024
+#: least this many candidates (see :func:`choose_gpu_mode`). Measured on an
+#: H200 (docs/benchmarks.md): prefix was faster on email-Enron (largest fanout
+#: 1,383), expand on an R-MAT graph with hubs of tens of thousands; the value
+#: between them is a choice, not a measured optimum.
+EXPAND_FANOUT = 8192
 
 
 def fanouts(data: gthinker.Graph, p: Plan) -> np.ndarray:

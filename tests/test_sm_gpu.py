@@ -76,7 +76,7 @@ def test_prefix_records_convert_to_cpu_records():
 
 
 def test_layout_choice_follows_fanout_skew():
-    star = nx.star_graph(3000)  # one vertex with 3000 candidates, the rest with 1
+    star = nx.star_graph(9000)  # one vertex with 9000 candidates, the rest with 1
     p = sm.plan(star, "3-path")
     assert sm.choose_gpu_mode(gthinker.as_graph(star), p)[0] == "expand"
     G = nx.gnp_random_graph(200, 0.05, seed=1)
