@@ -140,6 +140,28 @@ def _warp_queue(g, P, rec, k, d, q, start):
 
 
 @cuda.jit(device=True)
+def _expand_match(g, P, rec, k, q):
+    """A warp's work on a bare partial match ``[k, M]`` (k = its length):
+    counts a full match, or counts the candidates of the last position, or
+    queues one entry per candidate of position k (``q.b = -1``)."""
+    nq = P[_H_NQ]
+    lane = gpu.lane_id()
+    if k >= nq:  # a full match (a CPU record)
+        if lane == 0:
+            gpu.count(g, 0, 1)
+        return
+    n = _warp_count(g, P, rec, k, -1, k)
+    if k == nq - 1:
+        if lane == 0 and n > 0:
+            gpu.count(g, 0, n)
+        return
+    if n > 0:
+        start = gpu.push(q, n)
+        if start >= 0:
+            _warp_queue(g, P, rec, k, k, q, start)
+
+
+@cuda.jit(device=True)
 def _serial(g, P, rec, k, c, d, dst, pos, write):
     """One thread: counts the candidates of position d for ``M + c``, and with
     ``write`` stores them at ``dst[pos:]``. Returns the count."""
@@ -176,24 +198,7 @@ class SubgraphMatchingExpandGPU(gthinker.GPUContext):
 
     @staticmethod
     def process(g, rec, q):
-        P = g.params
-        nq = P[_H_NQ]
-        k = rec[0]
-        lane = gpu.lane_id()
-        if k >= nq:  # a full match (a CPU record)
-            if lane == 0:
-                gpu.count(g, 0, 1)
-            return len(rec)
-        n = _warp_count(g, P, rec, k, -1, k)
-        if k == nq - 1:
-            if lane == 0 and n > 0:
-                gpu.count(g, 0, n)
-            return len(rec)
-        if n == 0:
-            return len(rec)
-        start = gpu.push(q, n)
-        if start >= 0:
-            _warp_queue(g, P, rec, k, k, q, start)
+        _expand_match(g, g.params, rec, rec[0], q)
         return len(rec)
 
     @staticmethod
@@ -244,20 +249,7 @@ class SubgraphMatchingPrefixGPU(gthinker.GPUContext):
         k = rec[0]
         lane = gpu.lane_id()
         if k < 0:  # from the CPU: the candidates of position -k are not known yet
-            k = -k
-            if k >= nq:
-                if lane == 0:
-                    gpu.count(g, 0, 1)
-                return len(rec)
-            n = _warp_count(g, P, rec, k, -1, k)
-            if k == nq - 1:
-                if lane == 0 and n > 0:
-                    gpu.count(g, 0, n)
-                return len(rec)
-            if n > 0:
-                start = gpu.push(q, n)
-                if start >= 0:
-                    _warp_queue(g, P, rec, k, k, q, start)
+            _expand_match(g, P, rec, -k, q)
             return len(rec)
         nc = len(rec) - 1 - k
         if k == nq - 1:
