@@ -243,7 +243,7 @@ def symmetry_constraints(query: gthinker.Graph):
 
 
 # Layout of params (int64): a header of values and offsets, then the arrays.
-_H_NQ, _H_MAXDEG, _H_WORDS, _H_LIMITED = 0, 1, 2, 3
+_H_NQ, _H_CAP, _H_WORDS, _H_LIMITED = 0, 1, 2, 3
 _H_SRC_PTR, _H_SRC, _H_REUSE = 4, 5, 6
 _H_LESS_PTR, _H_LESS, _H_MORE_PTR, _H_MORE, _H_BITMAP = 7, 8, 9, 10, 11
 _H_BACK_PTR, _H_BACK, _H_ORDER = 12, 13, 14
@@ -310,7 +310,7 @@ def plan(data, query, unique: bool = False, limited: bool = False) -> Plan:
     ddeg = data.degrees()
     most = [int(ddeg[cands[order[d]]].max()) if len(cands[order[d]]) else 0 for d in range(nq)]
     cap = max([min(most[b] for b in back[d]) for d in range(1, nq)], default=0)
-    header[_H_NQ], header[_H_MAXDEG], header[_H_WORDS] = nq, max(cap, 1), words
+    header[_H_NQ], header[_H_CAP], header[_H_WORDS] = nq, max(cap, 1), words
     header[_H_LIMITED] = int(limited)
     chunks, off = [header], _HEADER
     for key in (_H_SRC_PTR, _H_SRC, _H_REUSE, _H_LESS_PTR, _H_LESS, _H_MORE_PTR, _H_MORE,
@@ -343,18 +343,6 @@ def _spawn(ctx, v):
     return out
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _search(arr, lo, hi, x):
-    """First position in sorted arr[lo:hi] whose value is >= x."""
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if arr[mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
 @njit(cache=True, nogil=True)
 def _intersect(a, na, b, out):
     """Sorted a[:na] & sorted b into out; returns the length (out may be a).
@@ -368,7 +356,7 @@ def _intersect(a, na, b, out):
     if nb > 16 * na:
         lo = 0
         for i in range(na):
-            lo = _search(b, lo, nb, a[i])
+            lo += np.searchsorted(b[lo:], a[i])
             if lo == nb:
                 break
             if b[lo] == a[i]:
@@ -379,7 +367,7 @@ def _intersect(a, na, b, out):
         lo = 0
         for j in range(nb):
             x = b[j]
-            lo = _search(a, lo, na, x)
+            lo += np.searchsorted(a[lo:na], x)
             if lo == na:
                 break
             if a[lo] == x:
@@ -492,7 +480,7 @@ def _compute(ctx, rec):
     if k == nq:
         ctx.count(0, _leaves(ctx, P, M, M[nq - 1 :], 1, nq - 1))
         return 0
-    cap = P[_H_MAXDEG]
+    cap = P[_H_CAP]
     raw = np.empty((nq, cap), np.int32)
     rawlen = np.zeros(nq, np.int64)
     cand = np.empty((nq, cap), np.int32)
@@ -681,7 +669,8 @@ def match(data, query, unique: bool = False, limit: int | None = None,
     [[0, 1, 2]]
     """
     data = gthinker.as_graph(data)
-    nq = as_query(query).num_vertices
+    query = as_query(query)
+    nq = query.num_vertices
     with tempfile.TemporaryDirectory(prefix="gthinker-") as tmp:
         path = os.path.join(tmp, "matches.txt")
         count(data, query, unique=unique, mode="cpu", threads=threads, limit=limit,

@@ -83,7 +83,7 @@ def warm_up(modes, threads):
             sm.count(g, "tailed-triangle", mode=mode, threads=threads, gpu_mode=gm)
 
 
-def run_case(data, data_path, query, query_path, name, args, peer_future=None):
+def run_case(data, query, query_path, name, args, peer_result=None):
     row = {"query": name}
     if query_path is not None:
         q = gthinker.Graph.read(query_path)
@@ -101,8 +101,8 @@ def run_case(data, data_path, query, query_path, name, args, peer_future=None):
             for gm in ("prefix", "expand"):
                 if gm != picked:
                     row[f"gpu_{gm}"] = ours(data, query, "gpu", args.threads, args.cap, gm)
-    if peer_future is not None:
-        row["igraph_vf2"] = peer_future
+    if peer_result is not None:
+        row["igraph_vf2"] = peer_result
     counts = {k: v["count"] for k, v in row.items()
               if isinstance(v, dict) and v.get("count") is not None and v.get("seconds")}
     row["agree"] = len(set(counts.values())) <= 1
@@ -146,7 +146,7 @@ def labeled(args, results, save):
                   f"({args.peer_jobs} at a time)", flush=True)
         rows = results["labeled"][ds] = []
         for qp in qs:
-            row = run_case(data, data_path, None, qp, qp.name, args, peers.get(qp.name))
+            row = run_case(data, None, qp, qp.name, args, peers.get(qp.name))
             rows.append(row)
             print(f"  {qp.name}  {line(row, args)}", flush=True)
             save()
@@ -166,7 +166,7 @@ def unlabeled(args, results, save):
         print(f"{name}: {data.num_vertices} vertices, {data.num_edges} edges", flush=True)
         rows = []
         for pat in args.patterns:
-            row = run_case(data, path, pat, None, pat, args,
+            row = run_case(data, pat, None, pat, args,
                            peer(path, _pattern_file(pat, args), args.cap)
                            if args.peer != "none" and args.peer_unlabeled else None)
             rows.append(row)

@@ -49,9 +49,10 @@ def test_gpu_single_vertex_query_and_no_candidates():
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
-def test_hybrid_moves_work_both_ways_and_stays_exact(layout):
-    """A 1 us budget makes every CPU task decompose into S, which the GPU
-    steals (CPU records into the layout); exact either way."""
+def test_hybrid_with_a_tiny_budget_stays_exact(layout):
+    """A 1 us budget makes CPU tasks decompose into S, which an idle GPU may
+    steal (CPU records into the layout; which moves happen is timing, so the
+    conversions themselves are checked exactly below)."""
     G = nx.gnp_random_graph(11, 0.45, seed=3)
     want = _embeddings(G, sm.pattern("4-cycle").to_networkx())
     r = sm.count(G, "4-cycle", mode="hybrid", threads=2, gpu_mode=layout, time_budget=1e-6,
@@ -82,6 +83,8 @@ def test_layout_choice_follows_fanout_skew():
     G = nx.gnp_random_graph(200, 0.05, seed=1)
     g = gthinker.as_graph(G)
     assert sm.choose_gpu_mode(g, sm.plan(g, "triangle"))[0] == "prefix"
-    # fanouts are the real first-level branching: |N(v) & C(second)| per first candidate
+    # fanouts are the real first-level branching: |N(v) & C(second)| per first
+    # candidate; for a triangle, C = the vertices of degree >= 2
     f = sm.fanouts(g, sm.plan(g, "triangle"))
-    assert sorted(f.tolist()) == sorted(d for _, d in G.degree() if d >= 2)
+    c = {v for v in G if G.degree(v) >= 2}
+    assert sorted(f.tolist()) == sorted(sum(w in c for w in G[v]) for v in c)

@@ -152,7 +152,13 @@ def release_buffers() -> None:
         cuda.current_context().deallocations.clear()
 
 
-def _subgraph_buffer(budget_for, buffer_bytes):
+def _new_buffer(budget):
+    """(vertices, offsets) device arrays for ``budget`` bytes: 4/5 vertices, 1/5 offsets."""
+    return (cuda.device_array(budget * 4 // 5 // 4, np.int32),
+            cuda.device_array((budget // 5 // 16, 2), np.int64))
+
+
+def _subgraph_buffer(budget_for):
     """(vertices, offsets) device arrays and the budget: the kept pair (taken
     out of the keep while this job uses it) when it is within 10% of what this
     job may use (it is allocated already, so it cannot run the device out of
@@ -166,8 +172,7 @@ def _subgraph_buffer(budget_for, buffer_bytes):
         del kept
         release_buffers()
         budget = budget_for(0)
-    capv, capr = budget * 4 // 5 // 4, budget // 5 // 16
-    return (cuda.device_array(capv, np.int32), cuda.device_array((capr, 2), np.int64)), budget
+    return _new_buffer(budget), budget
 
 
 class GPUWorker:
@@ -243,15 +248,14 @@ class GPUWorker:
         self._keep_buffer = False
         if self.simulated:
             budget = int(buffer_bytes or 1 << 20)
-            pair = (cuda.device_array(budget * 4 // 5 // 4, np.int32),
-                    cuda.device_array((budget // 5 // 16, 2), np.int64))
+            pair = _new_buffer(budget)
         else:
             def budget_for(kept_bytes):
                 free, _total = cuda.current_context().get_memory_info()
                 b = int((free + kept_bytes) * 0.85)
                 return min(b, int(buffer_bytes)) if buffer_bytes else b
 
-            pair, budget = _subgraph_buffer(budget_for, buffer_bytes)
+            pair, budget = _subgraph_buffer(budget_for)
             self._keep_buffer = buffer_bytes is None  # only the default, whole-device one
         self.d_vert, self.d_offs = pair
         self.capv, self.capr = pair[0].shape[0], pair[1].shape[0]
