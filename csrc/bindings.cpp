@@ -147,7 +147,7 @@ class Job {
     if (progress_error) throw std::move(*progress_error);  // the callback's own exception
     py::dict out;
     const char* kinds[] = {"none",   "user",   "spill_limit", "interrupted",
-                           "output", "memory", "external", "limit"};
+                           "output", "memory", "external", "limit", "stopped"};
     out["error"] = kinds[static_cast<int>(st.error)];
     out["code"] = st.code;
     out["worker"] = st.worker;
@@ -356,6 +356,12 @@ PYBIND11_MODULE(_core, m) {
       .def("external_done", [](Job& j, int i) { j.master().external_done(i); }, py::arg("slot"))
       .def("external_fail", [](Job& j, const std::string& m) { j.master().external_fail(m); })
       .def("push_tasks", &Job::push_tasks, py::arg("data"), py::arg("starts"))
+      .def(
+          "stop",
+          [](Job& j, const std::string& message) { j.master().stop(message); },
+          py::arg("message") = "stopped on request", py::call_guard<py::gil_scoped_release>(),
+          "Stops the job like the limit does (error 'stopped'); callable from another thread "
+          "while run() blocks, and before run (which then ends at once).")
       .def("idle_cpu_workers", [](Job& j) { return j.master().idle_cpu_workers(); })
       .def("spill_tasks", [](Job& j) { return j.master().spill_tasks_relaxed(); })
       .def(

@@ -320,6 +320,15 @@ int64_t Master::take(int64_t n) {
   return 0;
 }
 
+void Master::stop(const std::string& message) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (end_) return;  // over (or being destroyed): leave its status alone
+  JobStatus st;
+  st.error = JobError::kStopped;
+  st.message = message;
+  fail(st);
+}
+
 void Master::fail_out_of_memory(const WorkerContext& ctx, const char* what) {
   JobStatus st;
   st.error = JobError::kMemory;

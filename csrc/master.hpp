@@ -72,8 +72,11 @@ struct JobConfig {
   int64_t limit = -1;                 // take() hands out at most this many (-1: no limit)
 };
 
-/// Why a job stopped early.
-enum class JobError { kNone, kUser, kSpillLimit, kInterrupted, kOutput, kMemory, kExternal, kLimit };
+/// Why a job stopped early. kLimit and kStopped are not failures: the job
+/// ended on request, keeping what it had found.
+enum class JobError {
+  kNone, kUser, kSpillLimit, kInterrupted, kOutput, kMemory, kExternal, kLimit, kStopped
+};
 
 struct JobStatus {
   JobError error = JobError::kNone;  // kExternal: see message
@@ -151,6 +154,13 @@ class Master {
   /// The claim that takes the last one stops the job (JobError::kLimit, not a
   /// failure). Thread-safe, lock-free until that last claim.
   int64_t take(int64_t n);
+
+  /// Stops the job on request (JobError::kStopped, not a failure), the way
+  /// the limit does: workers see timed_out(), decomposed records are dropped.
+  /// Thread-safe; may be called before run (the job then ends at once) or
+  /// while it runs. Does nothing once the job has ended or another reason
+  /// stopped it first.
+  void stop(const std::string& message);
 
   /// Stops the job because memory ran out in a callback (thread-safe).
   void fail_out_of_memory(const WorkerContext& ctx, const char* what);

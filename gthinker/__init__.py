@@ -15,7 +15,7 @@ from .errors import (
 )
 from .gpu.context import GPUContext
 from .graph import Graph, LoadReport, as_graph
-from .runtime import JobResult, default_threads, run
+from .runtime import JobResult, StopToken, default_threads, run
 from .task import Task, TaskContext
 
 __version__ = "0.1.0"
@@ -30,6 +30,7 @@ __all__ = [
     "gpu",
     "run",
     "JobResult",
+    "StopToken",
     "default_threads",
     "GThinkerError",
     "GraphFormatError",

@@ -17,7 +17,8 @@ from .errors import SpillLimitError, TaskRuntimeError
 from .graph import as_graph
 from .task import _SPAWN_PHASE, CODES, Task
 
-__all__ = ["run", "JobResult", "default_threads", "MODES", "ExternalWorker", "Assignment"]
+__all__ = ["run", "JobResult", "StopToken", "default_threads", "MODES", "ExternalWorker",
+           "Assignment"]
 
 MODES = ("cpu", "gpu", "hybrid")
 
@@ -57,8 +58,54 @@ class JobResult:
     threads: int
     mode: str = "cpu"
     #: ``"limit"`` when the job stopped because ``ctx.take`` handed out its
-    #: last result (see ``limit``); None when it ran to the end.
+    #: last result (see ``limit``); ``"stop"`` when its ``stop`` token was set;
+    #: None when it ran to the end.
     stopped: str | None = None
+
+
+class StopToken:
+    """Stops a running job from outside, cleanly: ``run(..., stop=token)``.
+
+    ``token.set()`` (from any thread, e.g. a ``threading.Timer``, or from a
+    signal handler) makes the job stop the way ``limit`` does: every worker's
+    ``ctx.timed_out()`` turns true so it ends its current task soon, records
+    decomposed from then on are dropped, and ``run`` returns the results found
+    so far with ``stopped == "stop"`` (no exception). ``set`` may be called
+    before the run (the job then stops at once), during it, or after it, and
+    any number of times. A token stays set; use a new one for a new run. One
+    token may be given to several runs, also at the same time: it stops all.
+    """
+
+    def __init__(self):
+        # Reentrant: a Python signal handler that calls set() may run on the
+        # main thread while that thread is inside set() or a run's attach.
+        self._lock = threading.RLock()
+        self._set = False
+        self._jobs: list = []  # the _core.Job of each run it is attached to
+
+    def set(self) -> None:
+        """Asks the attached job(s), and any later one, to stop. Thread-safe, idempotent."""
+        with self._lock:
+            self._set = True
+            for job in self._jobs:  # under the lock: a run cannot detach (end) meanwhile
+                job.stop("stopped by its StopToken")
+
+    def is_set(self) -> bool:
+        with self._lock:
+            return self._set
+
+    def _attach(self, job) -> None:
+        with self._lock:
+            self._jobs.append(job)
+            if self._set:
+                job.stop("stopped by its StopToken (set before the run)")
+
+    def _detach(self, job) -> None:
+        with self._lock:
+            self._jobs = [j for j in self._jobs if j is not job]
+
+    def __repr__(self) -> str:
+        return f"StopToken(set={self.is_set()})"
 
 
 class Assignment(NamedTuple):
@@ -158,6 +205,46 @@ def _positive_int(name, value):
     return int(value)
 
 
+def _record_arrays(records):
+    """Initial task records as (data int32, starts int64), or raises ValueError."""
+    int32 = np.iinfo(np.int32)
+
+    def as_int32(a, what):
+        a = np.asarray(a)
+        if a.ndim != 1:
+            raise ValueError(f"records: {what} must be 1-d, got shape {a.shape}")
+        if a.size and a.dtype.kind not in "iu":
+            raise ValueError(f"records: {what} must hold integers, got dtype {a.dtype}")
+        if a.size and (a.min() < int32.min or a.max() > int32.max):
+            raise ValueError(f"records: {what} has values outside the int32 range")
+        return np.ascontiguousarray(a, np.int32)
+
+    if isinstance(records, tuple):
+        if len(records) != 2:
+            raise ValueError("records as a tuple must be (data, starts); pass a list for a "
+                             "sequence of records")
+        data = as_int32(records[0], "data")
+        starts = np.asarray(records[1])
+        if starts.ndim != 1 or starts.size < 1 or starts.dtype.kind not in "iu":
+            raise ValueError("records: starts must be a 1-d integer array of length k + 1")
+        starts = np.ascontiguousarray(starts, np.int64)
+        if starts[0] < 0 or starts[-1] > data.size or np.any(np.diff(starts) <= 0):
+            raise ValueError(f"records: starts must increase strictly (every record non-empty) "
+                             f"within 0..len(data)={data.size}")
+        return data, starts
+    if isinstance(records, np.ndarray) or not isinstance(records, Sequence):
+        raise ValueError("records must be a list of 1-d int arrays or a tuple (data, starts), "
+                         f"got {type(records).__name__}")
+    parts = [as_int32(r, f"record {i}") for i, r in enumerate(records)]
+    for i, r in enumerate(parts):
+        if r.size == 0:
+            raise ValueError(f"records: record {i} is empty")
+    starts = np.zeros(len(parts) + 1, np.int64)
+    np.cumsum([r.size for r in parts], out=starts[1:])
+    data = np.concatenate(parts) if parts else np.empty(0, np.int32)
+    return data, starts
+
+
 def run(
     task: type[Task] | None,
     graph,
@@ -174,6 +261,7 @@ def run(
     timeout_check_interval: int = 64,
     spill_limit: int | None = None,
     vertices: Sequence[int] | np.ndarray | None = None,
+    records: Sequence[Sequence[int] | np.ndarray] | tuple[np.ndarray, np.ndarray] | None = None,
     params: Sequence[int] = (),
     histogram_bins: int | None = None,
     output: str | os.PathLike | None = None,
@@ -185,6 +273,7 @@ def run(
     gpu_task_batch: int = 100_000,
     gpu_options: dict | None = None,
     trace: str | os.PathLike | None = None,
+    stop: StopToken | None = None,
 ) -> JobResult:
     """Runs ``task`` over ``graph`` on ``threads`` CPU workers and returns the merged results.
 
@@ -227,7 +316,19 @@ def run(
         Bytes S may hold before the job fails with :class:`SpillLimitError`;
         default half the memory available when the job starts.
     vertices : array of int, optional
-        Initial vertices in deque order; default all vertices, 0..n-1.
+        Initial vertices in deque order; default all vertices, 0..n-1
+        (``[]`` for none, e.g. a job of ``records`` only).
+    records : list of 1-d int arrays, or tuple ``(data, starts)``, optional
+        Initial task records, instead of or besides the vertices: each is
+        pushed onto the spill stack S before the workers start and computed
+        by ``compute(ctx, record)`` like a decomposed task (S is served before
+        the vertex deque; in gpu/hybrid modes the GPU worker takes from S
+        too). Either a list (any non-tuple sequence) of records, or the flat
+        form ``(data, starts)``: int32 ``data`` and int64 ``starts`` of length
+        k + 1, record i being ``data[starts[i]:starts[i + 1]]``. Records must
+        be 1-d, non-empty and fit in int32 (else ValueError); they count in
+        ``stats["records_computed"]`` and the spill peak, and must fit in
+        ``spill_limit`` (else :class:`SpillLimitError`).
     params : sequence of int
         Per-run parameters, seen by compiled code as ``ctx.params``.
     histogram_bins : int, optional
@@ -242,6 +343,12 @@ def run(
         limit, ``ctx.take(n)`` returns ``n``.
     progress : callable, optional
         Called with a snapshot dict every ``progress_interval`` seconds.
+    stop : StopToken, optional
+        Stops the job cleanly once ``stop.set()`` is called (from another
+        thread; or before the run, which then stops at once): like ``limit``,
+        every worker ends its current task soon (``ctx.timed_out()`` turns
+        true), records decomposed from then on are dropped, and the results
+        so far are returned with ``stopped="stop"`` (no exception).
     trace : path, optional
         Write a PNG timeline (CPU workers busy, GPU busy, S and H sizes,
         steals) sampled every 0.1 s; needs matplotlib.
@@ -320,6 +427,9 @@ def run(
         limit = _positive_int("limit", limit)
         if mode != "cpu":
             raise ValueError(f"limit runs on the CPU workers only (mode='cpu'), not in {mode!r}")
+    if stop is not None and not isinstance(stop, StopToken):
+        raise TypeError(f"stop must be a gthinker.StopToken, got {stop!r}")
+    record_arrays = _record_arrays(records) if records is not None else None
 
     graph = as_graph(graph)
     n = graph.num_vertices
@@ -383,12 +493,23 @@ def run(
         for i, fn in enumerate(external)
     ]
     start = time.perf_counter()
-    for t in drivers:
-        t.start()
+    started = []
     try:
+        if record_arrays is not None and len(record_arrays[1]) > 1:
+            if not job.push_tasks(*record_arrays):
+                raise SpillLimitError(
+                    f"the {len(record_arrays[1]) - 1} initial records do not fit in the spill "
+                    f"stack S (spill_limit={spill_limit} bytes). Raise spill_limit.")
+        if stop is not None:
+            stop._attach(job)
+        for t in drivers:
+            t.start()
+            started.append(t)
         status = job.run(on_tick, tick_interval)
     finally:
-        for t in drivers:
+        if stop is not None:
+            stop._detach(job)
+        for t in started:
             t.join()
         if gpu_worker is not None:
             gpu_worker.close()
@@ -396,7 +517,7 @@ def run(
     if errors:
         raise errors[0]
     _raise_for_status(task, graph, status)
-    stopped = "limit" if status["error"] == "limit" else None
+    stopped = {"limit": "limit", "stopped": "stop"}.get(status["error"])
     if tracer is not None:
         # The end state, also for jobs shorter than one tick.
         tracer.sample(_with_gpu(job.snapshot(), gpu_worker))
@@ -458,7 +579,7 @@ def _ticker(progress, progress_interval, gpu_worker, tracer):
 
 def _raise_for_status(task, graph, status):
     kind = status["error"]
-    if kind in ("none", "limit"):
+    if kind in ("none", "limit", "stopped"):  # stopped on request: not an error
         return
     if kind == "interrupted":
         raise KeyboardInterrupt
