@@ -187,6 +187,21 @@ def matching_order(query: gthinker.Graph, candidates) -> np.ndarray:
     return np.array(order, np.int64)
 
 
+def _checked_order(query: gthinker.Graph, order) -> np.ndarray:
+    nq = query.num_vertices
+    order = np.asarray(order, np.int64).ravel()
+    if sorted(order.tolist()) != list(range(nq)):
+        raise ValueError(f"order must be a permutation of the {nq} query vertices, got "
+                         f"{order.tolist()}")
+    seen = np.zeros(nq, bool)
+    for i, u in enumerate(order):
+        if i and not seen[query.neighbors(int(u))].any():
+            raise ValueError(f"order {order.tolist()}: query vertex {int(u)} at position {i} "
+                             "has no neighbour earlier in the order")
+        seen[u] = True
+    return order
+
+
 def _automorphism_exists(adj, deg, labels, fixed: dict) -> bool:
     """Is there an automorphism of the query (adjacency sets ``adj``, degrees
     ``deg``) that maps u -> fixed[u]? (backtracking)"""
@@ -250,16 +265,22 @@ _H_BACK_PTR, _H_BACK, _H_ORDER = 12, 13, 14
 _HEADER = 15
 
 
-def plan(data, query, unique: bool = False, limited: bool = False) -> Plan:
+def plan(data, query, unique: bool = False, limited: bool = False, order=None) -> Plan:
     """Filters candidates, picks the matching order and packs both (with the
     symmetry-breaking constraints when ``unique``) into the job's params.
-    ``limited``: the run has a limit, so matches are claimed with ``ctx.take``."""
+    ``limited``: the run has a limit, so matches are claimed with ``ctx.take``.
+    ``order``: a matching order to use instead of :func:`matching_order`'s (a
+    permutation of the query vertices in which every vertex after the first has
+    an earlier neighbour)."""
     data = gthinker.as_graph(data)
     query = as_query(query)
     _check(data, query)
     cands = filter_candidates(data, query)
-    order = matching_order(query, cands)
     nq = query.num_vertices
+    if order is None:
+        order = matching_order(query, cands)
+    else:
+        order = _checked_order(query, order)
     pos = np.empty(nq, np.int64)
     pos[order] = np.arange(nq)
     back = [sorted(int(pos[w]) for w in query.neighbors(int(order[d])) if pos[w] < d)
@@ -471,15 +492,17 @@ def _leaves(ctx, P, M, last, n, d):
 
 
 @njit(cache=True, nogil=True)
-def _compute(ctx, rec):
+def _search(ctx, rec, head):
+    """Counts the full matches that extend the partial match of ``rec[head:]``
+    (``[k, M[0], ..., M[k-1]]``); ``rec[:head]`` is a tag that every record it
+    hands to other workers keeps in front. Returns (matches, records handed out)."""
     P = ctx.params
-    k = rec[0]
+    k = rec[head]
     nq = P[_H_NQ]
     M = np.empty(nq, np.int32)
-    M[:k] = rec[1 : 1 + k]
+    M[:k] = rec[head + 1 : head + 1 + k]
     if k == nq:
-        ctx.count(0, _leaves(ctx, P, M, M[nq - 1 :], 1, nq - 1))
-        return 0
+        return _leaves(ctx, P, M, M[nq - 1 :], 1, nq - 1), 0
     cap = P[_H_CAP]
     raw = np.empty((nq, cap), np.int32)
     rawlen = np.zeros(nq, np.int64)
@@ -490,10 +513,10 @@ def _compute(ctx, rec):
         _raw(ctx, P, M, raw, rawlen, d)
     _candidates(ctx, P, M, raw, rawlen, cand, candlen, k)
     if k == nq - 1:
-        ctx.count(0, _leaves(ctx, P, M, cand[k], candlen[k], k))
-        return 0
+        return _leaves(ctx, P, M, cand[k], candlen[k], k), 0
     d = k
     found = 0
+    added = 0
     while d >= k:
         if idx[d] >= candlen[d]:
             d -= 1
@@ -501,11 +524,13 @@ def _compute(ctx, rec):
         if ctx.timed_out():  # every unexplored branch becomes a task
             for dd in range(k, d + 1):
                 for i in range(idx[dd], candlen[dd]):
-                    task = np.empty(dd + 2, np.int32)
-                    task[0] = dd + 1
-                    task[1 : dd + 1] = M[:dd]
-                    task[dd + 1] = cand[dd, i]
+                    task = np.empty(head + dd + 2, np.int32)
+                    task[:head] = rec[:head]
+                    task[head] = dd + 1
+                    task[head + 1 : head + dd + 1] = M[:dd]
+                    task[head + dd + 1] = cand[dd, i]
                     ctx.add_task(task)
+                    added += 1
             break
         M[d] = cand[d, idx[d]]
         idx[d] += 1
@@ -519,6 +544,12 @@ def _compute(ctx, rec):
         elif candlen[nd]:
             d = nd
             idx[d] = 0
+    return found, added
+
+
+@njit(cache=True, nogil=True)
+def _compute(ctx, rec):
+    found, _ = _search(ctx, rec, 0)
     ctx.count(0, found)
     return 0
 

@@ -1,0 +1,279 @@
+"""gSWORD's GPU sampler: one kernel per estimator, built from its device functions.
+
+A warp runs 32 samples at a time (a *round*), one per lane, and all lanes map
+the same position at the same time (gSWORD's sample synchronization). Each
+block owns a contiguous share of the batch's rounds, its *sample pool*, and
+its warps fetch the next round with an atomic add on a shared-memory counter.
+The partial instances live in shared memory (one row per lane), so any lane
+can read another's.
+
+- **Sample inheritance** (``inheritance=True``): before each position, the
+  lanes whose sample died (or stopped for trawling) copy the live partial
+  sample of the lowest live lane, the parent; the parent's weight is divided
+  by the number of lanes that now hold it (itself included), which keeps the
+  Horvitz-Thompson estimate unbiased (gSWORD's push-down recursive
+  estimator). Without it a dead lane idles until the round ends.
+- **Warp streaming** (``streaming=True``, estimators that refine): while some
+  lane has 32 or more candidates left, the whole warp refines 32 of that
+  lane's candidates at once, keeps one by A-Res (key ``u ** (1 / w)``, the
+  warp's maximum), and the leader folds it into its weighted reservoir of one
+  with probability ``(sum of the 32 weights) / (total so far)``. The rest is
+  streamed by each lane alone. Either way the kept candidate has probability
+  ``w / W``.
+- **Trawling**: sample ``i`` of the batch with ``i % every == 0`` stops after
+  ``d`` vertices (drawn with P(d = j) proportional to 2^-j) and writes its
+  prefix and weight to slot ``i // every`` for the CPU workers.
+
+The random draws of a lane come from a counter-based generator keyed by the
+seed and the sample's id, so a seed gives the same estimate however the
+rounds land on warps.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+
+import numpy as np
+from numba import cuda, int32
+
+from .gsword import MAX_QUERY, ROUND, _namespace
+
+__all__ = ["GPUSampler", "build_kernel"]
+
+FULL = 0xFFFFFFFF
+WARPS = 8  # warps per block (256 threads)
+
+_KERNELS: dict = {}
+_LOCK = threading.Lock()
+
+
+def build_kernel(est, inheritance: bool, streaming: bool, warps: int = WARPS):
+    """The sampling kernel of estimator ``est`` with ``warps`` warps per block
+    (cached per options and process)."""
+    key = (est, bool(inheritance), bool(streaming), int(warps))
+    with _LOCK:
+        if key in _KERNELS:
+            return _KERNELS[key]
+        ns = _namespace(est, "cuda")
+        source, stream, uniform = ns["_source"], ns["_stream"], ns["_uniform"]
+        rng_init, rng_next, trawl_depth = ns["_rng_init"], ns["_rng_next"], ns["_trawl_depth"]
+        num_positions, num_candidates = ns["num_positions"], ns["num_candidates"]
+        refine, weigh, validate = ns["_est_refine"], ns["_est_weight"], ns["_est_validate"]
+        refines = bool(est.refines)
+        inherit = bool(inheritance)
+        streams = bool(streaming) and refines
+        maxq = MAX_QUERY
+
+        @cuda.jit(device=True, inline=True)
+        def lowest(mask):
+            """Index of the lowest set bit of a non-zero mask."""
+            return cuda.popc(mask ^ (mask - 1)) - 1
+
+        def kernel(cgp, cgi, seed, first, n, every, rounds, per_block, out_sum, out_valid,
+                   t_inst, t_depth, t_weight):
+            sh = cuda.shared.array((warps, 32, maxq), int32)
+            pool = cuda.shared.array(1, int32)
+            tid = cuda.threadIdx.x
+            lane = tid & 31
+            w = tid >> 5
+            if tid == 0:
+                pool[0] = 0
+            cuda.syncthreads()
+            r_lo = cuda.blockIdx.x * per_block
+            r_hi = min(r_lo + per_block, rounds)
+            nq = num_positions(cgp)
+            n0 = num_candidates(cgp, 0)
+            inst = sh[w, lane]
+            while True:
+                r = 0
+                if lane == 0:
+                    r = cuda.atomic.add(pool, 0, 1) + r_lo
+                r = cuda.shfl_sync(FULL, r, 0)
+                if r >= r_hi:
+                    break
+                i = r * 32 + lane
+                sid = first + i
+                state = rng_init(seed, sid)
+                td = 0
+                if i < n and every > 0 and i % every == 0:
+                    td = trawl_depth(seed, sid, nq)
+                    if td >= nq:
+                        td = 0
+                alive = i < n and n0 > 0
+                weight = 0.0
+                if alive:
+                    state, u = rng_next(state)
+                    k = int(u * n0)
+                    if k >= n0:
+                        k = n0 - 1
+                    inst[0] = k
+                    weight = float(n0)
+                for d in range(1, nq):
+                    if alive and d == td:  # trawl: hand the prefix to the CPU
+                        slot = i // every
+                        for p in range(d):
+                            t_inst[slot, p] = inst[p]
+                        t_depth[slot] = d
+                        t_weight[slot] = weight
+                        alive = False
+                    cuda.syncwarp(FULL)
+                    mask = cuda.ballot_sync(FULL, alive)
+                    if mask == 0:
+                        break
+                    if inherit and mask != FULL:
+                        parent = lowest(mask)
+                        share = cuda.shfl_sync(FULL, weight, parent) / (33 - cuda.popc(mask))
+                        if not alive:
+                            for p in range(d):
+                                inst[p] = sh[w, parent, p]
+                            alive = True
+                            weight = share
+                        elif lane == parent:
+                            weight = share
+                        cuda.syncwarp(FULL)
+                    src = -1
+                    lo = 0
+                    hi = 0
+                    if alive:
+                        src, lo, hi = source(cgp, inst, d)
+                    v = -1
+                    if refines:
+                        cur = -1
+                        curw = 0.0
+                        total = 0.0
+                        it = lo
+                        if streams:
+                            while True:
+                                m = cuda.ballot_sync(FULL, alive and hi - it >= 32)
+                                if m == 0:
+                                    break
+                                leader = lowest(m)
+                                l_it = cuda.shfl_sync(FULL, it, leader)
+                                l_src = cuda.shfl_sync(FULL, src, leader)
+                                c = cgi[l_it + lane]
+                                linst = sh[w, leader]
+                                wt = 0.0
+                                if refine(cgp, cgi, linst, d, c, l_src):
+                                    wt = weigh(cgp, cgi, linst, d, c)
+                                state, uu = rng_next(state)
+                                key = -1.0
+                                if wt > 0.0:
+                                    key = uu ** (1.0 / wt)
+                                bk = key
+                                bv = c
+                                bw = wt
+                                tot = wt
+                                off = 16
+                                while off > 0:
+                                    ok = cuda.shfl_xor_sync(FULL, bk, off)
+                                    ov = cuda.shfl_xor_sync(FULL, bv, off)
+                                    ow = cuda.shfl_xor_sync(FULL, bw, off)
+                                    tot += cuda.shfl_xor_sync(FULL, tot, off)
+                                    if ok > bk or (ok == bk and ov < bv):
+                                        bk = ok
+                                        bv = ov
+                                        bw = ow
+                                    off >>= 1
+                                if lane == leader:
+                                    it += 32
+                                    if tot > 0.0:
+                                        total += tot
+                                        state, u2 = rng_next(state)
+                                        if u2 * total < tot:
+                                            cur = bv
+                                            curw = bw
+                        if alive:
+                            cur, curw, total, state = stream(cgp, cgi, inst, d, src, it, hi, cur,
+                                                             curw, total, state)
+                            if total <= 0.0:
+                                alive = False
+                            else:
+                                weight *= total / curw
+                                v = cur
+                    elif alive:
+                        if hi <= lo:
+                            alive = False
+                        else:
+                            v, state = uniform(cgi, lo, hi, state)
+                            weight *= float(hi - lo)
+                    if alive:
+                        if validate(cgp, cgi, inst, d, v, src):
+                            inst[d] = v
+                        else:
+                            alive = False
+                val = weight if alive else 0.0
+                off = 16
+                while off > 0:
+                    val += cuda.shfl_xor_sync(FULL, val, off)
+                    off >>= 1
+                cnt = cuda.popc(cuda.ballot_sync(FULL, alive))
+                if lane == 0:
+                    out_sum[r] = val
+                    out_valid[r] = cnt
+                cuda.syncwarp(FULL)
+
+        compiled = cuda.jit(kernel)
+        _KERNELS[key] = compiled
+        return compiled
+
+
+class GPUSampler:
+    """Runs batches of samples on the GPU (see the module docs)."""
+
+    def __init__(self, est, cg, inheritance=True, streaming=True, blocks=None,
+                 rounds_per_warp=4, warps=None):
+        if warps is None:
+            from gthinker.gpu.simulator import enabled
+
+            warps = 1 if enabled() else WARPS  # the simulator runs a Python thread per lane
+        self.warps = int(warps)
+        self.kernel = build_kernel(est, inheritance, streaming, self.warps)
+        self.cg = cg
+        self.d_cgp = cuda.to_device(cg.cgp)
+        self.d_cgi = cuda.to_device(cg.cgi if cg.cgi.size else np.zeros(1, np.int32))
+        if blocks is None:
+            try:
+                sms = cuda.get_current_device().MULTIPROCESSOR_COUNT
+            except Exception:  # noqa: BLE001 - the simulator
+                sms = 1
+            blocks = sms * 8
+        self.max_blocks = int(blocks)
+        self.rounds_per_warp = int(rounds_per_warp)
+        self.warm()
+
+    def warm(self):
+        """Compiles the kernel (a launch with no rounds)."""
+        nq = self.cg.num_positions
+        zero = np.int64(0)
+        self.kernel[1, 32 * self.warps](
+            self.d_cgp, self.d_cgi, zero, zero, zero, zero, zero, np.int64(1),
+            np.zeros(1, np.float64), np.zeros(1, np.int64), np.zeros((1, nq), np.int32),
+            np.zeros(1, np.int64), np.zeros(1, np.float64))
+        cuda.synchronize()
+
+    def run(self, batch, seed):
+        if self.cg.empty() or batch.rounds == 0:
+            return
+        blocks = min(self.max_blocks,
+                     max(1, math.ceil(batch.rounds / (self.warps * self.rounds_per_warp))))
+        per_block = math.ceil(batch.rounds / blocks)
+        blocks = math.ceil(batch.rounds / per_block)
+        d_sum = cuda.device_array(batch.rounds, np.float64)
+        d_valid = cuda.device_array(batch.rounds, np.int64)
+        d_inst = cuda.to_device(batch.t_inst)
+        d_depth = cuda.to_device(batch.t_depth)
+        d_weight = cuda.to_device(batch.t_weight)
+        self.kernel[blocks, 32 * self.warps](
+            self.d_cgp, self.d_cgi, np.int64(seed), np.int64(batch.first), np.int64(batch.n),
+            np.int64(batch.every), np.int64(batch.rounds), np.int64(per_block), d_sum, d_valid,
+            d_inst, d_depth, d_weight)
+        d_sum.copy_to_host(batch.out_sum)
+        d_valid.copy_to_host(batch.out_valid)
+        if batch.every > 0:
+            d_inst.copy_to_host(batch.t_inst)
+            d_depth.copy_to_host(batch.t_depth)
+            d_weight.copy_to_host(batch.t_weight)
+
+
+assert ROUND == 32
