@@ -946,8 +946,9 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
         else:
             done.append(batch)
         if progress is not None:
+            drawn = sum(x.n for x in done)
             progress({"batch": b + 1, "batches": len(sizes), "samples": first,
-                      "estimate": _combine(done, first)[0] if done else 0.0})
+                      "estimate": _combine(done, drawn)[0] if done else 0.0})
     total = sum(sizes)
     est_value, stderr, valid = _combine(done, total)
     seconds = time.perf_counter() - t0
@@ -966,15 +967,21 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
 
 def _combine(batches, total):
     """(estimate, standard error, valid samples): the mean over all samples of
-    their values; the variance from the spread of round totals, per batch."""
+    their values. Rounds are the independent units (inheritance ties the
+    samples of a round together); the variance is the cluster-sample one,
+    per batch: R / (R - 1) * sum over rounds of (T_r - mean_b * n_r)^2."""
     s = 0.0
     var = 0.0
     valid = 0
     for b in batches:
-        s += float(b.out_sum.sum())
+        t = float(b.out_sum.sum())
+        s += t
         valid += int(b.out_valid.sum())
         if b.rounds > 1:
-            var += b.rounds * float(np.var(b.out_sum, ddof=1))
+            n_r = np.full(b.rounds, ROUND, np.float64)
+            n_r[-1] = b.n - ROUND * (b.rounds - 1)
+            resid = b.out_sum - (t / b.n) * n_r
+            var += b.rounds / (b.rounds - 1) * float(resid @ resid)
     if total <= 0:
         return 0.0, 0.0, 0
     return s / total, math.sqrt(var) / total, valid

@@ -31,8 +31,10 @@ rounds land on warps.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import threading
+import warnings
 
 import numpy as np
 from numba import cuda, int32
@@ -218,15 +220,28 @@ def build_kernel(est, inheritance: bool, streaming: bool, warps: int = WARPS):
         return compiled
 
 
+@contextlib.contextmanager
+def _quiet_simulator(on):
+    """The simulator runs the device code on numpy scalars, whose uint64
+    arithmetic warns on the wrap-around that the generator relies on."""
+    if not on:
+        yield
+        return
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*overflow encountered", category=RuntimeWarning)
+        yield
+
+
 class GPUSampler:
     """Runs batches of samples on the GPU (see the module docs)."""
 
     def __init__(self, est, cg, inheritance=True, streaming=True, blocks=None,
                  rounds_per_warp=4, warps=None):
-        if warps is None:
-            from gthinker.gpu.simulator import enabled
+        from gthinker.gpu.simulator import enabled
 
-            warps = 1 if enabled() else WARPS  # the simulator runs a Python thread per lane
+        self.simulated = enabled()
+        if warps is None:
+            warps = 1 if self.simulated else WARPS  # the simulator: a Python thread per lane
         self.warps = int(warps)
         self.kernel = build_kernel(est, inheritance, streaming, self.warps)
         self.cg = cg
@@ -246,10 +261,11 @@ class GPUSampler:
         """Compiles the kernel (a launch with no rounds)."""
         nq = self.cg.num_positions
         zero = np.int64(0)
-        self.kernel[1, 32 * self.warps](
-            self.d_cgp, self.d_cgi, zero, zero, zero, zero, zero, np.int64(1),
-            np.zeros(1, np.float64), np.zeros(1, np.int64), np.zeros((1, nq), np.int32),
-            np.zeros(1, np.int64), np.zeros(1, np.float64))
+        with _quiet_simulator(self.simulated):
+            self.kernel[1, 32 * self.warps](
+                self.d_cgp, self.d_cgi, zero, zero, zero, zero, zero, np.int64(1),
+                np.zeros(1, np.float64), np.zeros(1, np.int64), np.zeros((1, nq), np.int32),
+                np.zeros(1, np.int64), np.zeros(1, np.float64))
         cuda.synchronize()
 
     def run(self, batch, seed):
@@ -264,10 +280,11 @@ class GPUSampler:
         d_inst = cuda.to_device(batch.t_inst)
         d_depth = cuda.to_device(batch.t_depth)
         d_weight = cuda.to_device(batch.t_weight)
-        self.kernel[blocks, 32 * self.warps](
-            self.d_cgp, self.d_cgi, np.int64(seed), np.int64(batch.first), np.int64(batch.n),
-            np.int64(batch.every), np.int64(batch.rounds), np.int64(per_block), d_sum, d_valid,
-            d_inst, d_depth, d_weight)
+        with _quiet_simulator(self.simulated):
+            self.kernel[blocks, 32 * self.warps](
+                self.d_cgp, self.d_cgi, np.int64(seed), np.int64(batch.first),
+                np.int64(batch.n), np.int64(batch.every), np.int64(batch.rounds),
+                np.int64(per_block), d_sum, d_valid, d_inst, d_depth, d_weight)
         d_sum.copy_to_host(batch.out_sum)
         d_valid.copy_to_host(batch.out_valid)
         if batch.every > 0:

@@ -1,5 +1,5 @@
 """The ``gthinker`` command: ``gthinker generate ...``, ``gthinker mce GRAPH ...`` and
-``gthinker sm DATA QUERY ...``."""
+``gthinker sm DATA QUERY ...`` and ``gthinker gsword DATA QUERY ...``."""
 
 from __future__ import annotations
 
@@ -257,7 +257,6 @@ def _add_sm_parser(sub):
 
 
 def _run_sm(args) -> int:
-    from pathlib import Path
 
     from . import Graph
     from .apps import sm
@@ -266,13 +265,7 @@ def _run_sm(args) -> int:
     data = Graph.read(args.data)
     if not args.quiet:
         print(f"loaded {data.report} in {time.perf_counter() - t0:.2f}s", file=sys.stderr)
-    path = Path(args.query)
-    if path.is_dir():
-        queries = sorted(p for p in path.iterdir() if p.is_file())
-        if not queries:
-            raise ValueError(f"no query files in {path}")
-    else:
-        queries = [args.query]
+    queries = _queries(args.query)
     if args.output is not None and len(queries) > 1:
         raise ValueError("--output lists the matches of one query; QUERY is a directory of "
                          f"{len(queries)} queries")
@@ -282,7 +275,7 @@ def _run_sm(args) -> int:
                        output=args.output,
                        progress=None if args.quiet else _progress_printer("matches"),
                        progress_interval=3.0, **_gpu_options(args))
-        name = Path(q).name if isinstance(q, Path) or Path(q).exists() else q
+        name = _query_name(q)
         if args.json:
             print(json.dumps({"query": name, **res.to_dict()}), flush=True)
         else:
@@ -292,6 +285,110 @@ def _run_sm(args) -> int:
                   + (" (stopped at --limit)" if res.stopped == "limit" else "")
                   + f" in {res.seconds:.3f}s ({where}; |Aut| = {res.automorphisms}, "
                   f"order {res.order}, candidates {res.candidates})", flush=True)
+    return 0
+
+
+def _queries(query):
+    """The query files of a directory (sorted), or [query] (a file or a pattern name)."""
+    from pathlib import Path
+
+    path = Path(query)
+    if path.is_dir():
+        queries = sorted(p for p in path.iterdir() if p.is_file())
+        if not queries:
+            raise ValueError(f"no query files in {path}")
+        return queries
+    return [query]
+
+
+def _query_name(q):
+    from pathlib import Path
+
+    return Path(q).name if isinstance(q, Path) or Path(q).exists() else q
+
+
+_GSWORD_EPILOG = """\
+examples:
+  gthinker gsword data.graph query.graph                  # Alley, 10^6 samples
+  gthinker gsword data.graph queries/ --estimator wj --json
+  gthinker gsword g.txt 4-cycle --samples 100000 --seed 7 --mode cpu
+
+Estimates the number of embeddings (as `gthinker sm` counts them) by random
+walks on the candidate graph: WanderJoin (wj) or Alley. The estimate is
+unbiased; the output gives its standard error and a 95% confidence interval.
+With --trawl (default), some samples stop after a few vertices and the CPU
+workers count the rest of their matches exactly while the next batch is
+sampled (this helps where valid samples are rare). --mode gpu samples on the
+GPU (sample inheritance and warp streaming; --no-inheritance and
+--no-streaming turn them off); --mode cpu on all CPU cores.
+"""
+
+
+def _add_gsword_parser(sub):
+    p = sub.add_parser(
+        "gsword", help="estimate subgraph counts by sampling (gSWORD)",
+        description="Estimate the number of embeddings of a query graph in a data graph by "
+                    "sampling (WanderJoin or Alley), on the GPU or all CPU cores.",
+        epilog=_GSWORD_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("data", help="data graph file: SNAP edge list (.txt, .gz) or labeled .graph")
+    p.add_argument("query", help="query graph file, directory of query files, or pattern name")
+    p.add_argument("--estimator", choices=["wj", "alley"], default="alley",
+                   help="wj: WanderJoin (cheap samples, more of them die); alley: candidates "
+                        "refined by every matched neighbour (default: alley)")
+    p.add_argument("--samples", type=_positive_int, default=1_000_000, metavar="N",
+                   help="samples to draw (default: 1000000)")
+    p.add_argument("--trawl", action=argparse.BooleanOptionalAction, default=True,
+                   help="count the rest of some samples exactly on the CPU workers "
+                        "(default: on)")
+    p.add_argument("--batches", type=_positive_int, default=6, metavar="N",
+                   help="batches the samples are split into; trawling overlaps the "
+                        "enumeration of one batch with the sampling of the next (default: 6)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument("--mode", choices=["auto", "cpu", "gpu"], default="auto",
+                   help="where to sample; auto: gpu if a CUDA GPU is usable, else cpu "
+                        "(default: auto)")
+    p.add_argument("--order", choices=["quicksi", "sm"], default="quicksi",
+                   help="matching order: QuickSI (infrequent edges first) or the sm app's "
+                        "(default: quicksi)")
+    p.add_argument("--inheritance", action=argparse.BooleanOptionalAction, default=True,
+                   help="GPU sample inheritance (default: on)")
+    p.add_argument("--streaming", action=argparse.BooleanOptionalAction, default=True,
+                   help="GPU warp streaming (default: on)")
+    p.add_argument("--threads", type=_positive_int, default=None,
+                   help="CPU worker threads (default: all cores)")
+    p.add_argument("--json", action="store_true", help="one JSON object per query")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
+
+
+def _run_gsword(args) -> int:
+    from . import Graph
+    from .apps import gsword
+
+    t0 = time.perf_counter()
+    data = Graph.read(args.data)
+    if not args.quiet:
+        print(f"loaded {data.report} in {time.perf_counter() - t0:.2f}s", file=sys.stderr)
+
+    def progress(p):
+        print(f"  batch {p['batch']}/{p['batches']}: {p['samples']:,} samples, "
+              f"estimate {p['estimate']:.4g}", file=sys.stderr, flush=True)
+
+    for q in _queries(args.query):
+        name = _query_name(q)
+        res = gsword.estimate(
+            data, str(q), estimator=args.estimator, samples=args.samples, mode=args.mode,
+            trawl=args.trawl, batches=args.batches, seed=args.seed, threads=args.threads,
+            order=args.order, inheritance=args.inheritance, streaming=args.streaming,
+            name=name, progress=None if args.quiet else progress)
+        if args.json:
+            print(json.dumps(res.to_dict()), flush=True)
+        else:
+            lo, hi = res.ci95
+            print(f"{name}: about {res.estimate:.6g} embeddings (95% CI {lo:.4g} .. {hi:.4g}, "
+                  f"stderr {res.stderr:.3g}); {res.samples:,} samples in "
+                  f"{res.sampling_seconds:.3f}s ({res.samples_per_second:,.0f}/s, "
+                  f"{res.estimator}, {res.mode}), valid ratio {res.valid_ratio:.3g}, "
+                  f"total {res.seconds:.2f}s", flush=True)
     return 0
 
 
@@ -310,6 +407,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_generate_parser(sub)
     _add_mce_parser(sub)
     _add_sm_parser(sub)
+    _add_gsword_parser(sub)
     return parser
 
 
@@ -323,6 +421,8 @@ def main(argv=None) -> int:
             return run_generate(args)
         if args.command == "sm":
             return _run_sm(args)
+        if args.command == "gsword":
+            return _run_gsword(args)
         return _run_mce(args)
     except GThinkerError as exc:
         print(f"gthinker: error: {exc}", file=sys.stderr)
