@@ -19,6 +19,8 @@
 # sm: benchmarks/sm.py (labeled query sets and unlabeled patterns, cpu / gpu (both layouts) /
 #     hybrid / igraph VF2; env SMTESTS=1 (first the SM GPU tests on the real GPU), DATASETS,
 #     SIZES, QUERIES (glob), MAXQ, NOALT=1, CAP, PEER (vf2|none), PEER_JOBS, PATTERNS, SNAP, RMATS, MODES, TAG).
+# gsword: first the gSWORD GPU tests on the real GPU (GSTESTS=1), then benchmarks/gsword.py
+#     (env DATASETS, SAMPLES, CONFIGS, ESTIMATORS, MAXQ, TAG).
 source "$(dirname "$0")/device_env.sh"
 case "${1:-smoke}" in
   smoke)
@@ -64,5 +66,14 @@ PY
       --cap "${CAP:-10}" --peer "${PEER:-vf2}" --peer-jobs "${PEER_JOBS:-8}" \
       --patterns "${PATTERNS-triangle,diamond,4-cycle,5-clique,house}" --snap "${SNAP-email-Enron.txt.gz}" \
       --rmat "${RMATS-}" --out "$OUT/sm${TAG:-}.json" 2>&1 | tee "$OUT/sm${TAG:-}.log"
+    ;;
+  gsword)
+    if [ -n "${GSTESTS:-}" ]; then
+      (cd "$ROOT" && GTHINKER_TEST_REAL_GPU=1 timeout 300 pytest -q -x -p no:cacheprovider tests/test_gsword_gpu.py) 2>&1 | tail -8
+    fi
+    python3 "$ROOT/benchmarks/gsword.py" --data "$ROOT/.data" --threads 16 --datasets "${DATASETS:-hprd,yeast,human}" \
+      --samples "${SAMPLES:-1000000}" --configs "${CONFIGS:-cpu,gpu-O0,gpu-O1,gpu-O2,gpu-trawl}" \
+      --estimators "${ESTIMATORS:-wj,alley}" --max-queries "${MAXQ:-0}" --results "$ROOT/benchmarks/results" \
+      --out "$OUT/gsword${TAG:-}.json" 2>&1 | tee "$OUT/gsword${TAG:-}.log"
     ;;
 esac

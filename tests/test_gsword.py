@@ -11,7 +11,7 @@ import networkx as nx
 import numpy as np
 import pytest
 from gthinker.apps import gsword, sm
-from gthinker.apps.gsword import Alley, Estimator, WanderJoin, in_all_local, injective
+from gthinker.apps.gsword import Estimator, WanderJoin, in_all_local, injective
 from test_sm import _random_walk_query
 
 import gthinker

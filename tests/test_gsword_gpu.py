@@ -11,10 +11,10 @@ import pytest
 from conftest import REAL_GPU
 from gthinker.apps import gsword, sm
 from gthinker.apps.gsword_gpu import GPUSampler
-from gthinker.gpu.simulator import fast_switching
 from test_gsword import RUNS, Z, _Biased, _graph, _labeled, _z
 
 import gthinker
+from gthinker.gpu.simulator import fast_switching
 
 
 def _batch(cg, n, every=0, first=0):
