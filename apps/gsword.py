@@ -744,14 +744,20 @@ class _Batch:
 
 
 def _trawl_records(cg, batch):
-    """SM records [slot, d, data vertices...] of the batch's stopped samples."""
+    """SM records ``(data, starts)``, record i = [slot, d, data vertices...], of the
+    batch's stopped samples, and their slots."""
+    nq = cg.num_positions
     slots = np.flatnonzero(batch.t_depth[: batch.slots] > 0)
-    recs = []
-    for s in slots:
-        d = int(batch.t_depth[s])
-        m = np.array([cg.candidates[p][batch.t_inst[s, p]] for p in range(d)], np.int32)
-        recs.append(np.concatenate(([s, d], m)).astype(np.int32))
-    return slots, recs
+    d = batch.t_depth[slots]
+    coff = cg.cgp[cg.cgp[_G_COFF]: cg.cgp[_G_COFF] + nq]
+    rows = np.empty((len(slots), nq + 2), np.int64)
+    rows[:, 0] = slots
+    rows[:, 1] = d
+    rows[:, 2:] = cg.cgi[coff[None, :] + batch.t_inst[slots]]
+    keep = np.arange(nq + 2)[None, :] < (d + 2)[:, None]
+    starts = np.zeros(len(slots) + 1, np.int64)
+    starts[1:] = np.cumsum(d + 2)
+    return slots, (rows[keep].astype(np.int32), starts)
 
 
 class _TrawlJob:
@@ -797,18 +803,16 @@ class _TrawlJob:
 def _finish_trawl(ns, cg, batch, slots, matches, finished, seed, walks, refines, stats):
     """Adds each trawled sample's value to its round: W_d x (its exact count
     when the enumeration finished, else a fresh sampled estimate of it)."""
-    walk_from = ns["_walk_from"] if not finished.all() else None
-    for s, m, ok in zip(slots, matches, finished, strict=True):
-        d = int(batch.t_depth[s])
-        if ok:
-            rest = float(m)
-        else:
-            inst = batch.t_inst[s].copy()
-            rest = walk_from(cg.cgp, cg.cgi, inst, np.int64(d), np.int64(seed ^ 0x5DEECE66D),
-                             np.int64(batch.first + int(s) * batch.every), np.int64(walks),
-                             refines)
-        batch.out_sum[(int(s) * batch.every) // ROUND] += batch.t_weight[s] * rest
-        stats["matches"] += int(m) if ok else 0
+    rest = matches.astype(np.float64)
+    walk_from = ns["_walk_from"]
+    for j in np.flatnonzero(~finished):
+        s = int(slots[j])
+        inst = batch.t_inst[s].copy()
+        rest[j] = walk_from(cg.cgp, cg.cgi, inst, np.int64(batch.t_depth[s]),
+                            np.int64(seed ^ 0x5DEECE66D), np.int64(batch.first + s * batch.every),
+                            np.int64(walks), refines)
+    np.add.at(batch.out_sum, (slots * batch.every) // ROUND, batch.t_weight[slots] * rest)
+    stats["matches"] += int(matches[finished].sum())
     stats["records"] += len(slots)
     stats["finished"] += int(finished.sum())
     stats["cut_off"] += int((~finished).sum())
@@ -848,7 +852,8 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
         to sample, but at least 0.05 s. Given: the GPU also waits this long
         at least.
     batches : int
-        Batches the samples are split into (trawling pipelines over them).
+        Batches the samples are split into when trawling (the pipeline runs
+        over them); without trawling all samples go in one batch.
     seed : int
         The same seed, data, query and options give the same estimate (trawl
         enumerations that get cut off depend on timing).
@@ -885,6 +890,8 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
     plan_params = None
     if trawl and batches >= 2 and nq > 1 and not cg.empty():
         plan_params = sm.plan(data, query_graph, order=cg.order).params
+    if plan_params is None:
+        batches = 1  # batches exist for the trawling pipeline
     sizes = [samples // batches + (1 if b < samples % batches else 0) for b in range(batches)]
     sizes = [s for s in sizes if s > 0]
     if trawl_window is not None and not (isinstance(trawl_window, (int, float))
@@ -928,7 +935,7 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
             pending = None
         if every > 0:
             slots, recs = _trawl_records(cg, batch)
-            if recs:
+            if len(slots):
                 job = _TrawlJob(data, plan_params, recs, slots, threads, time_budget)
                 if mode == "cpu":
                     # No GPU to overlap with: give the enumeration the time this

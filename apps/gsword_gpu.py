@@ -264,8 +264,9 @@ class GPUSampler:
         with _quiet_simulator(self.simulated):
             self.kernel[1, 32 * self.warps](
                 self.d_cgp, self.d_cgi, zero, zero, zero, zero, zero, np.int64(1),
-                np.zeros(1, np.float64), np.zeros(1, np.int64), np.zeros((1, nq), np.int32),
-                np.zeros(1, np.int64), np.zeros(1, np.float64))
+                cuda.to_device(np.zeros(1, np.float64)), cuda.to_device(np.zeros(1, np.int64)),
+                cuda.to_device(np.zeros((1, nq), np.int32)),
+                cuda.to_device(np.zeros(1, np.int64)), cuda.to_device(np.zeros(1, np.float64)))
         cuda.synchronize()
 
     def run(self, batch, seed):
