@@ -383,38 +383,55 @@ def _uniform(cgi, lo, hi, state):
     return cgi[lo + i], state
 
 
+def _first(cgp, state):
+    """Uniform candidate of position 0: (index, |C(u_0)|, state); index -1 when
+    there is none."""
+    n0 = num_candidates(cgp, 0)
+    if n0 == 0:
+        return -1, n0, state
+    state, u = _rng_next(state)
+    i = int(u * n0)
+    if i >= n0:
+        i = n0 - 1
+    return i, n0, state
+
+
+def _step(cgp, cgi, inst, d, weight, state, refines):
+    """Refine, Sample and Validate at position d: (alive, weight, state), with
+    inst[d] set when alive."""
+    src, lo, hi = _source(cgp, inst, d)
+    if hi <= lo:
+        return False, weight, state
+    if refines:
+        v, curw, total, state = _stream(cgp, cgi, inst, d, src, lo, hi, -1, 0.0, 0.0, state)
+        if total <= 0.0:
+            return False, weight, state
+        weight *= total / curw
+    else:
+        v, state = _uniform(cgi, lo, hi, state)
+        weight *= float(hi - lo)
+    if not _est_validate(cgp, cgi, inst, d, v, src):  # noqa: F821 - bound per estimator
+        return False, weight, state
+    inst[d] = v
+    return True, weight, state
+
+
 def _sample_one(cgp, cgi, inst, seed, sid, td, refines):
     """One sample on the CPU (no warp): returns (weight, d). d == nq: a full
     valid instance of that weight; 0 < d < nq: stopped for trawling after d
     vertices with that weight; d == 0: the sample died (weight 0)."""
     nq = num_positions(cgp)
-    state = _rng_init(seed, sid)
-    n0 = num_candidates(cgp, 0)
-    if n0 == 0:
+    i, n0, state = _first(cgp, _rng_init(seed, sid))
+    if i < 0:
         return 0.0, 0
-    state, u = _rng_next(state)
-    i = int(u * n0)
-    if i >= n0:
-        i = n0 - 1
     inst[0] = i
     weight = float(n0)
     for d in range(1, nq):
         if d == td:
             return weight, d
-        src, lo, hi = _source(cgp, inst, d)
-        if hi <= lo:
+        alive, weight, state = _step(cgp, cgi, inst, d, weight, state, refines)
+        if not alive:
             return 0.0, 0
-        if refines:
-            v, curw, total, state = _stream(cgp, cgi, inst, d, src, lo, hi, -1, 0.0, 0.0, state)
-            if total <= 0.0:
-                return 0.0, 0
-            weight *= total / curw
-        else:
-            v, state = _uniform(cgi, lo, hi, state)
-            weight *= float(hi - lo)
-        if not _est_validate(cgp, cgi, inst, d, v, src):  # noqa: F821
-            return 0.0, 0
-        inst[d] = v
     return weight, nq
 
 
@@ -430,24 +447,9 @@ def _walk_from(cgp, cgi, inst, start, seed, sid, walks, refines):
         weight = 1.0
         alive = True
         for d in range(start, nq):
-            src, lo, hi = _source(cgp, inst, d)
-            if hi <= lo:
-                alive = False
+            alive, weight, state = _step(cgp, cgi, inst, d, weight, state, refines)
+            if not alive:
                 break
-            if refines:
-                v, curw, tot, state = _stream(cgp, cgi, inst, d, src, lo, hi, -1, 0.0, 0.0,
-                                              state)
-                if tot <= 0.0:
-                    alive = False
-                    break
-                weight *= tot / curw
-            else:
-                v, state = _uniform(cgi, lo, hi, state)
-                weight *= float(hi - lo)
-            if not _est_validate(cgp, cgi, inst, d, v, src):  # noqa: F821
-                alive = False
-                break
-            inst[d] = v
         if alive:
             total_value += weight
     inst[:] = base
@@ -488,8 +490,8 @@ def _sample_rounds(cgp, cgi, seed, first, n, r_lo, r_hi, every, refines,
 
 _DUAL = (num_positions, num_candidates, vertex, num_back, back_position, local_range, contains,
          in_local, in_all_local, injective, _mix, _rng_init, _rng_next, _trawl_depth, _source,
-         _stream, _uniform)
-_CPU_ONLY = (_sample_one, _walk_from, _sample_rounds)
+         _stream, _uniform, _first)
+_CPU_ONLY = (_step, _sample_one, _walk_from, _sample_rounds)
 
 
 # ---- estimators ---------------------------------------------------------------------

@@ -60,7 +60,7 @@ def build_kernel(est, inheritance: bool, streaming: bool, warps: int = WARPS):
         ns = _namespace(est, "cuda")
         source, stream, uniform = ns["_source"], ns["_stream"], ns["_uniform"]
         rng_init, rng_next, trawl_depth = ns["_rng_init"], ns["_rng_next"], ns["_trawl_depth"]
-        num_positions, num_candidates = ns["num_positions"], ns["num_candidates"]
+        num_positions, first_vertex = ns["num_positions"], ns["_first"]
         refine, weigh, validate = ns["_est_refine"], ns["_est_weight"], ns["_est_validate"]
         refines = bool(est.refines)
         inherit = bool(inheritance)
@@ -85,7 +85,6 @@ def build_kernel(est, inheritance: bool, streaming: bool, warps: int = WARPS):
             r_lo = cuda.blockIdx.x * per_block
             r_hi = min(r_lo + per_block, rounds)
             nq = num_positions(cgp)
-            n0 = num_candidates(cgp, 0)
             inst = sh[w, lane]
             while True:
                 r = 0
@@ -102,15 +101,14 @@ def build_kernel(est, inheritance: bool, streaming: bool, warps: int = WARPS):
                     td = trawl_depth(seed, sid, nq)
                     if td >= nq:
                         td = 0
-                alive = i < n and n0 > 0
+                alive = False
                 weight = 0.0
-                if alive:
-                    state, u = rng_next(state)
-                    k = int(u * n0)
-                    if k >= n0:
-                        k = n0 - 1
-                    inst[0] = k
-                    weight = float(n0)
+                if i < n:
+                    k, n0, state = first_vertex(cgp, state)
+                    if k >= 0:
+                        alive = True
+                        inst[0] = k
+                        weight = float(n0)
                 for d in range(1, nq):
                     if alive and d == td:  # trawl: hand the prefix to the CPU
                         slot = i // every

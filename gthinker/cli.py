@@ -261,10 +261,7 @@ def _run_sm(args) -> int:
     from . import Graph
     from .apps import sm
 
-    t0 = time.perf_counter()
-    data = Graph.read(args.data)
-    if not args.quiet:
-        print(f"loaded {data.report} in {time.perf_counter() - t0:.2f}s", file=sys.stderr)
+    data = _load(Graph, args)
     queries = _queries(args.query)
     if args.output is not None and len(queries) > 1:
         raise ValueError("--output lists the matches of one query; QUERY is a directory of "
@@ -286,6 +283,14 @@ def _run_sm(args) -> int:
                   + f" in {res.seconds:.3f}s ({where}; |Aut| = {res.automorphisms}, "
                   f"order {res.order}, candidates {res.candidates})", flush=True)
     return 0
+
+
+def _load(Graph, args):
+    t0 = time.perf_counter()
+    data = Graph.read(args.data)
+    if not args.quiet:
+        print(f"loaded {data.report} in {time.perf_counter() - t0:.2f}s", file=sys.stderr)
+    return data
 
 
 def _queries(query):
@@ -364,10 +369,7 @@ def _run_gsword(args) -> int:
     from . import Graph
     from .apps import gsword
 
-    t0 = time.perf_counter()
-    data = Graph.read(args.data)
-    if not args.quiet:
-        print(f"loaded {data.report} in {time.perf_counter() - t0:.2f}s", file=sys.stderr)
+    data = _load(Graph, args)
 
     def progress(p):
         print(f"  batch {p['batch']}/{p['batches']}: {p['samples']:,} samples, "
