@@ -49,12 +49,14 @@ import warnings
 import llvmlite.binding as llvm
 import numba
 import numpy as np
-from numba import carray, cfunc, njit, types
+from numba import carray, njit, types
 from numba.core import cgutils
+from numba.core.ccallback import CFunc
 from numba.core.errors import NumbaError, NumbaWarning, TypingError
+from numba.core.registry import cpu_target
 from numba.extending import intrinsic, overload_method
 
-from . import _core
+from . import _core, cache
 from .errors import TaskDefinitionError
 
 __all__ = ["Task", "TaskContext", "RECORD_TYPE"]
@@ -389,38 +391,46 @@ def _first_lines(exc, n=12):
     return "\n".join(lines[:n])
 
 
-def _jit_user_function(cls, name, argtypes):
+def _user_dispatcher(cls, name):
     fn = inspect.getattr_static(cls, name).__func__
-    # Not cached: a cached function that calls a non-cached @njit helper of the
-    # user's crashes LLVM when it is loaded in a new process. spawn/compute are
-    # usually thin; helpers the user marks cache=True are still loaded from cache.
-    dispatcher = njit(boundscheck=bool(cls.boundscheck), nogil=True)(fn)
+    return njit(boundscheck=bool(cls.boundscheck), nogil=True)(fn)
+
+
+def _check_compiles(cls, name, dispatcher, argtypes):
+    """Compiles a user function alone, for an error message that names it;
+    returns its return type."""
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", NumbaWarning)  # e.g. "cannot cache" for __main__
+            warnings.simplefilter("ignore", NumbaWarning)
             dispatcher.compile(argtypes)
     except NumbaError as exc:
         raise TaskDefinitionError(
             f"{cls.__qualname__}.{name} does not compile to native code:\n{_first_lines(exc)}"
         ) from None
-    return dispatcher, dispatcher.overloads[argtypes].signature.return_type
+    return dispatcher.overloads[argtypes].signature.return_type
 
 
-def _compile(cls):
-    spawn, spawn_ret = _jit_user_function(cls, "spawn", (CONTEXT_TYPE, types.int32))
+def _check_user_functions(cls, spawn, compute):
+    spawn_ret = _check_compiles(cls, "spawn", spawn, (CONTEXT_TYPE, types.int32))
     if not (isinstance(spawn_ret, types.Array) and spawn_ret.dtype == types.int32
             and spawn_ret.ndim == 1):
         raise TaskDefinitionError(
             f"{cls.__qualname__}.spawn must return a 1-d int32 array (the task record), "
             f"but it returns {spawn_ret}; build it with np.empty(k, np.int32)"
         )
-    compute, _ = _jit_user_function(cls, "compute", (CONTEXT_TYPE, RECORD_TYPE))
+    _check_compiles(cls, "compute", compute, (CONTEXT_TYPE, RECORD_TYPE))
 
+
+_ENTRY_SIGNATURE = types.int32(
+    types.voidptr, types.int32, types.CPointer(types.int32), types.int64)
+
+
+def _entry_point(spawn, compute):
+    """The one native function the C++ workers call, for both kinds of task
+    (Numba links and optimises a cfunc with all it calls: two would cost twice)."""
     spawn_raised = CODES["SPAWN_RAISED"]
     compute_raised = CODES["COMPUTE_RAISED"]
 
-    # One entry point for both kinds of task: Numba links and optimises each
-    # cfunc together with everything it calls, so two would cost twice the time.
     def entry(raw, v, ptr, n):
         ctx = _make_context(raw)
         if _address(ptr) != 0:  # a spilled task record
@@ -440,11 +450,29 @@ def _compile(cls):
             return compute_raised
         return 0
 
-    signature = types.int32(types.voidptr, types.int32, types.CPointer(types.int32), types.int64)
+    return entry
+
+
+def _compile(cls):
+    """The entry point of ``cls``, loaded from the compile cache when its code
+    is there (nothing is compiled then), else compiled and cached."""
+    spawn = _user_dispatcher(cls, "spawn")
+    compute = _user_dispatcher(cls, "compute")
+    sig = _ENTRY_SIGNATURE
+    entry = CFunc(_entry_point(spawn, compute), (sig.args, sig.return_type),
+                  locals={}, options={"nopython": True})
+    label = f"{cls.__qualname__} (CPU tasks)"
+    entries = cache.attach(entry, target="cpu", label=label, name=cls.__qualname__)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NumbaWarning)
-            return cfunc(signature, nopython=True)(entry)
+            if entries.stored(sig, cpu_target.target_context):
+                entry.compile()  # loads; an unreadable entry is compiled again
+                return entry
+            with cache.compiling(label):
+                _check_user_functions(cls, spawn, compute)
+                entry.compile()
+                return entry
     except NumbaError as exc:
         raise TaskDefinitionError(
             f"{cls.__qualname__}: spawn/compute compiled alone but not inside the runtime's "
