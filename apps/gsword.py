@@ -684,6 +684,11 @@ class Trawl(gthinker.Task):
 # ---- the estimate -------------------------------------------------------------------
 
 
+#: In auto mode fewer samples than this are drawn on the CPU: starting the GPU
+#: costs more than drawing them.
+SMALL_SAMPLES = 100_000
+
+
 @dataclass
 class GSwordResult:
     query: str
@@ -692,7 +697,7 @@ class GSwordResult:
     valid_ratio: float  # full valid instances drawn per sample
     stderr: float
     ci95: tuple
-    seconds: float  # wall time of the whole call (candidate graph, sampling, trawling)
+    seconds: float  # wall time of the call (candidate graph, sampling, trawling), not compiling
     samples_per_second: float  # samples / sampling_seconds
     sampling_seconds: float  # time in the samplers (kernels, or CPU workers)
     build_seconds: float  # candidate graph
@@ -707,13 +712,14 @@ class GSwordResult:
     candidates: list
     trawl_stats: dict = field(default_factory=dict)
     threads: int = 0
+    compile_seconds: float = 0.0  # 0 when the compile cache had the samplers
 
     def to_dict(self) -> dict:
         d = {k: getattr(self, k) for k in (
             "query", "estimate", "samples", "valid_ratio", "stderr", "seconds",
-            "samples_per_second", "sampling_seconds", "build_seconds", "estimator", "mode",
-            "trawl", "batches", "seed", "inheritance", "streaming", "order", "candidates",
-            "threads")}
+            "compile_seconds", "samples_per_second", "sampling_seconds", "build_seconds",
+            "estimator", "mode", "trawl", "batches", "seed", "inheritance", "streaming",
+            "order", "candidates", "threads")}
         d["ci95"] = list(self.ci95)
         d["trawl_stats"] = dict(self.trawl_stats)
         return d
@@ -864,6 +870,7 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
     order : "quicksi", "sm" or a list of query vertices
     """
     t0 = time.perf_counter()
+    compiled_before = gthinker.cache.compile_seconds()
     est = _resolve_estimator(estimator)
     samples = _positive(samples, "samples")
     batches = _positive(batches, "batches")
@@ -872,12 +879,9 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
         raise ValueError(f"seed must be an integer in [0, 2**63), got {seed!r}")
     seed = int(seed)
-    if mode not in ("auto", "cpu", "gpu"):
-        raise ValueError(f"mode must be auto, cpu or gpu, got {mode!r}")
-    if mode == "auto":
-        mode = "gpu" if gthinker.gpu.resolve_mode("auto")[0] != "cpu" else "cpu"
-    if mode == "gpu":
-        gthinker.gpu.require_device()
+    mode, _why = gthinker.gpu.resolve_mode(
+        mode, allowed=("cpu", "gpu"), auto="gpu",
+        cpu_because=f"few samples (< {SMALL_SAMPLES:,})" if samples < SMALL_SAMPLES else "")
     if threads is None:
         threads = gthinker.default_threads()
     threads = _positive(threads, "threads")
@@ -922,8 +926,9 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
         batch = _Batch(first, n, every, nq)
         first += n
         ts = time.perf_counter()
+        cs = gthinker.cache.compile_seconds()
         sampler.run(batch, seed)
-        took = time.perf_counter() - ts
+        took = time.perf_counter() - ts - (gthinker.cache.compile_seconds() - cs)
         sampling_seconds += took
         if pending is not None:
             job, pb, slots = pending
@@ -960,7 +965,8 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
                       "estimate": _combine(done, drawn)[0] if done else 0.0})
     total = sum(sizes)
     est_value, stderr, valid = _combine(done, total)
-    seconds = time.perf_counter() - t0
+    compile_seconds = gthinker.cache.compile_seconds() - compiled_before
+    seconds = time.perf_counter() - t0 - compile_seconds
     return GSwordResult(
         query=label, estimate=est_value, samples=total,
         valid_ratio=valid / total if total else 0.0, stderr=stderr,
@@ -971,7 +977,7 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
         inheritance=bool(inheritance) and mode == "gpu",
         streaming=bool(streaming) and mode == "gpu" and refines,
         order=[int(u) for u in cg.order], candidates=[len(c) for c in cg.candidates],
-        trawl_stats=stats, threads=threads)
+        trawl_stats=stats, threads=threads, compile_seconds=compile_seconds)
 
 
 def _combine(batches, total):

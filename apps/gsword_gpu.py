@@ -39,6 +39,9 @@ import warnings
 import numpy as np
 from numba import cuda, int32
 
+import gthinker
+from gthinker.gpu.simulator import enabled as simulator_enabled
+
 from .gsword import MAX_QUERY, ROUND, _namespace
 
 __all__ = ["GPUSampler", "build_kernel"]
@@ -214,6 +217,9 @@ def build_kernel(est, inheritance: bool, streaming: bool, warps: int = WARPS):
                 cuda.syncwarp(FULL)
 
         compiled = cuda.jit(kernel)
+        if not simulator_enabled():  # the simulator compiles nothing
+            gthinker.cache.attach(compiled, target="cuda", name=f"gsword_{est.name}",
+                                  label=f"the gSWORD {est.name} sampler (GPU)")
         _KERNELS[key] = compiled
         return compiled
 
@@ -235,9 +241,7 @@ class GPUSampler:
 
     def __init__(self, est, cg, inheritance=True, streaming=True, blocks=None,
                  rounds_per_warp=4, warps=None):
-        from gthinker.gpu.simulator import enabled
-
-        self.simulated = enabled()
+        self.simulated = simulator_enabled()
         if warps is None:
             warps = 1 if self.simulated else WARPS  # the simulator: a Python thread per lane
         self.warps = int(warps)

@@ -391,6 +391,10 @@ class MCEResult:
     mode: str
     threads: int
     stats: dict = field(default_factory=dict)
+    #: Seconds spent compiling (0 when the compile cache had the code); not in ``seconds``.
+    compile_seconds: float = 0.0
+    #: Why this mode was chosen, when ``mode="auto"`` chose it.
+    mode_reason: str = ""
 
     def to_dict(self) -> dict:
         return {
@@ -398,13 +402,29 @@ class MCEResult:
             "max_size": self.max_size,
             "histogram": {str(k): v for k, v in self.histogram.items()},
             "seconds": round(self.seconds, 6),
+            "compile_seconds": round(self.compile_seconds, 6),
             "mode": self.mode,
+            "mode_reason": self.mode_reason,
             "threads": self.threads,
             "stats": self.stats,
         }
 
     def to_json(self, **kwargs) -> str:
         return json.dumps(self.to_dict(), **kwargs)
+
+
+#: Graphs with fewer edges stay on the CPU in auto mode: starting the GPU costs
+#: more than their whole search.
+SMALL_GRAPH_EDGES = 20_000
+
+
+def _cpu_because(graph, output) -> str:
+    """Why auto mode should run on the CPU, or ''."""
+    if output is not None:
+        return "listing cliques runs on the CPU"
+    if graph.num_edges < SMALL_GRAPH_EDGES:
+        return f"a small graph (< {SMALL_GRAPH_EDGES:,} edges)"
+    return ""
 
 
 def run(
@@ -451,15 +471,11 @@ def run(
         networkx ``find_cliques`` and igraph ``maximal_cliques``).
     """
     graph = gthinker.as_graph(graph)
-    if mode == "auto":
-        mode, _why = gthinker.gpu.resolve_mode(mode)
-        if output is not None:
-            mode = "cpu"  # listing runs on the CPU
+    if mode in ("gpu", "hybrid") and output is not None:
+        raise ValueError("listing cliques (output=/--output) runs on the CPU only; "
+                         "use mode='cpu' (--mode cpu) to write them")
+    mode, why = gthinker.gpu.resolve_mode(mode, cpu_because=_cpu_because(graph, output))
     if mode in ("gpu", "hybrid"):
-        if output is not None:
-            raise ValueError("listing cliques (output=/--output) runs on the CPU only; "
-                             "use mode='cpu' (--mode cpu) to write them")
-        gthinker.gpu.require_device()
         from .mce_gpu import MaximalCliquesGPU
 
         options["gpu"] = MaximalCliquesGPU
@@ -467,7 +483,7 @@ def run(
         if output is not None:
             open(output, "w").close()
         threads = 0 if mode == "gpu" else threads or gthinker.default_threads()
-        return MCEResult(0, 0, {}, 0.0, mode, threads)
+        return MCEResult(0, 0, {}, 0.0, mode, threads, mode_reason=why)
     order, _core_numbers = graph.degeneracy_order()
     ordered = graph.reorder(order)
     res = gthinker.run(
@@ -491,6 +507,8 @@ def run(
         mode=res.mode,
         threads=res.threads,
         stats=res.stats,
+        compile_seconds=res.compile_seconds,
+        mode_reason=why,
     )
 
 

@@ -605,6 +605,24 @@ def choose_gpu_mode(data: gthinker.Graph, p: Plan) -> tuple[str, str]:
     return ("expand" if top >= EXPAND_FANOUT else "prefix"), why
 
 
+#: In auto mode a query whose candidates allow fewer partial matches than this
+#: (the sum over positions of the product of candidate counts so far) runs on the
+#: CPU: the GPU's set-up costs more than such a search.
+SMALL_SEARCH = 100_000
+
+
+def _small_search(p: Plan) -> str:
+    """Why the search of plan ``p`` is too small for the GPU, or ''."""
+    bound = 0
+    product = 1
+    for u in p.order:
+        product *= max(len(p.candidates[int(u)]), 1)
+        bound += product
+        if bound >= SMALL_SEARCH:
+            return ""
+    return f"a small search (at most {bound:,} partial matches)"
+
+
 @dataclass
 class SMResult:
     count: int  # embeddings, or distinct subgraphs when unique
@@ -618,10 +636,13 @@ class SMResult:
     gpu_mode: str | None = None  # prefix or expand (gpu and hybrid modes)
     stopped: str | None = None  # "limit" when the run stopped at its limit
     stats: dict = field(default_factory=dict, repr=False)
+    compile_seconds: float = 0.0  # not in seconds; 0 when the compile cache had the code
+    mode_reason: str = ""  # why mode="auto" chose this mode
 
     def to_dict(self) -> dict:
         return {"count": self.count, "unique": self.unique, "automorphisms": self.automorphisms,
-                "seconds": self.seconds, "mode": self.mode, "gpu_mode": self.gpu_mode,
+                "seconds": self.seconds, "compile_seconds": self.compile_seconds,
+                "mode": self.mode, "mode_reason": self.mode_reason, "gpu_mode": self.gpu_mode,
                 "threads": self.threads, "order": self.order, "candidates": self.candidates,
                 "stopped": self.stopped}
 
@@ -640,7 +661,8 @@ def count(data, query, unique: bool = False, mode: str = "auto", threads: int | 
     mode : {"auto", "cpu", "gpu", "hybrid"}
         ``"auto"``: the GPU alone where a CUDA GPU is usable (G-ThinkerCG's
         advice for SM, measured in docs/benchmarks.md), else the CPU; the CPU
-        with ``limit`` or ``output``.
+        with ``limit`` or ``output``, and for a search smaller than
+        :data:`SMALL_SEARCH` partial matches.
     gpu_mode : {"auto", "prefix", "expand"}
         GPU record layout (see :mod:`gthinker.apps.sm_gpu`); ``"auto"`` picks
         it with :func:`choose_gpu_mode`.
@@ -654,25 +676,18 @@ def count(data, query, unique: bool = False, mode: str = "auto", threads: int | 
     **options
         Passed on to :func:`gthinker.run` (``gpu_options``, ``spill_limit``, ...).
     """
-    if mode not in ("auto", "cpu", "gpu", "hybrid"):
-        raise ValueError(f"mode must be auto, cpu, gpu or hybrid, got {mode!r}")
     if gpu_mode not in ("auto", "prefix", "expand"):
         raise ValueError(f"gpu_mode must be auto, prefix or expand, got {gpu_mode!r}")
     listing = limit is not None or output is not None
-    if mode == "auto":
-        mode, _why = gthinker.gpu.resolve_mode("auto")
-        if mode == "hybrid":
-            mode = "gpu"
-        if listing:
-            mode = "cpu"
-    if mode != "cpu" and listing:
+    if mode in ("gpu", "hybrid") and listing:
         raise ValueError("limit and output (--limit, --output) run on the CPU only; use "
                          "mode='cpu' (--mode cpu)")
     data = gthinker.as_graph(data)
     p = plan(data, query, unique, limited=limit is not None)
+    mode, why = gthinker.gpu.resolve_mode(mode, auto="gpu", cpu_because=(
+        "listing matches runs on the CPU" if listing else _small_search(p)))
     chosen = None
     if mode in ("gpu", "hybrid"):
-        gthinker.gpu.require_device()
         from .sm_gpu import SubgraphMatchingExpandGPU, SubgraphMatchingPrefixGPU
 
         chosen = gpu_mode if gpu_mode != "auto" else choose_gpu_mode(data, p)[0]
@@ -685,7 +700,8 @@ def count(data, query, unique: bool = False, mode: str = "auto", threads: int | 
                     automorphisms=p.automorphisms, seconds=res.seconds, mode=res.mode,
                     threads=res.threads, order=[int(u) for u in p.order],
                     candidates=[len(c) for c in p.candidates], gpu_mode=chosen,
-                    stopped=res.stopped, stats=res.stats)
+                    stopped=res.stopped, stats=res.stats, compile_seconds=res.compile_seconds,
+                    mode_reason=why)
 
 
 def match(data, query, unique: bool = False, limit: int | None = None,

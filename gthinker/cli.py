@@ -140,14 +140,8 @@ def _gpu_options(args) -> dict:
 def _run_mce(args) -> int:
     from . import Graph
     from .apps import mce
-    from .gpu import require_device, resolve_mode
+    from .gpu import require_device
 
-    if args.mode == "auto":
-        args.mode, why = resolve_mode("auto")
-        if args.output and args.mode != "cpu":
-            args.mode, why = "cpu", "--output lists cliques on the CPU"
-        if not args.quiet:
-            print(f"mode: {args.mode} ({why})", file=sys.stderr)
     if args.mode in ("gpu", "hybrid"):
         device = require_device()  # before reading the graph: fail at once
         if not args.quiet:
@@ -178,6 +172,8 @@ def _run_mce(args) -> int:
         trace=args.trace,
         **(_gpu_options(args) if args.mode in ("gpu", "hybrid") else {}),
     )
+    if result.mode_reason and not args.quiet:
+        print(f"mode: {result.mode} ({result.mode_reason})", file=sys.stderr)
     if args.json:
         out = result.to_dict()
         out["graph"] = {"path": args.graph, "vertices": graph.num_vertices,
@@ -201,6 +197,8 @@ def _run_mce(args) -> int:
             print(f"time:            {result.seconds:.3f}s on {result.threads} threads"
                   f" ({result.mode}), {result.stats['tasks_decomposed']:,} tasks decomposed,"
                   f" S peak {result.stats['spill_peak_bytes']:,} bytes")
+        if result.compile_seconds:
+            print(f"compiling:       {result.compile_seconds:.2f}s (first run on this machine)")
         if args.output:
             print(f"cliques written to {args.output}")
     if args.trace and not args.quiet:
@@ -394,9 +392,118 @@ def _run_gsword(args) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from .generate import add_generate_parser
+def add_generate_parser(subparsers) -> argparse.ArgumentParser:
+    """Add the ``generate`` subcommand to an argparse ``subparsers`` object.
 
+    Parameters
+    ----------
+    subparsers : argparse._SubParsersAction
+        As returned by ``parser.add_subparsers()``.
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        The ``generate`` parser; its default ``func`` is :func:`run_generate`.
+    """
+    gen = subparsers.add_parser(
+        "generate",
+        help="write a seeded synthetic graph (R-MAT, G(n,p), power-law cluster) to a file",
+        description=(
+            "Generate a reproducible synthetic graph and write it to a file. The output format "
+            "follows the file name (.graph -> labeled format with label 0, anything else -> SNAP "
+            "edge list; a .gz suffix compresses) unless --format is given."
+        ),
+    )
+    models = gen.add_subparsers(dest="model", metavar="{rmat,gnp,powerlaw}", required=True)
+
+    def common(sub):
+        sub.add_argument("-o", "--output", required=True, metavar="FILE",
+                         help="output file (.graph for labeled format, .gz to compress)")
+        sub.add_argument("--format", choices=("edgelist", "graph"), default=None,
+                         help="output format (default: from the file extension)")
+        sub.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+        sub.set_defaults(func=run_generate)
+
+    r = models.add_parser(
+        "rmat", help="R-MAT recursive-matrix graph (skewed degrees)",
+        description="R-MAT graph: 2**scale vertices, edge_factor*2**scale sampled pairs "
+                    "(self-loops and duplicates dropped).",
+    )
+    r.add_argument("--scale", type=int, required=True, help="log2 of the vertex count (1..30)")
+    r.add_argument("--edge-factor", type=int, default=16,
+                   help="sampled pairs per vertex (default: 16)")
+    r.add_argument("--a", type=float, default=0.57, help="top-left probability (default: 0.57)")
+    r.add_argument("--b", type=float, default=0.19, help="top-right probability (default: 0.19)")
+    r.add_argument("--c", type=float, default=0.19,
+                   help="bottom-left probability (default: 0.19); d = 1 - a - b - c")
+    common(r)
+
+    g = models.add_parser("gnp", help="Erdos-Renyi G(n, p)",
+                          description="Erdos-Renyi graph: each pair is an edge with probability p.")
+    g.add_argument("--n", type=int, required=True, help="number of vertices")
+    g.add_argument("--p", type=float, required=True, help="edge probability in [0, 1]")
+    common(g)
+
+    h = models.add_parser(
+        "powerlaw", help="Holme-Kim power-law graph with clustering",
+        description="Holme-Kim graph: preferential attachment of m edges per vertex, each "
+                    "followed with probability p by a triangle-closing step.",
+    )
+    h.add_argument("--n", type=int, required=True, help="number of vertices")
+    h.add_argument("--m", type=int, required=True, help="edges per new vertex (1 <= m <= n)")
+    h.add_argument("--p", type=float, required=True, help="triangle probability in [0, 1]")
+    common(h)
+    gen.set_defaults(func=run_generate)
+    return gen
+
+
+def run_generate(args) -> int:
+    """Run ``gthinker generate``: build the graph, write it, print a summary.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Parsed arguments from the parser made by :func:`add_generate_parser`.
+
+    Returns
+    -------
+    int
+        0 on success, 2 on bad parameters or an unwritable output file (the
+        message goes to stderr, without a traceback).
+    """
+    from pathlib import Path
+
+    from .generate import gnp, powerlaw_cluster, rmat
+
+    t0 = time.perf_counter()
+    try:
+        if args.model == "rmat":
+            graph = rmat(args.scale, args.edge_factor, args.a, args.b, args.c, seed=args.seed)
+        elif args.model == "gnp":
+            graph = gnp(args.n, args.p, seed=args.seed)
+        elif args.model == "powerlaw":
+            graph = powerlaw_cluster(args.n, args.m, args.p, seed=args.seed)
+        else:
+            raise ValueError(f"unknown model {args.model!r}; use rmat, gnp or powerlaw")
+        out = Path(args.output)
+        graph.write(out, format=args.format)
+    except (ValueError, GThinkerError) as exc:
+        print(f"gthinker generate: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"gthinker generate: error: cannot write {args.output}: {exc.strerror or exc}",
+              file=sys.stderr)
+        return 2
+    secs = time.perf_counter() - t0
+    print(
+        f"generated {args.model}: {graph.num_vertices:,} vertices, {graph.num_edges:,} edges "
+        f"in {secs:.2f}s -> {out}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gthinker",
         description="Parallel subgraph finding on all CPU cores or a GPU.",
@@ -416,10 +523,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if getattr(args, "quiet", False):
+        from . import cache
+
+        cache.set_quiet(True)
     try:
         if args.command == "generate":
-            from .generate import run_generate
-
             return run_generate(args)
         if args.command == "sm":
             return _run_sm(args)

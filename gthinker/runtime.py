@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 import psutil
 
-from . import _core
+from . import _core, cache
 from .errors import SpillLimitError, TaskRuntimeError
 from .graph import as_graph
 from .task import _SPAWN_PHASE, CODES, Task
@@ -61,6 +61,9 @@ class JobResult:
     #: last result (see ``limit``); ``"stop"`` when its ``stop`` token was set;
     #: None when it ran to the end.
     stopped: str | None = None
+    #: Seconds spent compiling for this job (0 when all came from the compile
+    #: cache); not part of ``seconds``, which is the work.
+    compile_seconds: float = 0.0
 
 
 class StopToken:
@@ -432,6 +435,7 @@ def run(
     record_arrays = _record_arrays(records) if records is not None else None
 
     graph = as_graph(graph)
+    compiled_before = cache.compile_seconds()
     n = graph.num_vertices
     if vertices is None:
         init = np.arange(n, dtype=np.int32)
@@ -493,6 +497,7 @@ def run(
         for i, fn in enumerate(external)
     ]
     start = time.perf_counter()
+    compiled_at_start = cache.compile_seconds()
     started = []
     try:
         if record_arrays is not None and len(record_arrays[1]) > 1:
@@ -513,7 +518,8 @@ def run(
             t.join()
         if gpu_worker is not None:
             gpu_worker.close()
-    seconds = time.perf_counter() - start
+    compiled_in_run = cache.compile_seconds() - compiled_at_start  # GPU kernels, at first launch
+    seconds = time.perf_counter() - start - compiled_in_run
     if errors:
         raise errors[0]
     _raise_for_status(task, graph, status)
@@ -546,6 +552,7 @@ def run(
         threads=threads,
         mode=mode,
         stopped=stopped,
+        compile_seconds=cache.compile_seconds() - compiled_before,
     )
 
 

@@ -7,7 +7,8 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from gthinker.generate import add_generate_parser, gnp, powerlaw_cluster, rmat, run_generate
+from gthinker.cli import add_generate_parser, run_generate
+from gthinker.generate import gnp, powerlaw_cluster, rmat
 from gthinker.graph import Graph
 
 GENERATORS = [

@@ -1,5 +1,5 @@
-"""GPU side of gthinker: :class:`GPUContext` apps, their device helpers, and the
-GPU worker.
+"""GPU side of gthinker: :class:`GPUContext` apps, their device helpers, the GPU
+worker, and :func:`resolve_mode`, where every run's mode is decided.
 
 Device helpers (call them from ``generate_initial_tasks``, ``process`` and
 ``extend``): :func:`append`, :func:`warp_append`, :func:`push`,
@@ -8,50 +8,92 @@ Device helpers (call them from ``generate_initial_tasks``, ``process`` and
 and the warp helpers :func:`lane_id`, :func:`warp_broadcast`,
 :func:`warp_sum`, :func:`warp_max`, :func:`warp_any`, :func:`warp_prefix`.
 
-Needs numba-cuda (``pip install "gthinker[gpu]"``). With
-``NUMBA_ENABLE_CUDASIM=1`` everything runs on Numba's CUDA simulator, with
-the warp intrinsics it lacks supplied by :mod:`gthinker.gpu.simulator`.
+Needs numba-cuda (``pip install "gthinker[gpu]"``), imported only when a GPU is
+looked for or a device helper is first used. With ``NUMBA_ENABLE_CUDASIM=1``
+everything runs on Numba's CUDA simulator, with the warp intrinsics it lacks
+supplied by :mod:`gthinker.gpu.simulator`.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
+
 from ..errors import DeviceUnavailableError
+from . import simulator
 from .context import GPUContext
 
 __all__ = ["GPUContext", "device_status", "release_buffers", "require_device", "resolve_mode"]
 
-try:
-    from numba import cuda as _cuda
-except Exception as _exc:  # noqa: BLE001 - numba-cuda missing or broken
-    _cuda = None
-    _IMPORT_ERROR = f"{type(_exc).__name__}: {_exc}"
-else:
-    _IMPORT_ERROR = ""
-    from . import simulator as _simulator
+MODES = ("cpu", "gpu", "hybrid")
 
-    if _simulator.enabled():
-        _simulator.install()
-    from .device import *  # noqa: F403
-    from .device import __all__ as _device_all
+_lock = threading.Lock()
+_cuda: dict = {}  # "module": numba.cuda or None, "error": why it could not be imported
+_warned: set = set()
 
-    __all__ += _device_all
+
+def numba_cuda():
+    """``numba.cuda`` (with the simulator's shims installed when it is on), or
+    None when numba-cuda cannot be imported; :func:`device_status` says why."""
+    with _lock:
+        if "module" not in _cuda:
+            try:
+                from numba import cuda
+            except Exception as exc:  # noqa: BLE001 - numba-cuda missing or broken
+                _cuda.update(module=None, error=f"{type(exc).__name__}: {exc}")
+            else:
+                if simulator.enabled():
+                    simulator.install()
+                _cuda.update(module=cuda, error="")
+        return _cuda["module"]
+
+
+if simulator.enabled():  # tests: the shims go in before any GPU module is imported
+    numba_cuda()
+
+
+def __getattr__(name):
+    """The device helpers (:mod:`gthinker.gpu.device`), imported on first use."""
+    if name.startswith("__"):
+        raise AttributeError(name)
+    if numba_cuda() is None:
+        raise AttributeError(f"gthinker.gpu.{name} needs numba-cuda, which could not be "
+                             f"imported ({_cuda['error']}); pip install 'gthinker[gpu]'")
+    from . import device
+
+    if name not in device.__all__:
+        raise AttributeError(f"module 'gthinker.gpu' has no attribute {name!r}")
+    return getattr(device, name)
+
+
+def _no_driver() -> str:
+    """Why no NVIDIA driver can be present, found without importing numba-cuda;
+    '' when one may be."""
+    if simulator.enabled() or not sys.platform.startswith("linux"):
+        return ""
+    if any(os.path.exists(p) for p in ("/dev/nvidiactl", "/dev/dxg")):  # native, WSL
+        return ""
+    return "no NVIDIA driver (no /dev/nvidiactl)"
 
 
 def device_status() -> tuple[bool, str]:
     """(usable, description): whether GPU mode can run here, and on what or why not."""
-    if _cuda is None:
-        return False, f"numba-cuda could not be imported ({_IMPORT_ERROR})"
-    from .simulator import enabled
-
-    if enabled():
+    reason = _no_driver()
+    if reason:
+        return False, reason
+    cuda = numba_cuda()
+    if cuda is None:
+        return False, f"numba-cuda could not be imported ({_cuda['error']})"
+    if simulator.enabled():
         return True, "Numba CUDA simulator (NUMBA_ENABLE_CUDASIM=1)"
     try:
-        if _cuda.is_available():
-            dev = _cuda.get_current_device()
+        if cuda.is_available():
+            dev = cuda.get_current_device()
             name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
             cc = ".".join(map(str, dev.compute_capability))
             return True, f"{name} (compute capability {cc})"
-        reason = (_cuda.cuda_error() or "no CUDA device found").strip()
+        reason = (cuda.cuda_error() or "no CUDA device found").strip()
     except Exception as exc:  # noqa: BLE001
         reason = f"{type(exc).__name__}: {exc}".strip()
     return False, reason.splitlines()[0] if reason else "no CUDA device found"
@@ -59,29 +101,48 @@ def device_status() -> tuple[bool, str]:
 
 def require_device() -> str:
     """Returns the device description, or raises DeviceUnavailableError with
-    what was looked for and how to run without a GPU."""
+    what was looked for, what failed and how to go on."""
     ok, what = device_status()
     if not ok:
+        fix = ("Install it with pip install 'gthinker[gpu]' (numba-cuda must match numpy: "
+               "numba-cuda 0.30.4 needs numpy < 2.5). " if "numba-cuda" in what else "")
         raise DeviceUnavailableError(
             f"GPU mode needs a CUDA GPU usable by Numba, and none is usable here: "
             f"{what.rstrip('.')}. "
-            "Looked for numba-cuda, the NVIDIA driver (libcuda) and a CUDA device. "
-            "Run on the CPU instead with --mode cpu (Python: mode='cpu')."
+            "Looked for the NVIDIA driver (libcuda), numba-cuda and a CUDA device. "
+            f"{fix}Run on the CPU instead with --mode cpu (Python: mode='cpu')."
         )
     return what
 
 
-def resolve_mode(mode: str) -> tuple[str, str]:
-    """Turns ``"auto"`` into ``"hybrid"`` on a machine with a usable CUDA GPU
-    (the simulator does not count) and ``"cpu"`` elsewhere; returns (mode, why)."""
-    if mode != "auto":
-        return mode, ""
-    ok, what = device_status()
-    from .simulator import enabled
+def resolve_mode(mode: str, *, allowed=MODES, auto: str = "hybrid",
+                 cpu_because: str = "") -> tuple[str, str]:
+    """The mode a run takes, and why: the one place where it is decided.
 
-    if ok and not enabled():
-        return "hybrid", f"GPU: {what}"
-    return "cpu", f"no usable GPU ({what.rstrip('.')})" if not ok else "simulator: not used by auto"
+    ``mode`` is ``"auto"`` or one of ``allowed``. An explicit GPU mode is checked
+    (DeviceUnavailableError says what failed). ``"auto"`` becomes ``auto`` (the
+    app's best GPU mode) where a real CUDA GPU is usable, unless ``cpu_because``
+    gives a reason to stay on the CPU (the job is small, or lists results);
+    else ``"cpu"``. A GPU that is there but cannot be set up (numba-cuda fails
+    to import, no device) is said once on stderr."""
+    if mode != "auto" and mode not in allowed:
+        raise ValueError(f"mode must be one of auto, {', '.join(allowed)}; got {mode!r}")
+    if mode != "auto":
+        if mode != "cpu":
+            require_device()
+        return mode, ""
+    if cpu_because:
+        return "cpu", cpu_because
+    ok, what = device_status()
+    if ok and not simulator.enabled():
+        return auto, f"GPU: {what}"
+    if ok:
+        return "cpu", "simulator: not used by auto"
+    if not _no_driver() and what not in _warned:  # a driver, but no usable GPU
+        _warned.add(what)
+        print(f"gthinker: running on the CPU; the GPU cannot be used: {what}",
+              file=sys.stderr, flush=True)
+    return "cpu", f"no usable GPU ({what.rstrip('.')})"
 
 
 def release_buffers() -> None:

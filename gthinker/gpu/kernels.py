@@ -17,6 +17,8 @@ from types import SimpleNamespace
 
 from numba import cuda
 
+from .. import cache
+from . import simulator
 from .device import (
     FULL_MASK,
     NDEFER_IN,
@@ -109,6 +111,11 @@ def build_kernels(app):
                 r_a[j] = q_a[i]
                 r_b[j] = q_b[i]
 
-    return SimpleNamespace(
+    kernels = SimpleNamespace(
         generate=cuda.jit(generate), process=cuda.jit(process), extend=cuda.jit(extend)
     )
+    if not simulator.enabled():  # the simulator compiles nothing
+        for name, kernel in vars(kernels).items():
+            cache.attach(kernel, target="cuda", name=f"{app.__qualname__}.{name}",
+                         label=f"{app.__qualname__} (GPU kernels)")
+    return kernels

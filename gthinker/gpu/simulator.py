@@ -14,6 +14,7 @@ so apps (and their tests) can run GPU code on any machine.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -26,9 +27,12 @@ _lock = threading.Lock()
 
 
 def enabled() -> bool:
-    from numba import config
-
-    return bool(config.ENABLE_CUDASIM)
+    """Whether Numba runs CUDA code on its simulator (read without importing Numba
+    when it is not imported yet)."""
+    config = sys.modules.get("numba.core.config")
+    if config is not None:
+        return bool(config.ENABLE_CUDASIM)
+    return os.environ.get("NUMBA_ENABLE_CUDASIM", "0").strip() not in ("", "0")
 
 
 class _Warp:
