@@ -133,7 +133,7 @@ class _Fingerprint:
         self.h.update(f"{tag}:{len(data)}:".encode())
         self.h.update(data)
 
-    def visit(self, obj, names: frozenset = frozenset()) -> None:
+    def visit(self, obj, names: frozenset = frozenset(), root: bool = False) -> None:
         if isinstance(obj, (bool, int, float, complex, str, bytes, type(None))):
             self.add(type(obj).__name__, repr(obj))
             return
@@ -145,24 +145,27 @@ class _Fingerprint:
             return
         self.seen[id(obj)] = len(self.seen)
         self.keep.append(obj)
-        if isinstance(obj, (tuple, list, frozenset, set)):
-            items = sorted(obj, key=repr) if isinstance(obj, (set, frozenset)) else obj
+        if isinstance(obj, (tuple, frozenset)):  # constants Numba may freeze
+            items = sorted(obj, key=repr) if isinstance(obj, frozenset) else obj
             self.add(type(obj).__name__, str(len(items)))
             for item in items:
                 self.visit(item)
             return
+        if isinstance(obj, (list, set, dict)):  # mutable: never frozen into compiled code
+            self.add("mutable", type(obj).__name__)
+            return
         py_func = getattr(obj, "py_func", None)  # a Numba dispatcher (CPU or CUDA)
         if isinstance(py_func, pytypes.FunctionType):
             self.add("dispatcher", repr(sorted(getattr(obj, "targetoptions", {}).items())))
-            self.visit(py_func)
+            self.visit(py_func, root=True)
             return
         defn = getattr(obj, "_defn", None)  # a Numba @intrinsic
         if isinstance(defn, pytypes.FunctionType):
             self.add("intrinsic", getattr(obj, "_name", ""))
-            self.visit(defn)
+            self.visit(defn, root=True)
             return
         if isinstance(obj, pytypes.FunctionType):
-            self._function(obj)
+            self._function(obj, deep=root)
             return
         self._value(obj)
 
@@ -171,17 +174,25 @@ class _Fingerprint:
         if _is_library(module.__name__):
             return
         for name in sorted(names):  # the attributes the code may read
-            if name in vars(module):
-                self.add("attr", name)
-                self.visit(vars(module)[name])
+            try:  # getattr, not vars(): a lazy module's attributes appear on first use
+                value = getattr(module, name)
+            except Exception:  # noqa: BLE001 - no such attribute
+                continue
+            self.add("attr", name)
+            self.visit(value)
 
-    def _function(self, fn) -> None:
+    def _function(self, fn, deep: bool) -> None:
+        """A function's code; with ``deep``, also all it reaches. Compiled code
+        calls only compiled functions, so a plain Python function reached from
+        one (host code, or an ``@overload``'s target) counts by its own code."""
         module = getattr(fn, "__module__", None)
         self.add("function", f"{module}.{fn.__qualname__}")
         if _is_library(module):
             self.add("version", _package_version(_top(module)))
             return
         names = self._code(fn.__code__)
+        if not deep:
+            return
         self.visit(fn.__defaults__)
         for cell in fn.__closure__ or ():
             try:
@@ -218,19 +229,20 @@ class _Fingerprint:
         if _is_library(typ.__module__):  # Numba types, numpy dtypes, builtin functions
             self.add("repr", repr(obj))
             return
-        # Anything else: its repr, addresses and all (a new process then gets a
-        # new key: a miss, never stale code).
-        self.add("repr", repr(obj))
+        # Anything else (a lock, a Graph): compiled code cannot freeze such an
+        # object, so its repr without addresses is enough to tell it apart.
+        self.add("repr", _ADDRESS.sub("", repr(obj)))
 
     def hexdigest(self) -> str:
         return self.h.hexdigest()
 
 
 def fingerprint(*objs) -> str:
-    """A hex digest of everything in ``objs`` that decides compiled code."""
+    """A hex digest of everything in ``objs`` (functions to compile, Numba
+    dispatchers, constants) that decides compiled code."""
     fp = _Fingerprint()
     for obj in objs:
-        fp.visit(obj)
+        fp.visit(obj, root=True)
     return fp.hexdigest()
 
 

@@ -1,5 +1,5 @@
-"""The ``gthinker`` command: ``gthinker generate ...``, ``gthinker mce GRAPH ...`` and
-``gthinker sm DATA QUERY ...`` and ``gthinker gsword DATA QUERY ...``."""
+"""The ``gthinker`` command: ``gthinker generate ...``, ``gthinker mce GRAPH ...``,
+``gthinker sm DATA QUERY ...``, ``gthinker gsword DATA QUERY ...`` and ``gthinker warmup``."""
 
 from __future__ import annotations
 
@@ -503,6 +503,51 @@ def run_generate(args) -> int:
     return 0
 
 
+_WARMUP_EPILOG = """\
+examples:
+  gthinker warmup             # after pip install, in an image or on a shared node
+  gthinker warmup --clear     # drop what is cached and compile anew
+
+Compiled code is kept in $GTHINKER_CACHE_DIR (default: ~/.cache/gthinker on
+Linux), keyed by the code, the compiler versions and this machine's CPU and GPU,
+so any later process starts without compiling. Without warmup the first run of
+each app compiles (it says so on stderr) and fills the cache the same way.
+"""
+
+
+def _add_warmup_parser(sub):
+    p = sub.add_parser(
+        "warmup", help="compile the bundled apps for this machine ahead of time",
+        description="Compile every bundled app (CPU, and the GPU where one is usable) into "
+                    "the compile cache, so that no later run compiles.",
+        epilog=_WARMUP_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--cpu-only", action="store_true", help="skip the GPU kernels")
+    p.add_argument("--clear", action="store_true",
+                   help="remove the cached code first (e.g. after editing your own apps)")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
+
+
+def _run_warmup(args) -> int:
+    from . import cache
+    from .warmup import warmup
+
+    root = cache.cache_dir()
+    if args.clear:
+        print(f"removed {cache.clear()} cached entries", file=sys.stderr)
+    if root is None:
+        print(f"gthinker: the compile cache is off ({cache.ENV}); warmup compiles for "
+              "nothing", file=sys.stderr)
+
+    def show(name, seconds):
+        if not args.quiet:
+            print(f"  {name}: {seconds:.2f}s", file=sys.stderr, flush=True)
+
+    t0 = time.perf_counter()
+    warmup(gpu=False if args.cpu_only else None, progress=show)
+    print(f"compiled in {time.perf_counter() - t0:.1f}s; cache: {root}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gthinker",
@@ -517,6 +562,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_mce_parser(sub)
     _add_sm_parser(sub)
     _add_gsword_parser(sub)
+    _add_warmup_parser(sub)
     return parser
 
 
@@ -534,6 +580,8 @@ def main(argv=None) -> int:
             return _run_sm(args)
         if args.command == "gsword":
             return _run_gsword(args)
+        if args.command == "warmup":
+            return _run_warmup(args)
         return _run_mce(args)
     except GThinkerError as exc:
         print(f"gthinker: error: {exc}", file=sys.stderr)
