@@ -19,6 +19,9 @@
 # sm: benchmarks/sm.py (labeled query sets and unlabeled patterns, cpu / gpu (both layouts) /
 #     hybrid / igraph VF2; env SMTESTS=1 (first the SM GPU tests on the real GPU), DATASETS,
 #     SIZES, QUERIES (glob), MAXQ, NOALT=1, CAP, PEER (vf2|none), PEER_JOBS, PATTERNS, SNAP, RMATS, MODES, TAG).
+# warm: the GPU tests that cover the compile cache and mode choice on the real GPU, then
+#     benchmarks/warm_start.py (whole-process times, cold and warm, of the GPU and CPU cases);
+#     needs .data/ laid out as ../shared/data (snap/, labeled/hprd.graph, labeled/queries/hprd/).
 # gsword: first the gSWORD GPU tests on the real GPU (GSTESTS=1), then benchmarks/gsword.py
 #     (env DATASETS, SAMPLES, CONFIGS, ESTIMATORS, MAXQ, TAG).
 source "$(dirname "$0")/device_env.sh"
@@ -42,6 +45,13 @@ for opts in ({}, {"buffer_bytes": 1 << 20}, {"eta_per_warp": 4}):
           {k: r.stats["gpu"][k] for k in ("levels", "launches", "to_host", "retries",
                                             "deferred", "max_depth", "peak_vertices")})
 PY
+    ;;
+  warm)
+    (cd "$ROOT" && GTHINKER_TEST_REAL_GPU=1 timeout 300 pytest -q -x -p no:cacheprovider \
+       tests/test_modes.py tests/test_gpu.py tests/test_sm_gpu.py) 2>&1 | tail -6
+    python3 "$ROOT/benchmarks/warm_start.py" --gpu --runs "${RUNS:-3}" --data "$ROOT/.data" \
+      --cases "${CASES:-sm_gpu,mce_gpu,gsword_gpu,import,help,sm,gsword}" \
+      --results-dir "$OUT" --out "warm_start${TAG:-}" 2>&1 | tail -40
     ;;
   tests)
     (cd "$ROOT" && GTHINKER_TEST_REAL_GPU=1 timeout 500 pytest -q -x -p no:cacheprovider tests/test_gpu.py) 2>&1 | tail -15

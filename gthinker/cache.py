@@ -281,7 +281,7 @@ def _warn_once(kind: str, message: str) -> None:
         if kind in _warned:
             return
         _warned.add(kind)
-    warnings.warn(message, CacheWarning, stacklevel=3)
+    warnings.warn(message, CacheWarning, stacklevel=2)
 
 
 def compile_seconds() -> float:
@@ -382,7 +382,7 @@ class _Entries:
         try:
             with open(path, "rb") as f:
                 stored_key, payload = pickle.load(f)
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # no entry (or no folder) yet
             return None
         except Exception as exc:  # noqa: BLE001 - a truncated or foreign file
             _warn_once("read", f"gthinker: cached code {path} is unreadable "

@@ -378,8 +378,8 @@ def test_run_argument_errors():
 
 
 def test_missing_numba_cuda_is_reported(monkeypatch):
-    monkeypatch.setattr(gthinker.gpu, "_cuda", None)
-    monkeypatch.setattr(gthinker.gpu, "_IMPORT_ERROR", "ImportError: no module")
+    monkeypatch.setattr(gthinker.gpu, "_no_driver", lambda: "")
+    monkeypatch.setattr(gthinker.gpu, "_cuda", {"module": None, "error": "ImportError: no module"})
     with pytest.raises(DeviceUnavailableError, match="--mode cpu"):
         mce.run(nx.path_graph(3), mode="gpu")
 

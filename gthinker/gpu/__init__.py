@@ -16,6 +16,7 @@ supplied by :mod:`gthinker.gpu.simulator`.
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import threading
@@ -60,9 +61,8 @@ def __getattr__(name):
     if numba_cuda() is None:
         raise AttributeError(f"gthinker.gpu.{name} needs numba-cuda, which could not be "
                              f"imported ({_cuda['error']}); pip install 'gthinker[gpu]'")
-    from . import device
-
-    if name not in device.__all__:
+    device = importlib.import_module(f"{__name__}.device")
+    if name not in device.__all__:  # e.g. a submodule: the import system tries it next
         raise AttributeError(f"module 'gthinker.gpu' has no attribute {name!r}")
     return getattr(device, name)
 

@@ -1,0 +1,400 @@
+"""The persistent compile cache (gthinker/cache.py).
+
+The cache lives across processes, so most tests run a small user script in fresh
+Python subprocesses (GTHINKER_CACHE_DIR under tmp_path) and read back the count
+it found and the seconds it spent compiling (0 on a cache hit).
+"""
+
+import io
+import json
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pytest
+from numba import njit
+
+from gthinker import cache
+
+# ---- the user's code, as files ------------------------------------------------
+
+USER_SCRIPT = textwrap.dedent('''\
+    import json
+
+    import networkx as nx
+    import numpy as np
+
+    import gthinker
+    from gthinker import cache
+
+    import helper
+
+    MULT = 1
+
+
+    class Tri(gthinker.Task):
+        counters = ("triangles",)
+
+        @staticmethod
+        def compute(ctx, record):
+            v = record[0]
+            nv = ctx.neighbors(v)
+            c = 0
+            for u in nv:
+                if u <= v:
+                    continue
+                nu = ctx.neighbors(u)
+                for w in nv:
+                    if w > u:
+                        j = np.searchsorted(nu, w)
+                        if j < nu.size and nu[j] == w:
+                            c += 1
+            ctx.count(0, helper.weight(c) * MULT)
+
+
+    G = nx.gnm_random_graph(60, 300, seed=1)
+    res = gthinker.run(Tri, gthinker.Graph.from_networkx(G), threads=2)
+    print(json.dumps({"count": int(res.counters["triangles"]),
+                      "compile_seconds": cache.compile_seconds()}))
+''')
+
+HELPER_MODULE = textwrap.dedent('''\
+    from numba import njit
+
+
+    @njit
+    def _scale(c):
+        return c * 1
+
+
+    @njit
+    def weight(c):
+        return _scale(c)
+''')
+
+G = nx.gnm_random_graph(60, 300, seed=1)
+TRIANGLES = sum(nx.triangles(G).values()) // 3
+ANNOUNCE = "gthinker: compiling"
+
+
+def _write_user_files(folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "user.py").write_text(USER_SCRIPT)
+    (folder / "helper.py").write_text(HELPER_MODULE)
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert text.count(old) == 1, (old, text)
+    path.write_text(text.replace(old, new))
+
+
+def _start(workdir: Path, cache_dir, **env_extra) -> subprocess.Popen:
+    env = dict(os.environ)
+    env.update(
+        GTHINKER_CACHE_DIR=str(cache_dir),
+        # Edits within one second that keep the file size would otherwise be
+        # hidden by a stale __pycache__ entry: that is Python's cache, not ours.
+        PYTHONDONTWRITEBYTECODE="1",
+        XDG_CACHE_HOME=str(workdir / "xdg"),
+        **env_extra,
+    )
+    return subprocess.Popen([sys.executable, "user.py"], cwd=workdir, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _finish(proc: subprocess.Popen) -> tuple[dict, str]:
+    stdout, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 0, f"exit {proc.returncode}\n{stderr}"
+    return json.loads(stdout.strip().splitlines()[-1]), stderr
+
+
+def _run(workdir: Path, cache_dir, **env_extra) -> tuple[dict, str]:
+    return _finish(_start(workdir, cache_dir, **env_extra))
+
+
+def _entries(cache_dir: Path) -> list[Path]:
+    return sorted(cache_dir.glob("cpu/*.gtc"))
+
+
+def _warning_lines(stderr: str) -> list[str]:
+    return [ln for ln in stderr.splitlines() if "CacheWarning" in ln]
+
+
+# ---- one filled cache, shared ----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def filled(tmp_path_factory):
+    """A first run (miss) on an empty cache folder, then a second (hit)."""
+    root = tmp_path_factory.mktemp("filled")
+    _write_user_files(root)
+    cache_dir = root / "cache"
+    miss = _run(root, cache_dir)
+    files_after_miss = _entries(cache_dir)
+    hit = _run(root, cache_dir)
+    return {"root": root, "cache": cache_dir, "miss": miss, "hit": hit,
+            "files_after_miss": files_after_miss}
+
+
+def _copy_of(filled, tmp_path: Path) -> Path:
+    _write_user_files(tmp_path)
+    shutil.copytree(filled["cache"], tmp_path / "cache")
+    return tmp_path / "cache"
+
+
+def test_miss_then_hit(filled):
+    (out1, err1), (out2, err2) = filled["miss"], filled["hit"]
+    assert out1["count"] == TRIANGLES
+    assert out1["compile_seconds"] > 0
+    assert len(filled["files_after_miss"]) == 1
+    assert filled["files_after_miss"][0].name.startswith("Tri-")
+    assert out2["count"] == TRIANGLES
+    assert out2["compile_seconds"] == 0
+    assert _entries(filled["cache"]) == filled["files_after_miss"]  # nothing new written
+    assert not _warning_lines(err1) and not _warning_lines(err2)
+
+
+def test_long_compile_is_announced_once_and_a_hit_is_silent(filled):
+    (out1, err1), (_, err2) = filled["miss"], filled["hit"]
+    announced = err1.count(ANNOUNCE)
+    # The stopwatch that times the compile also fires the announcement.
+    if out1["compile_seconds"] > cache.ANNOUNCE_AFTER + 0.25:
+        assert announced == 1, err1
+    elif out1["compile_seconds"] < cache.ANNOUNCE_AFTER - 0.25:
+        assert announced == 0, err1
+    else:
+        assert announced <= 1, err1
+    assert ANNOUNCE not in err2
+
+
+def test_edits_invalidate_and_new_entries_hit(filled, tmp_path):
+    cache_dir = _copy_of(filled, tmp_path)
+    user, helper = tmp_path / "user.py", tmp_path / "helper.py"
+    steps = [
+        ("compute body", user, "c += 1", "c += 2", 2),
+        ("global constant", user, "MULT = 1", "MULT = 3", 3),
+        ("njit helper in another module", helper, "return c * 1", "return c * 5", 5),
+    ]
+    factor = 1
+    for what, path, old, new, times in steps:
+        _edit(path, old, new)
+        factor *= times
+        out, _ = _run(tmp_path, cache_dir)
+        assert out["count"] == factor * TRIANGLES, f"after editing the {what}"
+        assert out["compile_seconds"] > 0, f"after editing the {what}"
+        out, _ = _run(tmp_path, cache_dir)
+        assert out == {"count": factor * TRIANGLES, "compile_seconds": 0}, \
+            f"second run after editing the {what}"
+    assert len(_entries(cache_dir)) == 1 + len(steps)
+    # Back to the original code: its entry is still there.
+    _write_user_files(tmp_path)
+    out, _ = _run(tmp_path, cache_dir)
+    assert out == {"count": TRIANGLES, "compile_seconds": 0}
+
+
+def test_concurrent_fills(tmp_path):
+    _write_user_files(tmp_path)
+    cache_dir = tmp_path / "cache"
+    procs = [_start(tmp_path, cache_dir) for _ in range(3)]
+    results = [_finish(p) for p in procs]
+    for out, err in results:
+        assert out["count"] == TRIANGLES
+        assert not _warning_lines(err), err
+    assert len(_entries(cache_dir)) == 1
+    assert not list(cache_dir.rglob(".tmp-*"))
+    out, _ = _run(tmp_path, cache_dir)
+    assert out == {"count": TRIANGLES, "compile_seconds": 0}
+
+
+class _Anything:
+    def __new__(cls, *args, **kwargs):
+        return object.__new__(cls)
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __setstate__(self, state):
+        pass
+
+
+class _KeyOnly(pickle.Unpickler):
+    """Reads an entry's key without rebuilding its compiled code (which would
+    import the user's modules here)."""
+
+    def find_class(self, module, name):
+        return _Anything
+
+
+def _bad_payload(data: bytes) -> bytes:
+    key, _ = _KeyOnly(io.BytesIO(data)).load()
+    assert isinstance(key, str)
+    # The right key: the entry is read, then its code fails to load.
+    return pickle.dumps((key, ("not", "compiled", "code")), protocol=4)
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda data: bytes(range(256)) * 16, "unreadable"),
+    (lambda data: data[: len(data) // 2], "unreadable"),
+    (_bad_payload, "cannot be loaded"),
+], ids=["garbage", "truncated", "bad-payload"])
+def test_corrupt_entry_is_compiled_again_with_one_warning(filled, tmp_path, damage, message):
+    cache_dir = _copy_of(filled, tmp_path)
+    (entry,) = _entries(cache_dir)
+    entry.write_bytes(damage(entry.read_bytes()))
+    out, err = _run(tmp_path, cache_dir)
+    assert out["count"] == TRIANGLES
+    assert out["compile_seconds"] > 0
+    warnings = _warning_lines(err)
+    assert len(warnings) == 1, err
+    assert message in warnings[0] and entry.name in warnings[0]
+    # The new compile replaced the damaged entry.
+    assert _entries(cache_dir) == [entry]
+    out, err = _run(tmp_path, cache_dir)
+    assert out == {"count": TRIANGLES, "compile_seconds": 0}
+    assert not _warning_lines(err), err
+
+
+@pytest.fixture(scope="module")
+def unwritable(tmp_path_factory):
+    """A run whose cache folder would lie under a regular file (chmod does not
+    stop root, so this is the unwritable folder that also holds for root)."""
+    root = tmp_path_factory.mktemp("unwritable")
+    _write_user_files(root)
+    (root / "afile").write_text("not a folder")
+    out, err = _run(root, root / "afile" / "cache")
+    return root, out, err
+
+
+def test_unwritable_folder_runs_without_cache(unwritable):
+    root, out, err = unwritable
+    assert out["count"] == TRIANGLES  # and exit code 0, checked by _run
+    assert out["compile_seconds"] > 0
+    assert (root / "afile").read_text() == "not a folder"
+    warnings = _warning_lines(err)
+    assert warnings, err
+    assert any("cannot write the compile cache" in w for w in warnings), err
+
+
+def test_unwritable_folder_gives_exactly_one_warning(unwritable):
+    _, _, err = unwritable
+    warnings = _warning_lines(err)
+    assert len(warnings) == 1, err
+    assert "cannot write the compile cache" in warnings[0]
+
+
+def test_cache_off_writes_nothing(tmp_path):
+    _write_user_files(tmp_path)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    out, err = _run(tmp_path, "off")
+    assert out["count"] == TRIANGLES
+    assert out["compile_seconds"] > 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # not even the default folder
+    assert not (tmp_path / "off").exists()
+    assert not _warning_lines(err), err
+
+
+# ---- fingerprint, in this process --------------------------------------------------
+
+
+def _define(source: str, name: str = "f", **scope):
+    """Defines the function `name` by exec, as a fresh module would."""
+    namespace = {"__name__": "usermod", "np": np, "njit": njit, **scope}
+    exec(textwrap.dedent(source), namespace)
+    return namespace[name]
+
+
+PLAIN = """
+    def f(x):
+        return x * K + 1
+"""
+
+
+def test_fingerprint_same_source_same_digest():
+    a, b = _define(PLAIN, K=2), _define(PLAIN, K=2)
+    assert a is not b
+    assert cache.fingerprint(a) == cache.fingerprint(b)
+    assert len(cache.fingerprint(a)) == 64
+    # a global the function does not read does not count
+    assert cache.fingerprint(_define(PLAIN, K=2, UNUSED=1)) == cache.fingerprint(
+        _define(PLAIN, K=2, UNUSED=2))
+
+
+def test_fingerprint_changed_constant():
+    assert cache.fingerprint(_define(PLAIN, K=2)) != cache.fingerprint(
+        _define(PLAIN.replace("+ 1", "+ 2"), K=2))
+
+
+def test_fingerprint_changed_global_value():
+    base = cache.fingerprint(_define(PLAIN, K=2))
+    assert base != cache.fingerprint(_define(PLAIN, K=3))
+    assert base != cache.fingerprint(_define(PLAIN, K=2.0))
+    arr = """
+        def f(x):
+            return x + W[0]
+    """
+    w = np.arange(4, dtype=np.int64)
+    w2 = w.copy()
+    w2[3] = 99
+    assert cache.fingerprint(_define(arr, W=w)) == cache.fingerprint(_define(arr, W=w.copy()))
+    assert cache.fingerprint(_define(arr, W=w)) != cache.fingerprint(_define(arr, W=w2))
+
+
+def test_fingerprint_changed_closure_value():
+    src = """
+        def make(k):
+            def f(x):
+                return x * k
+            return f
+    """
+    make = _define(src, "make")
+    assert cache.fingerprint(make(2)) == cache.fingerprint(make(2))
+    assert cache.fingerprint(make(2)) != cache.fingerprint(make(3))
+    assert cache.fingerprint(make((1, 2))) != cache.fingerprint(make((1, 3)))
+
+
+HELPER = """
+    @njit
+    def inner(x):
+        return x + 1
+
+    @njit
+    def helper(x):
+        return inner(x) * 2
+
+    def f(x):
+        return helper(x)
+"""
+
+
+def test_fingerprint_changed_njit_helper_body():
+    base = cache.fingerprint(_define(HELPER))
+    assert base == cache.fingerprint(_define(HELPER))
+    assert base != cache.fingerprint(_define(HELPER.replace("* 2", "* 3")))
+    # two calls deep
+    assert base != cache.fingerprint(_define(HELPER.replace("x + 1", "x - 1")))
+    # the dispatcher itself, as attach() sees a Task's compiled functions
+    helper = _define(HELPER, "helper")
+    assert cache.fingerprint(helper) == cache.fingerprint(_define(HELPER, "helper"))
+    assert cache.fingerprint(helper) != cache.fingerprint(
+        _define(HELPER.replace("x + 1", "x + 2"), "helper"))
+
+
+def test_fingerprint_with_numpy_is_stable():
+    src = """
+        def f(n):
+            out = np.empty(n, np.int32)
+            out[:] = 7
+            return out
+    """
+    a = _define(src)
+    digest = cache.fingerprint(a)
+    assert cache.fingerprint(a) == digest
+    assert cache.fingerprint(_define(src)) == digest
+    assert cache.fingerprint(_define(src.replace("= 7", "= 8"))) != digest
