@@ -67,7 +67,7 @@ def test_explicit_gpu_says_what_failed(broken_numba_cuda):
 
 
 def test_auto_runs_the_job_on_the_cpu_when_the_gpu_fails(broken_numba_cuda, capsys):
-    g = nx.gnm_random_graph(300, 30_000, seed=2)  # large enough not to be "small"
+    g = nx.gnm_random_graph(5000, 25_000, seed=2)  # large enough not to be "small"
     res = mce.run(g, threads=2)
     assert res.mode == "cpu" and "numba-cuda" in res.mode_reason
     assert res.count == sum(1 for _ in nx.find_cliques(g))
