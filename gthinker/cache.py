@@ -366,6 +366,9 @@ class _Entries:
         digest = hashlib.sha256(key.encode()).hexdigest()[:40]
         return root / self.target / f"{self.name}-{digest}.gtc", key
 
+    def flush(self) -> None:  # part of Numba's cache protocol; nothing is buffered
+        pass
+
     def stored(self, sig, target_context) -> bool:
         """Whether an entry for ``sig`` is on disk (it may still prove unreadable)."""
         path, _ = self._path_and_key(sig, target_context)
@@ -426,7 +429,11 @@ def _reduce(target: str, compiled):
 def _rebuild(target: str, target_context, payload):
     if target == "cpu":
         from numba.core.compiler import CompileResult
+        from numba.core.runtime import rtsys
 
+        # The one part of Numba's (slow) registry refresh that loaded code needs:
+        # its memory-management runtime (idempotent).
+        rtsys.initialize(target_context)
         return CompileResult._rebuild(target_context, *payload)
     from numba.cuda.dispatcher import _Kernel
 
