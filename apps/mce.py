@@ -313,8 +313,8 @@ class MaximalCliques(gthinker.Task):
     maxima = ("max_size",)
     histograms = ("size",)
 
-    # spawn and compute are compiled in every process; the work lives in the
-    # helpers above and below, which Numba caches on disk (cache=True).
+    # spawn and compute stay thin; the work lives in the helpers above and below.
+    # The compiled entry point is kept in gthinker's compile cache.
     @staticmethod
     def spawn(ctx, v):
         return _initial_record(ctx.indptr, ctx.indices, v)

@@ -347,7 +347,8 @@ class Task:
 
     @classmethod
     def compiled(cls):
-        """Compiles ``spawn`` and ``compute`` (once per class and process) and returns
+        """Compiles ``spawn`` and ``compute`` (once per class and process, or loads
+        them from the compile cache, :mod:`gthinker.cache`) and returns
         the native entry point that the C++ workers call, as a Numba cfunc."""
         if cls is Task:
             raise TaskDefinitionError("subclass gthinker.Task and define compute(ctx, record)")
