@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+import tempfile
 
 import networkx as nx
 import pytest
@@ -12,6 +13,8 @@ from gthinker import gpu
 from gthinker.apps import mce, sm
 from gthinker.errors import DeviceUnavailableError
 
+# run from outside the checkout, so that the installed package is imported
+OUTSIDE_SOURCE = tempfile.gettempdir()
 ROW_STACK = "AttributeError: module 'numpy' has no attribute 'row_stack'"
 
 
@@ -19,7 +22,7 @@ def _modules_after(code):
     out = subprocess.run([sys.executable, "-c", code + "\nimport sys, json\n"
                           "print(json.dumps(sorted(m for m in sys.modules "
                           "if m.split('.')[0] in ('numba', 'llvmlite'))))"],
-                         capture_output=True, text=True, check=True)
+                         capture_output=True, text=True, check=True, cwd=OUTSIDE_SOURCE)
     return json.loads(out.stdout.splitlines()[-1])
 
 
@@ -38,7 +41,7 @@ def test_import_and_help_load_no_numba():
 
 def test_help_exits_cleanly_without_numba():
     out = subprocess.run([sys.executable, "-m", "gthinker.cli", "--help"],
-                         capture_output=True, text=True)
+                         capture_output=True, text=True, cwd=OUTSIDE_SOURCE)
     assert out.returncode == 0 and "warmup" in out.stdout
 
 
