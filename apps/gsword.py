@@ -591,6 +591,9 @@ def _namespace(est, target):
             g = dict(fn.__globals__)
             g.update({h: ns[h] for h in HELPERS})
             ns["_est_" + role] = jit(_rebind(fn, g))
+        if target == "cpu":  # the one function called from Python (cut-off trawls)
+            gthinker.cache.attach(ns["_walk_from"], target="cpu", name=f"gsword_{est.name}_walk",
+                                  label=f"gSWORD {est.name} cut-off estimates")
         _NAMESPACES[key] = ns
         return ns
 

@@ -458,8 +458,8 @@ def _write_atomically(path: Path, data: bytes) -> None:
 
 
 def attach(dispatcher, *, target: str, label: str, name: str | None = None, extra=()):
-    """Makes ``dispatcher`` (a Numba ``CFunc`` or CUDA kernel dispatcher, not yet
-    compiled) load its code from the cache and save what it compiles there.
+    """Makes ``dispatcher`` (a Numba ``CFunc``, ``njit`` or CUDA kernel dispatcher,
+    not yet compiled) load its code from the cache and save what it compiles there.
     ``label`` names it in messages, ``name`` its files (default: the function's
     name); ``extra`` adds compile-time values to its key.
     Returns the cache entries object (``stored(sig, target_context)`` says whether

@@ -125,6 +125,19 @@ def test_cut_off_trawls_stay_unbiased():
     assert abs(z) < Z
 
 
+def test_cut_off_estimates_come_from_the_compile_cache(monkeypatch):
+    """The walks that replace cut-off trawls are called from Python: a new
+    process (here: fresh namespaces) loads them instead of compiling again."""
+    kw = dict(estimator="alley", samples=20_000, mode="cpu", threads=2, trawl_window=0.0, seed=4)
+    monkeypatch.setattr(gsword, "_NAMESPACES", {})
+    first = gsword.estimate(_graph(), "house", **kw)
+    assert first.trawl_stats["cut_off"] > 0
+    assert list((gthinker.cache.cache_dir() / "cpu").glob("gsword_alley_walk-*.gtc"))
+    monkeypatch.setattr(gsword, "_NAMESPACES", {})
+    second = gsword.estimate(_graph(), "house", **kw)
+    assert second.trawl_stats["cut_off"] > 0 and second.compile_seconds == 0
+
+
 class _DegreeWeighted(Estimator):
     """A third estimator, as a user would write it: Alley's Refine on all but the
     source edge, and a Sample step weighted by candidate index parity."""
