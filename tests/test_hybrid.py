@@ -104,7 +104,7 @@ def test_gpu_to_cpu_stealing_moves_h_to_s():
 
 
 def test_gpu_hands_back_unstarted_vertices():
-    G = nx.gnp_random_graph(45, 0.3, seed=3)
+    G = nx.gnp_random_graph(30, 0.3, seed=3)
     r = mce.run(G, mode="hybrid", threads=1, chunk=1, gpu_options={"tau_c": -1})
     assert r.stats["gpu"]["vertices_given_back"] > 0
     assert r.count == _cliques(G)

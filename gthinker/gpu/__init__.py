@@ -64,7 +64,8 @@ def __getattr__(name):
     device = importlib.import_module(f"{__name__}.device")
     if name not in device.__all__:  # e.g. a submodule: the import system tries it next
         raise AttributeError(f"module 'gthinker.gpu' has no attribute {name!r}")
-    return getattr(device, name)
+    value = globals()[name] = getattr(device, name)  # found directly from now on
+    return value
 
 
 def _no_driver() -> str:
