@@ -47,14 +47,14 @@ for opts in ({}, {"buffer_bytes": 1 << 20}, {"eta_per_warp": 4}):
 PY
     ;;
   warm)
-    (cd "$ROOT" && GTHINKER_TEST_REAL_GPU=1 timeout 300 pytest -q -x -p no:cacheprovider \
+    (cd "$ROOT" && GTHINKER_TEST_REAL_GPU=1 timeout 300 pytest -q -x -n 0 -p no:cacheprovider \
        tests/test_modes.py tests/test_gpu.py tests/test_sm_gpu.py) 2>&1 | tail -6
     python3 "$ROOT/benchmarks/warm_start.py" --gpu --runs "${RUNS:-3}" --data "$ROOT/.data" \
       --cases "${CASES:-sm_gpu,mce_gpu,gsword_gpu,import,help,sm,gsword}" \
       --results-dir "$OUT" --out "warm_start${TAG:-}" 2>&1 | tail -40
     ;;
   tests)
-    (cd "$ROOT" && GTHINKER_TEST_REAL_GPU=1 timeout 500 pytest -q -x -p no:cacheprovider tests/test_gpu.py) 2>&1 | tail -15
+    (cd "$ROOT" && GTHINKER_TEST_REAL_GPU=1 timeout 500 pytest -q -x -n 0 -p no:cacheprovider tests/test_gpu.py) 2>&1 | tail -15
     ;;
   bench)
     python3 "$ROOT/benchmarks/mce_gpu.py" --data "$ROOT/.data" --rmat "${RMAT:-22:8}" --abc "${ABC:-0.5,0.2,0.2}" --threads 16 \
@@ -69,7 +69,7 @@ PY
     ;;
   sm)
     if [ -n "${SMTESTS:-}" ]; then
-      (cd "$ROOT" && GTHINKER_TEST_REAL_GPU=1 timeout 300 pytest -q -x -p no:cacheprovider tests/test_sm_gpu.py) 2>&1 | tail -5
+      (cd "$ROOT" && GTHINKER_TEST_REAL_GPU=1 timeout 300 pytest -q -x -n 0 -p no:cacheprovider tests/test_sm_gpu.py) 2>&1 | tail -5
     fi
     python3 "$ROOT/benchmarks/sm.py" --data "$ROOT/.data" --threads 16 --modes "${MODES:-cpu,gpu,hybrid}" \
       --datasets "${DATASETS-hprd,yeast,human}" --sizes "${SIZES:-16}" --max-queries "${MAXQ:-0}" --queries "${QUERIES:-*.graph}" ${NOALT:+--no-alt} \
@@ -79,7 +79,7 @@ PY
     ;;
   gsword)
     if [ -n "${GSTESTS:-}" ]; then
-      (cd "$ROOT" && GTHINKER_TEST_REAL_GPU=1 timeout 300 pytest -q -x -p no:cacheprovider tests/test_gsword_gpu.py) 2>&1 | tail -8
+      (cd "$ROOT" && GTHINKER_TEST_REAL_GPU=1 timeout 300 pytest -q -x -n 0 -p no:cacheprovider tests/test_gsword_gpu.py) 2>&1 | tail -8
     fi
     python3 "$ROOT/benchmarks/gsword.py" --data "$ROOT/.data" --threads 16 --datasets "${DATASETS:-hprd,yeast,human}" \
       --samples "${SAMPLES:-1000000}" --configs "${CONFIGS:-cpu,gpu-O0,gpu-O1,gpu-O2,gpu-trawl}" \
