@@ -180,9 +180,12 @@ def machine(env):
                             env=env).stdout.strip()
     except OSError:
         gt = None
+    # BENCH_COMMIT: the commit measured, where the copy's own git history is not it
+    # (the device machine's copy of the working tree)
+    commit = os.environ.get("BENCH_COMMIT")
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                                capture_output=True, text=True).stdout.strip() or None
+        commit = commit or subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                                          capture_output=True, text=True).stdout.strip() or None
     except OSError:
         commit = None
     return {"host": platform.node(), "platform": platform.platform(),
