@@ -51,8 +51,9 @@ from pathlib import Path
 __all__ = ["CacheWarning", "attach", "cache_dir", "clear", "compile_seconds", "compiling",
            "fingerprint", "set_quiet"]
 
-#: Changes whenever the layout of an entry changes.
-FORMAT = 1
+#: Changes whenever the layout of an entry, or what may be stored, changes (2: no code
+#: with recursive calls, which crashed when loaded).
+FORMAT = 2
 ENV = "GTHINKER_CACHE_DIR"
 #: Compiling that lasts longer than this many seconds is announced on stderr.
 ANNOUNCE_AFTER = 1.0
@@ -418,10 +419,17 @@ class _Entries:
         _write_atomically(path, data)
 
 
+_UNRESOLVED = ".numba.unresolved$"  # Numba's prefix of calls it links at run time
+
+
 def _reduce(target: str, compiled):
     if target == "cpu":
         if compiled.library.has_dynamic_globals or compiled.lifted:
             raise ValueError("the code refers to objects of this process")
+        if _UNRESOLVED in compiled.library.get_llvm_str():
+            # Numba links a recursive function's calls to itself when it compiles it;
+            # loaded into another process they would call address 0 (numba#6061).
+            raise ValueError("it calls a recursive function, which Numba links in each process")
         return compiled._reduce()
     return compiled._reduce_states()
 

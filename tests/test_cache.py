@@ -300,6 +300,22 @@ def test_cache_off_writes_nothing(tmp_path):
     assert not _warning_lines(err), err
 
 
+def test_recursive_code_is_compiled_in_each_process(tmp_path):
+    # Numba links a recursive function's self-calls in the process that compiled
+    # it; loaded elsewhere they crashed (numba#6061). Such code is never stored.
+    _write_user_files(tmp_path)
+    _edit(tmp_path / "helper.py", "    return c * 1\n",  # c, summed in halves; the int32 call
+          "    if c > 1:\n"                                 # makes a second, mutual specialization
+          "        return _scale(np.int32(c // 2)) + _scale(c - c // 2)\n    return c\n")
+    _edit(tmp_path / "helper.py", "from numba import njit\n", "import numpy as np\nfrom numba import njit\n")
+    for _ in range(2):
+        out, err = _run(tmp_path, tmp_path / "cache")
+        assert out["count"] == TRIANGLES and out["compile_seconds"] > 0
+        warnings = _warning_lines(err)
+        assert len(warnings) == 1 and "recursive function" in warnings[0], err
+    assert _entries(tmp_path / "cache") == []
+
+
 # ---- fingerprint, in this process --------------------------------------------------
 
 
