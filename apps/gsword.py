@@ -890,9 +890,10 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
     threads = _positive(threads, "threads")
     data = gthinker.as_graph(data)
     query_graph = sm.as_query(query)
+    tb = time.perf_counter()
     cg = candidate_graph(data, query_graph, order)
     nq = cg.num_positions
-    build_seconds = time.perf_counter() - t0
+    build_seconds = time.perf_counter() - tb
     label = name if name is not None else (query if isinstance(query, str) else "query")
     refines = bool(est.refines)
 
