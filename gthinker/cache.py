@@ -285,6 +285,15 @@ def _warn_once(kind: str, message: str) -> None:
     warnings.warn(message, CacheWarning, stacklevel=2)
 
 
+def _note_once(label: str, line: str) -> None:
+    """Says ``line`` on stderr, once per label and process, unless quiet."""
+    with _lock:
+        if _state["quiet"] or ("note", label) in _warned:
+            return
+        _warned.add(("note", label))
+    print(line, file=sys.stderr, flush=True)
+
+
 def compile_seconds() -> float:
     """Seconds this process has spent compiling (cache misses), all threads."""
     return _state["compile_seconds"]
@@ -412,6 +421,10 @@ class _Entries:
             return
         try:
             data = pickle.dumps((key, _reduce(self.target, compiled)), protocol=4)
+        except _Recursive:  # a limit of Numba, not a fault: said once, not warned
+            _note_once(self.label, f"gthinker: {self.label} calls a recursive function, whose "
+                                   f"code Numba cannot keep; it is compiled in each process")
+            return
         except Exception as exc:  # noqa: BLE001 - e.g. code that holds Python objects
             _warn_once("reduce", f"gthinker: {self.label} cannot be cached "
                                  f"({type(exc).__name__}: {exc}); it is compiled in each process")
@@ -422,14 +435,18 @@ class _Entries:
 _UNRESOLVED = ".numba.unresolved$"  # Numba's prefix of calls it links at run time
 
 
+class _Recursive(Exception):
+    """The code calls a recursive function whose self-calls Numba links in the
+    process that compiled it; loaded into another process they would call
+    address 0 (numba#6061)."""
+
+
 def _reduce(target: str, compiled):
     if target == "cpu":
         if compiled.library.has_dynamic_globals or compiled.lifted:
             raise ValueError("the code refers to objects of this process")
         if _UNRESOLVED in compiled.library.get_llvm_str():
-            # Numba links a recursive function's calls to itself when it compiles it;
-            # loaded into another process they would call address 0 (numba#6061).
-            raise ValueError("it calls a recursive function, which Numba links in each process")
+            raise _Recursive
         return compiled._reduce()
     return compiled._reduce_states()
 

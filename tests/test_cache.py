@@ -308,12 +308,13 @@ def test_recursive_code_is_compiled_in_each_process(tmp_path):
           "    if c > 1:\n"                                 # makes a second, mutual specialization
           "        return _scale(np.int32(c // 2)) + _scale(c - c // 2)\n    return c\n")
     _edit(tmp_path / "helper.py", "from numba import njit\n", "import numpy as np\nfrom numba import njit\n")
-    for _ in range(2):
-        out, err = _run(tmp_path, tmp_path / "cache")
-        assert out["count"] == TRIANGLES and out["compile_seconds"] > 0
-        warnings = _warning_lines(err)
-        assert len(warnings) == 1 and "recursive function" in warnings[0], err
-    assert _entries(tmp_path / "cache") == []
+    out, err = _run(tmp_path, tmp_path / "cache")
+    assert out["count"] == TRIANGLES and out["compile_seconds"] > 0
+    assert not _warning_lines(err), err  # a limit of Numba, said once, not a warning
+    assert [ln for ln in err.splitlines() if "recursive" in ln] == [
+        "gthinker: Tri (CPU tasks) calls a recursive function, whose code Numba cannot keep; "
+        "it is compiled in each process"]
+    assert _entries(tmp_path / "cache") == []  # so no other process can load it
 
 
 # ---- fingerprint, in this process --------------------------------------------------

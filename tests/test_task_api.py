@@ -12,10 +12,6 @@ import gthinker
 from gthinker import Task
 
 
-# KCliques calls a recursive function, which the compile cache does not keep (it warns).
-pytestmark = pytest.mark.filterwarnings("ignore::gthinker.cache.CacheWarning")
-
-
 class Triangles(Task):
     """Triangles through each vertex v, counted once at their smallest vertex."""
 
