@@ -231,7 +231,7 @@ def _cliques(G):
 
 GRAPHS = {
     "gnp_sparse": lambda: nx.gnp_random_graph(40, 0.12, seed=1),
-    "gnp_dense": lambda: nx.gnp_random_graph(22, 0.5, seed=2),
+    "gnp_dense": lambda: nx.gnp_random_graph(18, 0.5, seed=2),
     "planted": lambda: nx.compose(nx.complete_graph(9), nx.gnp_random_graph(30, 0.1, seed=4)),
     "star_and_isolated": lambda: nx.compose(nx.star_graph(12), nx.empty_graph(16)),
     "single_edge": lambda: nx.Graph([(0, 1)]),
