@@ -49,7 +49,7 @@ import warnings
 from pathlib import Path
 
 __all__ = ["CacheWarning", "attach", "cache_dir", "clear", "compile_seconds", "compiling",
-           "fingerprint", "set_quiet"]
+           "fingerprint", "jit", "set_quiet"]
 
 #: Changes whenever the layout of an entry, or what may be stored, changes (2: no code
 #: with recursive calls, which crashed when loaded).
@@ -360,7 +360,7 @@ class _Entries:
     """Numba's cache protocol (``load_overload`` / ``save_overload``) over our
     files, for one compiled function; set as the dispatcher's cache by :func:`attach`."""
 
-    def __init__(self, target: str, name: str, source_key: str, label: str):
+    def __init__(self, target: str, name: str, source_key, label: str):
         self.target = target
         self.name = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:60]
         self.source_key = source_key
@@ -369,6 +369,8 @@ class _Entries:
 
     def _path_and_key(self, sig, target_context):
         magic = target_context.codegen().magic_tuple()
+        if callable(self.source_key):  # taken when first needed (see jit)
+            self.source_key = self.source_key()
         key = repr((FORMAT, self.source_key, _framework_key(), str(sig), magic))
         root = cache_dir()
         if root is None:
@@ -491,9 +493,28 @@ def attach(dispatcher, *, target: str, label: str, name: str | None = None, extr
     an entry is on disk)."""
     py_func = getattr(dispatcher, "py_func", None) or dispatcher.__wrapped__
     options = getattr(dispatcher, "targetoptions", None)
-    source_key = fingerprint(py_func, tuple(extra), repr(sorted((options or {}).items())))
+
+    def source_key():  # when first compiled or loaded: the module is complete by then
+        return fingerprint(py_func, tuple(extra), repr(sorted((options or {}).items())))
+
     # Numba's dispatchers call this object's load_overload / save_overload when
     # they compile (the same hook as their own cache=True).
     entries = _Entries(target, name or py_func.__qualname__, source_key, label)
     dispatcher._cache = entries
     return entries
+
+
+def jit(label: str, **options):
+    """``numba.njit(**options)``, its code kept in this cache: for the
+    framework's own functions called from Python (graph readers, generators).
+    Unlike Numba's ``cache=True``, loading them does not import Numba's whole
+    typing registry (0.2-0.3 s per process)."""
+
+    def decorate(fn):
+        from numba import njit
+
+        dispatcher = njit(**options)(fn)
+        attach(dispatcher, target="cpu", label=label, name=f"{fn.__module__}.{fn.__name__}")
+        return dispatcher
+
+    return decorate

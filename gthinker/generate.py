@@ -20,8 +20,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from gthinker import cache
 from gthinker.graph import Graph
 
 __all__ = ["gnp", "powerlaw_cluster", "rmat"]
@@ -35,7 +35,7 @@ _RMAT_CHUNK = 1 << 22
 # ---------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@cache.jit("graph generators")
 def _rmat_kernel(rng, scale, m, ta, tab, tabc):
     """``m`` R-MAT pairs; thresholds are cumulative probabilities times 2**16.
 
@@ -69,13 +69,13 @@ def _rmat_kernel(rng, scale, m, ta, tab, tabc):
     return u, v
 
 
-@njit(cache=True)
+@cache.jit("graph generators")
 def _randint(rng, k):
     i = int(rng.random() * k)
     return i if i < k else k - 1
 
 
-@njit(cache=True)
+@cache.jit("graph generators")
 def _holme_kim(rng, n, m, p):
     """Edges of networkx.powerlaw_cluster_graph(n, m, p) (same algorithm)."""
     max_e = m * (n - m)

@@ -40,8 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
+from gthinker import cache
 from gthinker.errors import GraphFormatError
 
 __all__ = ["Graph", "LoadReport"]
@@ -63,12 +63,12 @@ _ERR_BAD_TAG = 5
 # ---------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@cache.jit("graph functions")
 def _is_space(c):
     return c == 32 or c == 9 or c == 13 or c == 11 or c == 12
 
 
-@njit(cache=True)
+@cache.jit("graph functions")
 def _scan(buf, nfields, required, tagged, keep_meta, max_records):
     """Tokenise a whole text buffer into integer records.
 
@@ -175,7 +175,7 @@ def _scan(buf, nfields, required, tagged, keep_meta, max_records):
     return vals[:r], tags[:r], linenos[:r], line, _OK, 0, 0
 
 
-@njit(cache=True)
+@cache.jit("graph functions")
 def _canonical_keys(u, v, n):
     """Keys ``min*n + max`` of the non-loop pairs, and the number of loops."""
     m = u.shape[0]
@@ -193,7 +193,7 @@ def _canonical_keys(u, v, n):
     return keys[:k], m - k
 
 
-@njit(cache=True)
+@cache.jit("graph functions")
 def _fill_csr(keys, n):
     """CSR of the undirected graph given sorted unique keys ``a*n + b``, ``a < b``.
 
@@ -230,7 +230,7 @@ def _fill_csr(keys, n):
     return indptr, indices, distinct
 
 
-@njit(cache=True)
+@cache.jit("graph functions")
 def _degeneracy(indptr, indices):
     """Batagelj-Zaversnik bucket peeling; returns (order, core)."""
     n = indptr.shape[0] - 1
@@ -274,7 +274,7 @@ def _degeneracy(indptr, indices):
     return vert, core
 
 
-@njit(cache=True)
+@cache.jit("graph functions")
 def _permute_csr(indptr, indices, order, inv):
     n = order.shape[0]
     new_indptr = np.empty(n + 1, dtype=np.int64)
@@ -292,7 +292,7 @@ def _permute_csr(indptr, indices, order, inv):
     return new_indptr, new_indices
 
 
-@njit(cache=True)
+@cache.jit("graph functions")
 def _format_rows(mat, prefix, sep):
     """ASCII lines ``prefix f0 sep f1 sep ... \\n`` for non-negative int rows."""
     rows, cols = mat.shape

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import psutil
-from numba import cuda, njit
+from numba import cuda
 
+from .. import cache
 from ..errors import GThinkerError
 from . import device_status
 from .device import (
@@ -125,7 +126,7 @@ class _Level:
     v_lo: int  # first vertex slot (the level's space starts here)
 
 
-@njit(cache=True, nogil=True)
+@cache.jit("the GPU worker", nogil=True)
 def _gather(offs, verts, v_lo):
     """Packs records [start, end) of ``verts`` (offsets relative to v_lo) into
     ``(data, starts)``, without temporaries the size of the data."""
