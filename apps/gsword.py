@@ -642,7 +642,7 @@ def _cpu_task(est):
     return cls
 
 
-@njit(nogil=True, cache=True)
+@gthinker.cache.jit("gSWORD functions", nogil=True)
 def _prefix_ok(ctx, P, M, k):
     """Is M[:k] a valid partial match of SM plan P (candidates, injective, edges)?"""
     for p in range(k):
@@ -659,7 +659,7 @@ def _prefix_ok(ctx, P, M, k):
     return True
 
 
-@njit(nogil=True, cache=True)
+@gthinker.cache.jit("gSWORD functions", nogil=True)
 def _trawl_compute(ctx, rec):
     """Record [slot, k, M...]: count the matches that extend M[:k] (the SM
     app's enumeration) into histogram 0, bin slot; histogram 1, bin slot gets

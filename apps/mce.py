@@ -39,7 +39,6 @@ import tempfile
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
 
 import gthinker
 from gthinker.bits import lowest_bit, popcount
@@ -47,7 +46,7 @@ from gthinker.bits import lowest_bit, popcount
 __all__ = ["MaximalCliques", "MCEResult", "run", "iter_cliques"]
 
 
-@njit(cache=True, nogil=True)
+@gthinker.cache.jit("MCE functions", nogil=True)
 def _gallop(short, long, out, report_long):
     """Binary-searches each element of sorted `short` in sorted `long`; for each hit
     writes its position in `long` (report_long) or in `short` to `out`. Returns hits."""
@@ -72,7 +71,7 @@ def _gallop(short, long, out, report_long):
     return k
 
 
-@njit(cache=True, nogil=True)
+@gthinker.cache.jit("MCE functions", nogil=True)
 def _intersect_positions(a, b, out):
     """Writes to `out` the positions in sorted `b` of the elements of sorted `a`
     that `b` holds; returns how many. Gallops when one side is much shorter."""
@@ -99,7 +98,7 @@ def _intersect_positions(a, b, out):
     return k
 
 
-@njit(cache=True, nogil=True, inline="always")
+@gthinker.cache.jit("MCE functions", nogil=True, inline="always")
 def _row_count(pb, row, pw):
     c = 0
     for t in range(pw):
@@ -107,7 +106,7 @@ def _row_count(pb, row, pw):
     return c
 
 
-@njit(cache=True, nogil=True)
+@gthinker.cache.jit("MCE functions", nogil=True)
 def _choose_pivot(pb, xb, ax, axp, p, pw, kw):
     """Tomita pivot: the vertex of P | X with the most neighbours in P."""
     best = -1
@@ -133,7 +132,7 @@ def _choose_pivot(pb, xb, ax, axp, p, pw, kw):
     return best
 
 
-@njit(cache=True, nogil=True)
+@gthinker.cache.jit("MCE functions", nogil=True)
 def _clique(rbase, pglob, rl, depth):
     out = np.empty(rbase.size + depth + 1, np.int32)
     out[: rbase.size] = rbase
@@ -142,7 +141,7 @@ def _clique(rbase, pglob, rl, depth):
     return out
 
 
-@njit(cache=True, nogil=True)
+@gthinker.cache.jit("MCE functions", nogil=True)
 def _report(ctx, rbase, pglob, rl, depth):
     size = rbase.size + depth + 1
     ctx.count(0, 1)
@@ -152,7 +151,7 @@ def _report(ctx, rbase, pglob, rl, depth):
         ctx.emit(_clique(rbase, pglob, rl, depth))
 
 
-@njit(cache=True, nogil=True)
+@gthinker.cache.jit("MCE functions", nogil=True)
 def _spill(ctx, rbase, pglob, xglob, rl, depth, pc, xc, p, pw, kw):
     """Hands the branch (R + rl[..depth], pc, xc) to other workers as a record."""
     np_ = 0
@@ -204,7 +203,7 @@ def _spill(ctx, rbase, pglob, xglob, rl, depth, pc, xc, p, pw, kw):
     ctx.add_task(rec)
 
 
-@njit(cache=True, nogil=True)
+@gthinker.cache.jit("MCE functions", nogil=True)
 def _bron_kerbosch(ctx, rbase, pglob, xall):
     """Enumerates the maximal cliques R + C, C a clique of P, with X as exclusions."""
     indptr = ctx.indptr
@@ -324,7 +323,7 @@ class MaximalCliques(gthinker.Task):
         _compute_record(ctx, record)
 
 
-@njit(cache=True, nogil=True)
+@gthinker.cache.jit("MCE functions", nogil=True)
 def _initial_record(indptr, indices, v):
     """R = {v}, P = later neighbours, X = earlier ones (ids are degeneracy ranks)."""
     nb = indices[indptr[v] : indptr[v + 1]]
@@ -339,7 +338,7 @@ def _initial_record(indptr, indices, v):
     return rec
 
 
-@njit(cache=True, nogil=True)
+@gthinker.cache.jit("MCE functions", nogil=True)
 def _compute_record(ctx, record):
     nr = record[0]
     np_ = record[1]
@@ -360,7 +359,7 @@ def _compute_record(ctx, record):
     _bron_kerbosch(ctx, rbase, pglob, xall)
 
 
-@njit(cache=True, nogil=True)
+@gthinker.cache.jit("MCE functions", nogil=True)
 def _dominated(indptr, indices, pglob, xall, tries=8):
     """True if one of a few vertices of X is adjacent to all of P: then every
     clique of this subtree extends by it, so none is maximal. Costs

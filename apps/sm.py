@@ -41,7 +41,6 @@ import tempfile
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
 
 import gthinker
 
@@ -347,13 +346,13 @@ def plan(data, query, unique: bool = False, limited: bool = False, order=None) -
 # ---- the compiled search -------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True, inline="always")
+@gthinker.cache.jit("SM functions", nogil=True, inline="always")
 def _is_candidate(P, d, v):
     w = P[P[_H_BITMAP] + d * P[_H_WORDS] + (v >> 6)]
     return (w >> (v & 63)) & 1
 
 
-@njit(cache=True, nogil=True)
+@gthinker.cache.jit("SM functions", nogil=True)
 def _spawn(ctx, v):
     P = ctx.params
     if not _is_candidate(P, 0, v):
@@ -364,7 +363,7 @@ def _spawn(ctx, v):
     return out
 
 
-@njit(cache=True, nogil=True)
+@gthinker.cache.jit("SM functions", nogil=True)
 def _intersect(a, na, b, out):
     """Sorted a[:na] & sorted b into out; returns the length (out may be a).
     A merge when the sizes are alike; when one side is much longer (a hub's
@@ -411,7 +410,7 @@ def _intersect(a, na, b, out):
     return k
 
 
-@njit(cache=True, nogil=True)
+@gthinker.cache.jit("SM functions", nogil=True)
 def _raw(ctx, P, M, raw, rawlen, d):
     """raw[d] = the intersection of N(M[b]) over d's backward neighbours b: an
     earlier position's intersection (reuse) or the shortest list, intersected
@@ -441,7 +440,7 @@ def _raw(ctx, P, M, raw, rawlen, d):
     rawlen[d] = n
 
 
-@njit(cache=True, nogil=True)
+@gthinker.cache.jit("SM functions", nogil=True)
 def _candidates(ctx, P, M, raw, rawlen, cand, candlen, d):
     _raw(ctx, P, M, raw, rawlen, d)
     k = 0
@@ -472,7 +471,7 @@ def _candidates(ctx, P, M, raw, rawlen, cand, candlen, d):
     candlen[d] = k
 
 
-@njit(cache=True, nogil=True)
+@gthinker.cache.jit("SM functions", nogil=True)
 def _leaves(ctx, P, M, last, n, d):
     """The full matches ``M[:d] + last[i]`` for ``i < n`` (``d`` is the last
     position): claims them from the run's limit and lists them when the run
@@ -491,7 +490,7 @@ def _leaves(ctx, P, M, last, n, d):
     return n
 
 
-@njit(cache=True, nogil=True)
+@gthinker.cache.jit("SM functions", nogil=True)
 def _search(ctx, rec, head):
     """Counts the full matches that extend the partial match of ``rec[head:]``
     (``[k, M[0], ..., M[k-1]]``); ``rec[:head]`` is a tag that every record it
@@ -547,7 +546,7 @@ def _search(ctx, rec, head):
     return found, added
 
 
-@njit(cache=True, nogil=True)
+@gthinker.cache.jit("SM functions", nogil=True)
 def _compute(ctx, rec):
     found, _ = _search(ctx, rec, 0)
     ctx.count(0, found)

@@ -30,7 +30,7 @@ the candidate bitmap, injectivity and the ``M(a) < M(b)`` constraints.
 from __future__ import annotations
 
 import numpy as np
-from numba import cuda, njit
+from numba import cuda
 
 import gthinker
 from gthinker import gpu
@@ -313,7 +313,7 @@ class SubgraphMatchingPrefixGPU(gthinker.GPUContext):
         return _prefix_to_cpu(data, starts)
 
 
-@njit(cache=True)
+@gthinker.cache.jit("SM GPU functions")
 def _prefix_to_cpu(data, starts):
     """GPU prefix records to CPU records: ``[-k, M]`` -> ``[k, M]``;
     ``[k, M, C...]`` -> one ``[k + 1, M, c]`` per candidate c."""
