@@ -456,6 +456,15 @@ def _walk_from(cgp, cgi, inst, start, seed, sid, walks, refines):
     return total_value / walks
 
 
+def _walk_many(cgp, cgi, t_inst, t_depth, slots, seed, first, every, walks, refines, out):
+    """out[j] = _walk_from of trawl slot slots[j] (a sample cut off at depth
+    t_depth[slot], global sample first + slot * every)."""
+    for j in range(slots.size):
+        s = slots[j]
+        inst = t_inst[s].copy()
+        out[j] = _walk_from(cgp, cgi, inst, t_depth[s], seed, first + s * every, walks, refines)
+
+
 def _sample_rounds(cgp, cgi, seed, first, n, r_lo, r_hi, every, refines,
                    out_sum, out_valid, t_inst, t_depth, t_weight):
     """CPU sampler: rounds r_lo..r_hi of a batch of n samples (sample i of the
@@ -491,7 +500,7 @@ def _sample_rounds(cgp, cgi, seed, first, n, r_lo, r_hi, every, refines,
 _DUAL = (num_positions, num_candidates, vertex, num_back, back_position, local_range, contains,
          in_local, in_all_local, injective, _mix, _rng_init, _rng_next, _trawl_depth, _source,
          _stream, _uniform, _first)
-_CPU_ONLY = (_step, _sample_one, _walk_from, _sample_rounds)
+_CPU_ONLY = (_step, _sample_one, _walk_from, _walk_many, _sample_rounds)
 
 
 # ---- estimators ---------------------------------------------------------------------
@@ -592,7 +601,7 @@ def _namespace(est, target):
             g.update({h: ns[h] for h in HELPERS})
             ns["_est_" + role] = jit(_rebind(fn, g))
         if target == "cpu":  # the one function called from Python (cut-off trawls)
-            gthinker.cache.attach(ns["_walk_from"], target="cpu", name=f"gsword_{est.name}_walk",
+            gthinker.cache.attach(ns["_walk_many"], target="cpu", name=f"gsword_{est.name}_walks",
                                   label=f"gSWORD {est.name} cut-off estimates")
         _NAMESPACES[key] = ns
         return ns
@@ -815,13 +824,14 @@ def _finish_trawl(ns, cg, batch, slots, matches, finished, seed, walks, refines,
     """Adds each trawled sample's value to its round: W_d x (its exact count
     when the enumeration finished, else a fresh sampled estimate of it)."""
     rest = matches.astype(np.float64)
-    walk_from = ns["_walk_from"]
-    for j in np.flatnonzero(~finished):
-        s = int(slots[j])
-        inst = batch.t_inst[s].copy()
-        rest[j] = walk_from(cg.cgp, cg.cgi, inst, np.int64(batch.t_depth[s]),
-                            np.int64(seed ^ 0x5DEECE66D), np.int64(batch.first + s * batch.every),
-                            np.int64(walks), refines)
+    cut = np.flatnonzero(~finished)
+    if cut.size:
+        values = np.empty(cut.size)
+        ns["_walk_many"](cg.cgp, cg.cgi, batch.t_inst, batch.t_depth,
+                         np.ascontiguousarray(slots[cut], dtype=np.int64),
+                         np.int64(seed ^ 0x5DEECE66D), np.int64(batch.first),
+                         np.int64(batch.every), np.int64(walks), refines, values)
+        rest[cut] = values
     np.add.at(batch.out_sum, (slots * batch.every) // ROUND, batch.t_weight[slots] * rest)
     stats["matches"] += int(matches[finished].sum())
     stats["records"] += len(slots)

@@ -132,7 +132,7 @@ def test_cut_off_estimates_come_from_the_compile_cache(monkeypatch):
     monkeypatch.setattr(gsword, "_NAMESPACES", {})
     first = gsword.estimate(_graph(), "house", **kw)
     assert first.trawl_stats["cut_off"] > 0
-    assert list((gthinker.cache.cache_dir() / "cpu").glob("gsword_alley_walk-*.gtc"))
+    assert list((gthinker.cache.cache_dir() / "cpu").glob("gsword_alley_walks-*.gtc"))
     monkeypatch.setattr(gsword, "_NAMESPACES", {})
     second = gsword.estimate(_graph(), "house", **kw)
     assert second.trawl_stats["cut_off"] > 0 and second.compile_seconds == 0
