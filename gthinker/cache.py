@@ -274,7 +274,7 @@ def _framework_key() -> str:
 
 _lock = threading.Lock()
 _warned: set[str] = set()
-_state = {"compile_seconds": 0.0, "quiet": False, "announced": set()}
+_state = {"compile_seconds": 0.0, "quiet": False, "said": set()}
 
 
 def _warn_once(kind: str, message: str) -> None:
@@ -285,12 +285,12 @@ def _warn_once(kind: str, message: str) -> None:
     warnings.warn(message, CacheWarning, stacklevel=2)
 
 
-def _note_once(label: str, line: str) -> None:
-    """Says ``line`` on stderr, once per label and process, unless quiet."""
+def _say_once(key, line: str) -> None:
+    """Says ``line`` on stderr, once per ``key`` and process, unless quiet."""
     with _lock:
-        if _state["quiet"] or ("note", label) in _warned:
+        if _state["quiet"] or key in _state["said"]:
             return
-        _warned.add(("note", label))
+        _state["said"].add(key)
     print(line, file=sys.stderr, flush=True)
 
 
@@ -319,12 +319,8 @@ class _Stopwatch:
         self.timer.start()
 
     def _announce(self) -> None:
-        with _lock:
-            if _state["quiet"] or self.label in _state["announced"]:
-                return
-            _state["announced"].add(self.label)
-        print(f"gthinker: compiling {self.label} for this machine (first run only)",
-              file=sys.stderr, flush=True)
+        _say_once(("compiling", self.label),
+                  f"gthinker: compiling {self.label} for this machine (first run only)")
 
     def stop(self) -> None:
         self.timer.cancel()
@@ -360,17 +356,21 @@ class _Entries:
     """Numba's cache protocol (``load_overload`` / ``save_overload``) over our
     files, for one compiled function; set as the dispatcher's cache by :func:`attach`."""
 
-    def __init__(self, target: str, name: str, source_key, label: str):
+    def __init__(self, target: str, name: str, fingerprint_source, label: str):
         self.target = target
         self.name = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:60]
-        self.source_key = source_key
+        self._fingerprint_source = fingerprint_source
         self.label = label
         self._pending = None  # (path, key, compiling) between a miss and its save
 
+    @functools.cached_property
+    def source_key(self) -> str:
+        """The function's fingerprint, taken when first compiled or loaded (its
+        module is complete by then: see :func:`jit`)."""
+        return self._fingerprint_source()
+
     def _path_and_key(self, sig, target_context):
         magic = target_context.codegen().magic_tuple()
-        if callable(self.source_key):  # taken when first needed (see jit)
-            self.source_key = self.source_key()
         key = repr((FORMAT, self.source_key, _framework_key(), str(sig), magic))
         root = cache_dir()
         if root is None:
@@ -424,8 +424,9 @@ class _Entries:
         try:
             data = pickle.dumps((key, _reduce(self.target, compiled)), protocol=4)
         except _Recursive:  # a limit of Numba, not a fault: said once, not warned
-            _note_once(self.label, f"gthinker: {self.label} calls a recursive function, whose "
-                                   f"code Numba cannot keep; it is compiled in each process")
+            _say_once(("recursive", self.label),
+                      f"gthinker: {self.label} calls a recursive function, whose code Numba "
+                      f"cannot keep; it is compiled in each process")
             return
         except Exception as exc:  # noqa: BLE001 - e.g. code that holds Python objects
             _warn_once("reduce", f"gthinker: {self.label} cannot be cached "
@@ -494,12 +495,12 @@ def attach(dispatcher, *, target: str, label: str, name: str | None = None, extr
     py_func = getattr(dispatcher, "py_func", None) or dispatcher.__wrapped__
     options = getattr(dispatcher, "targetoptions", None)
 
-    def source_key():  # when first compiled or loaded: the module is complete by then
+    def fingerprint_source():
         return fingerprint(py_func, tuple(extra), repr(sorted((options or {}).items())))
 
     # Numba's dispatchers call this object's load_overload / save_overload when
     # they compile (the same hook as their own cache=True).
-    entries = _Entries(target, name or py_func.__qualname__, source_key, label)
+    entries = _Entries(target, name or py_func.__qualname__, fingerprint_source, label)
     dispatcher._cache = entries
     return entries
 
