@@ -2,8 +2,9 @@
 
 - :mod:`gthinker.apps.mce`: maximal clique enumeration (CPU task; its GPU side is
   :mod:`gthinker.apps.mce_gpu`, loaded by ``mce.run(mode="gpu")``).
+- :mod:`gthinker.apps.count`: triangles, k-cliques, cliques of every size, small patterns.
 """
 
-from . import mce, sm
+from . import count, mce, sm
 
-__all__ = ["mce", "sm"]
+__all__ = ["count", "mce", "sm"]

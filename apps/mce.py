@@ -42,60 +42,9 @@ import numpy as np
 
 import gthinker
 from gthinker.bits import lowest_bit, popcount
+from gthinker.setops import intersect_positions
 
 __all__ = ["MaximalCliques", "MCEResult", "run", "iter_cliques"]
-
-
-@gthinker.cache.jit("MCE functions", nogil=True)
-def _gallop(short, long, out, report_long):
-    """Binary-searches each element of sorted `short` in sorted `long`; for each hit
-    writes its position in `long` (report_long) or in `short` to `out`. Returns hits."""
-    k = 0
-    lo = 0
-    n = long.size
-    for i in range(short.size):
-        x = short[i]
-        hi = n
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if long[mid] < x:
-                lo = mid + 1
-            else:
-                hi = mid
-        if lo == n:
-            break
-        if long[lo] == x:
-            out[k] = lo if report_long else i
-            k += 1
-            lo += 1
-    return k
-
-
-@gthinker.cache.jit("MCE functions", nogil=True)
-def _intersect_positions(a, b, out):
-    """Writes to `out` the positions in sorted `b` of the elements of sorted `a`
-    that `b` holds; returns how many. Gallops when one side is much shorter."""
-    na, nb = a.size, b.size
-    if na == 0 or nb == 0:
-        return 0
-    if na * 16 < nb:
-        return _gallop(a, b, out, True)
-    if nb * 16 < na:
-        return _gallop(b, a, out, False)
-    k = 0
-    i = 0
-    j = 0
-    while i < na and j < nb:
-        if a[i] < b[j]:
-            i += 1
-        elif a[i] > b[j]:
-            j += 1
-        else:
-            out[k] = j
-            k += 1
-            i += 1
-            j += 1
-    return k
 
 
 @gthinker.cache.jit("MCE functions", nogil=True, inline="always")
@@ -217,7 +166,7 @@ def _bron_kerbosch(ctx, rbase, pglob, xall):
     xmark = np.zeros(nx, np.uint8)
     for i in range(p):
         v = pglob[i]
-        c = _intersect_positions(indices[indptr[v] : indptr[v + 1]], xall, pos)
+        c = intersect_positions(indices[indptr[v] : indptr[v + 1]], xall, pos)
         for t in range(c):
             xmark[pos[t]] = 1
     xloc = np.empty(nx, np.int32)
@@ -239,11 +188,11 @@ def _bron_kerbosch(ctx, rbase, pglob, xall):
     for i in range(p):
         v = pglob[i]
         nb = indices[indptr[v] : indptr[v + 1]]
-        c = _intersect_positions(nb, pglob, pos)
+        c = intersect_positions(nb, pglob, pos)
         for t in range(c):
             j = pos[t]
             ax[i, j >> 6] |= 1 << (j & 63)
-        c = _intersect_positions(nb, xall, pos)
+        c = intersect_positions(nb, xall, pos)
         for t in range(c):
             j = xloc[pos[t]]
             ax[i, j >> 6] |= 1 << (j & 63)
@@ -373,7 +322,7 @@ def _dominated(indptr, indices, pglob, xall, tries=8):
     for j in range(0, nx, step):
         x = xall[j]
         nb = indices[indptr[x] : indptr[x + 1]]
-        if nb.size >= pglob.size and _intersect_positions(pglob, nb, pos) == pglob.size:
+        if nb.size >= pglob.size and intersect_positions(pglob, nb, pos) == pglob.size:
             return True
     return False
 

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import gthinker
+from gthinker.setops import intersect
 
 __all__ = ["PATTERNS", "Plan", "SMResult", "SubgraphMatching", "choose_gpu_mode", "count", "match",
            "pattern", "plan"]
@@ -364,53 +365,6 @@ def _spawn(ctx, v):
 
 
 @gthinker.cache.jit("SM functions", nogil=True)
-def _intersect(a, na, b, out):
-    """Sorted a[:na] & sorted b into out; returns the length (out may be a).
-    A merge when the sizes are alike; when one side is much longer (a hub's
-    list), a binary search of it for each element of the other, each search
-    starting where the last ended. Writing out == a in place is safe: the
-    k-th common element sits at index >= k of a, and is read before it is
-    overwritten."""
-    nb = b.size
-    k = 0
-    if nb > 16 * na:
-        lo = 0
-        for i in range(na):
-            lo += np.searchsorted(b[lo:], a[i])
-            if lo == nb:
-                break
-            if b[lo] == a[i]:
-                out[k] = a[i]
-                k += 1
-        return k
-    if na > 16 * nb:
-        lo = 0
-        for j in range(nb):
-            x = b[j]
-            lo += np.searchsorted(a[lo:na], x)
-            if lo == na:
-                break
-            if a[lo] == x:
-                out[k] = x
-                k += 1
-                lo += 1
-        return k
-    i = j = 0
-    while i < na and j < nb:
-        x, y = a[i], b[j]
-        if x < y:
-            i += 1
-        elif y < x:
-            j += 1
-        else:
-            out[k] = x
-            k += 1
-            i += 1
-            j += 1
-    return k
-
-
-@gthinker.cache.jit("SM functions", nogil=True)
 def _raw(ctx, P, M, raw, rawlen, d):
     """raw[d] = the intersection of N(M[b]) over d's backward neighbours b: an
     earlier position's intersection (reuse) or the shortest list, intersected
@@ -431,9 +385,9 @@ def _raw(ctx, P, M, raw, rawlen, d):
     for s in range(lo, hi):
         if s != first:
             if copied:
-                n = _intersect(raw[d], n, ctx.neighbors(M[P[P[_H_SRC] + s]]), raw[d])
+                n = intersect(raw[d], n, ctx.neighbors(M[P[P[_H_SRC] + s]]), raw[d])
             else:
-                n = _intersect(base, n, ctx.neighbors(M[P[P[_H_SRC] + s]]), raw[d])
+                n = intersect(base, n, ctx.neighbors(M[P[P[_H_SRC] + s]]), raw[d])
                 copied = True
     if not copied:
         raw[d, :n] = base[:n]

@@ -1,5 +1,6 @@
 """The ``gthinker`` command: ``gthinker generate ...``, ``gthinker mce GRAPH ...``,
-``gthinker sm DATA QUERY ...``, ``gthinker gsword DATA QUERY ...`` and ``gthinker warmup``."""
+``gthinker sm DATA QUERY ...``, ``gthinker gsword DATA QUERY ...``,
+``gthinker count GRAPH PATTERN`` and ``gthinker warmup``."""
 
 from __future__ import annotations
 
@@ -259,7 +260,7 @@ def _run_sm(args) -> int:
     from . import Graph
     from .apps import sm
 
-    data = _load(Graph, args)
+    data = _load(Graph, args.data, args.quiet)
     queries = _queries(args.query)
     if args.output is not None and len(queries) > 1:
         raise ValueError("--output lists the matches of one query; QUERY is a directory of "
@@ -283,10 +284,10 @@ def _run_sm(args) -> int:
     return 0
 
 
-def _load(Graph, args):
+def _load(Graph, path, quiet):
     t0 = time.perf_counter()
-    data = Graph.read(args.data)
-    if not args.quiet:
+    data = Graph.read(path)
+    if not quiet:
         print(f"loaded {data.report} in {time.perf_counter() - t0:.2f}s", file=sys.stderr)
     return data
 
@@ -308,6 +309,69 @@ def _query_name(q):
     from pathlib import Path
 
     return Path(q).name if isinstance(q, Path) or Path(q).exists() else q
+
+
+_COUNT_EPILOG = """\
+examples:
+  gthinker count email-Enron.txt.gz triangle            # 727,044 triangles
+  gthinker count g.txt 5-clique --json
+  gthinker count g.txt cliques                         # k-cliques for every k
+  gthinker count g.txt house --mode cpu
+
+PATTERN is triangle, k-clique, cliques (every k at once), 4-cycle, diamond,
+tailed-triangle, house, k-path, k-star (k vertices), or a pattern file (an edge
+list or .graph). Counts distinct subgraphs (not necessarily induced). Cliques
+are counted on the graph oriented by degeneracy order, each clique once, the
+last level by intersection sizes; "cliques" walks Pivoter's clique tree and is
+exact however large the counts. Other patterns run the subgraph-matching app
+with symmetry breaking. With a CUDA GPU, auto counts cliques on the GPU.
+"""
+
+
+def _add_count_parser(sub):
+    p = sub.add_parser(
+        "count", help="count triangles, k-cliques, cliques of every size or a small pattern",
+        description="Count the distinct subgraphs of a graph isomorphic to a pattern.",
+        epilog=_COUNT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("graph", help="graph file: SNAP edge list (.txt, .gz) or .graph")
+    p.add_argument("pattern", help="pattern name or pattern file (see below)")
+    p.add_argument("--mode", choices=["auto", "cpu", "gpu", "hybrid"], default="auto",
+                   help="where to count: cpu (all cores), gpu, hybrid (both); auto: gpu if a "
+                        "CUDA GPU is usable and the graph is not small, else cpu "
+                        "(default: auto)")
+    p.add_argument("--threads", type=_positive_int, default=None,
+                   help="CPU worker threads (default: all cores)")
+    p.add_argument("--time-budget", type=_positive_float, default=0.1, metavar="SECONDS",
+                   help="seconds a task runs before it is decomposed (default: 0.1)")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
+
+
+def _run_count(args) -> int:
+    from . import Graph
+    from .apps import count
+
+    graph = _load(Graph, args.graph, args.quiet)
+    res = count.count(graph, args.pattern, mode=args.mode, threads=args.threads,
+                      time_budget=args.time_budget,
+                      progress=None if args.quiet else _progress_printer("count"),
+                      progress_interval=3.0)
+    if args.json:
+        print(json.dumps(res.to_dict()))
+        return 0
+    if res.counts is not None:
+        for k, n in res.counts.items():
+            print(f"{k}-cliques: {n:,}")
+    else:
+        print(f"{res.pattern}: {res.count:,}")
+    where = f"{res.threads} threads" if res.mode == "cpu" else res.mode
+    print(f"time: {res.seconds:.3f}s counting ({where}, {res.method}), "
+          f"{res.prepare_seconds:.3f}s preparing"
+          + (f", {res.compile_seconds:.2f}s compiling (first run on this machine)"
+             if res.compile_seconds else ""))
+    if res.mode_reason and not args.quiet:
+        print(f"mode: {res.mode} ({res.mode_reason})", file=sys.stderr)
+    return 0
 
 
 _GSWORD_EPILOG = """\
@@ -367,7 +431,7 @@ def _run_gsword(args) -> int:
     from . import Graph
     from .apps import gsword
 
-    data = _load(Graph, args)
+    data = _load(Graph, args.data, args.quiet)
 
     def progress(p):
         print(f"  batch {p['batch']}/{p['batches']}: {p['samples']:,} samples, "
@@ -562,6 +626,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_mce_parser(sub)
     _add_sm_parser(sub)
     _add_gsword_parser(sub)
+    _add_count_parser(sub)
     _add_warmup_parser(sub)
     return parser
 
@@ -580,6 +645,8 @@ def main(argv=None) -> int:
             return _run_sm(args)
         if args.command == "gsword":
             return _run_gsword(args)
+        if args.command == "count":
+            return _run_count(args)
         if args.command == "warmup":
             return _run_warmup(args)
         return _run_mce(args)

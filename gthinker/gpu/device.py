@@ -28,6 +28,8 @@ from collections import namedtuple
 
 from numba import cuda
 
+from .. import setops
+
 __all__ = [
     "GPUGraph", "Appender", "Queue", "FULL_MASK",
     "lane_id", "warp_id", "warp_broadcast", "warp_sum", "warp_max", "warp_any",
@@ -288,16 +290,9 @@ def degree(g, v):
     return g.indptr[v + 1] - g.indptr[v]
 
 
-@cuda.jit(device=True)
-def lower_bound(arr, lo, hi, x):
-    """First position in sorted ``arr[lo:hi]`` whose value is >= x."""
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if arr[mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+#: First position in sorted ``arr[lo:hi]`` whose value is >= x (the CPU's rule,
+#: :func:`gthinker.setops.lower_bound`, compiled for the device).
+lower_bound = cuda.jit(device=True)(setops.lower_bound.py_func)
 
 
 @cuda.jit(device=True)

@@ -1,0 +1,633 @@
+"""Pattern counting: triangles, k-cliques, cliques of every size, and any small pattern.
+
+Cliques are counted on the *oriented* graph: every edge points from the
+vertex earlier in degeneracy order to the later one, so a vertex has at most
+``degeneracy`` out-neighbours and every clique is found exactly once, from its
+first vertex, with no symmetry checks [1]_ [2]_. A task is a prefix clique
+``[v0, v1, ...]``; its candidates are the common out-neighbours of the
+prefix. Two vertices short of a k-clique the task counts edges among the
+candidates by intersection sizes; further out it turns the candidates into a
+small local graph of bitsets and searches it, counting the last level by
+popcounts. Nothing of the last level is ever listed.
+
+``pattern="cliques"`` counts the k-cliques for every k at once without listing
+them: Pivoter's succinct clique tree [3]_, the pivot tree that MCE walks. Each
+leaf of the tree holds ``h`` vertices that every clique of the leaf contains
+and ``q`` pivots of which it may take any subset, so it stands for
+``C(q, k - h)`` k-cliques; tasks only tally the leaves by ``(h, q)`` and the
+counts are summed in Python integers, exact past 2**64.
+
+Any other pattern (4-cycle, diamond, house, a pattern file, ...) is counted by
+the subgraph-matching app with symmetry breaking (:func:`gthinker.apps.sm.count`
+with ``unique=True``).
+
+Task records (int32): cliques ``[-1 - lo, hi]`` (the cliques whose first
+vertex is in ``[lo, hi)``; triangles look their vertices' out-neighbours up in
+a mark array kept for the whole range) or ``[v0, ..., vj]`` (a prefix
+clique); Pivoter ``[h, q, P...]`` (a subtree: ``P`` sorted).
+
+References
+----------
+.. [1] M. Danisch, O. Balalau, M. Sozio, "Listing k-cliques in sparse
+   real-world graphs", WWW 2018 (kClist).
+.. [2] X. Chen, R. Dathathri, G. Gill, L. Hoang, K. Pingali, "Efficient and
+   scalable graph pattern mining on GPUs", OSDI 2022 (G2Miner).
+.. [3] S. Jain, C. Seshadhri, "The power of pivoting for exact clique
+   counting", WSDM 2020 (Pivoter).
+
+Examples
+--------
+>>> import networkx as nx
+>>> from gthinker.apps import count
+>>> count.count(nx.complete_graph(5), "4-clique", threads=1).count
+5
+>>> count.count(nx.complete_graph(5), "cliques", threads=1).counts
+{1: 5, 2: 10, 3: 10, 4: 5, 5: 1}
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import gthinker
+from gthinker.bits import lowest_bit, popcount
+from gthinker.setops import intersect, intersect_positions, intersect_size
+
+from . import sm
+
+__all__ = ["CliqueCount", "CliqueTree", "CountResult", "count", "oriented", "clique_size"]
+
+_CLIQUE = re.compile(r"^(\d+)-clique$")
+
+
+def clique_size(pattern) -> int | None:
+    """k for ``"triangle"`` (3) or ``"k-clique"``; None for any other pattern."""
+    if pattern == "triangle":
+        return 3
+    m = _CLIQUE.match(pattern) if isinstance(pattern, str) else None
+    return int(m.group(1)) if m else None
+
+
+# ---- the oriented graph ---------------------------------------------------------------
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _orient(indptr, indices, rank):
+    """CSR of the out-neighbours: row v keeps the u of N(v) with rank[u] > rank[v]
+    (still sorted by id)."""
+    n = indptr.size - 1
+    out_ptr = np.zeros(n + 1, np.int64)
+    for v in range(n):
+        c = 0
+        for i in range(indptr[v], indptr[v + 1]):
+            if rank[indices[i]] > rank[v]:
+                c += 1
+        out_ptr[v + 1] = out_ptr[v] + c
+    out = np.empty(out_ptr[n], np.int32)
+    for v in range(n):
+        k = out_ptr[v]
+        for i in range(indptr[v], indptr[v + 1]):
+            if rank[indices[i]] > rank[v]:
+                out[k] = indices[i]
+                k += 1
+    return out_ptr, out
+
+
+def oriented(graph: gthinker.Graph) -> gthinker.Graph:
+    """The graph oriented by degeneracy order: a DAG whose row ``v`` holds the
+    neighbours that come after ``v`` (at most ``graph.degeneracy`` of them),
+    sorted by id. A directed CSR: only counting tasks read it this way."""
+    order, _ = graph.degeneracy_order()
+    rank = np.empty(graph.num_vertices, np.int32)
+    rank[order] = np.arange(graph.num_vertices, dtype=np.int32)
+    out_ptr, out = _orient(graph.indptr, graph.indices, rank)
+    return gthinker.Graph(out_ptr, out, ids=graph.ids, report=graph.report)
+
+
+# ---- k-cliques: prefix tasks, local bitset graphs, count-only last level ---------------
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _common_out(ctx, rec, buf):
+    """The common out-neighbours of the prefix ``rec`` into ``buf``; returns
+    their number. The last intersection is left to the caller when it only
+    needs its size."""
+    first = ctx.neighbors(rec[0])
+    n = first.size
+    buf[:n] = first
+    for j in range(1, rec.size):
+        n = intersect(buf, n, ctx.neighbors(rec[j]), buf)
+    return n
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _edges_among(ctx, rec, cand):
+    """Triangles' worth of work: the edges among ``cand``, one intersection
+    size per candidate; a timed-out task hands on ``rec + [u]`` for the rest."""
+    total = 0
+    for i in range(cand.size):
+        if ctx.timed_out():
+            for t in range(i, cand.size):
+                task = np.empty(rec.size + 1, np.int32)
+                task[: rec.size] = rec
+                task[rec.size] = cand[t]
+                ctx.add_task(task)
+            break
+        total += intersect_size(cand, ctx.neighbors(cand[i]))
+    return total
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _local_graph(ctx, cand):
+    """Bitset rows over the positions of ``cand``: row i holds the out-neighbours
+    of ``cand[i]`` among the candidates."""
+    c = cand.size
+    words = (c + 63) >> 6
+    rows = np.zeros((c, words), np.int64)
+    pos = np.empty(c, np.int32)
+    for i in range(c):
+        hits = intersect_positions(ctx.neighbors(cand[i]), cand, pos)
+        for t in range(hits):
+            j = pos[t]
+            rows[i, j >> 6] |= 1 << (j & 63)
+    return rows
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _count_last_two(rows, s, words):
+    """Edges among the bits of ``s``: sum over its vertices i of |s & row i|."""
+    total = 0
+    for w in range(words):
+        word = s[w]
+        while word != 0:
+            i = (w << 6) + lowest_bit(word)
+            word &= word - 1
+            row = rows[i]
+            for t in range(words):
+                total += popcount(s[t] & row[t])
+    return total
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _spill_cliques(ctx, rec, cand, path, rest, depth, words):
+    """Every branch not yet taken at levels 0..depth becomes a prefix task."""
+    for d in range(depth + 1):
+        for w in range(words):
+            word = rest[d, w]
+            while word != 0:
+                i = (w << 6) + lowest_bit(word)
+                word &= word - 1
+                task = np.empty(rec.size + d + 1, np.int32)
+                task[: rec.size] = rec
+                for t in range(d):
+                    task[rec.size + t] = cand[path[t]]
+                task[rec.size + d] = cand[i]
+                ctx.add_task(task)
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _cliques_in(ctx, rec, cand, r):
+    """The r-cliques of the oriented local graph on ``cand`` (r >= 3), depth
+    first over bitsets; the last two levels are counted by popcounts."""
+    c = cand.size
+    words = (c + 63) >> 6
+    rows = _local_graph(ctx, cand)
+    sets = np.zeros((r - 1, words), np.int64)  # candidates at each level
+    rest = np.zeros((r - 1, words), np.int64)  # branches not yet taken
+    path = np.empty(r, np.int32)
+    for i in range(c):
+        sets[0, i >> 6] |= 1 << (i & 63)
+    rest[0] = sets[0]
+    last = r - 2
+    total = 0
+    d = 0
+    while d >= 0:
+        if d == last:
+            total += _count_last_two(rows, sets[d], words)
+            d -= 1
+            continue
+        i = -1
+        for w in range(words):
+            word = rest[d, w]
+            if word != 0:
+                i = (w << 6) + lowest_bit(word)
+                rest[d, w] = word & (word - 1)
+                break
+        if i < 0:
+            d -= 1
+            continue
+        if ctx.timed_out():
+            rest[d, i >> 6] |= 1 << (i & 63)  # not taken after all
+            _spill_cliques(ctx, rec, cand, path, rest, d, words)
+            break
+        path[d] = i
+        size = 0
+        for t in range(words):
+            sets[d + 1, t] = sets[d, t] & rows[i, t]
+            size += popcount(sets[d + 1, t])
+        if size >= r - d - 1:  # enough candidates left for the rest of the clique
+            rest[d + 1] = sets[d + 1]
+            d += 1
+    return total
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _count_cliques(ctx, rec):
+    k = ctx.params[0]
+    r = k - rec.size  # vertices still to choose
+    if r <= 0:
+        return 1
+    if r == 1:
+        if rec.size == 1:
+            return ctx.degree(rec[0])
+        buf = np.empty(ctx.degree(rec[0]), np.int32)
+        n = _common_out(ctx, rec[:-1], buf)
+        return intersect_size(buf[:n], ctx.neighbors(rec[rec.size - 1]))
+    buf = np.empty(ctx.degree(rec[0]), np.int32)
+    n = _common_out(ctx, rec, buf)
+    if n < r:
+        return 0
+    if r == 2:
+        return _edges_among(ctx, rec, buf[:n])
+    return _cliques_in(ctx, rec, buf[:n], r)
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _triangles_at(ctx, v, mark):
+    """Triangles with first vertex ``v``: the out-neighbours of each out-neighbour
+    looked up in a mark array (no merge: one load per list element)."""
+    nb = ctx.neighbors(v)
+    for i in range(nb.size):
+        mark[nb[i]] = 1
+    total = 0
+    for i in range(nb.size):
+        row = ctx.neighbors(nb[i])
+        for j in range(row.size):
+            total += mark[row[j]]
+    for i in range(nb.size):
+        mark[nb[i]] = 0
+    return total
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _spill_range(ctx, lo, hi):
+    task = np.empty(2, np.int32)
+    task[0] = -1 - lo
+    task[1] = hi
+    ctx.add_task(task)
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _count_range(ctx, lo, hi):
+    """The cliques whose first vertex is in [lo, hi); a timed-out task hands the
+    rest of its range on in two halves."""
+    k = ctx.params[0]
+    mark = np.zeros(ctx.indptr.size - 1 if k == 3 else 0, np.uint8)
+    total = 0
+    one = np.empty(1, np.int32)
+    for v in range(lo, hi):
+        if ctx.timed_out():
+            mid = (v + hi) >> 1
+            if v < mid:
+                _spill_range(ctx, v, mid)
+            _spill_range(ctx, mid, hi)
+            break
+        if ctx.degree(v) < k - 1:
+            continue
+        if k == 3:
+            total += _triangles_at(ctx, v, mark)
+        else:
+            one[0] = v
+            total += _count_cliques(ctx, one)
+    return total
+
+
+class CliqueCount(gthinker.Task):
+    """Counts the k-cliques (``params = [k]``) of an oriented graph (:func:`oriented`).
+    A record is a range of first vertices ``[-1 - lo, hi]`` or a prefix clique."""
+
+    counters = ("cliques",)
+
+    @staticmethod
+    def compute(ctx, record):
+        if record[0] < 0:
+            ctx.count(0, _count_range(ctx, -1 - record[0], record[1]))
+        else:
+            ctx.count(0, _count_cliques(ctx, record))
+
+
+def vertex_ranges(dag: gthinker.Graph, parts: int) -> tuple[np.ndarray, np.ndarray]:
+    """About ``parts`` range records ``[-1 - lo, hi]`` of first vertices, of
+    alike estimated work (out-degree squared), in the flat form of
+    :func:`gthinker.run`'s ``records``."""
+    n = dag.num_vertices
+    work = np.cumsum(np.diff(dag.indptr) ** 2 + 1)
+    cuts = np.searchsorted(work, np.linspace(0, work[-1], parts + 1)[1:-1]) if n else []
+    bounds = np.unique(np.concatenate([[0], cuts, [n]])).astype(np.int64)
+    data = np.empty((bounds.size - 1, 2), np.int32)
+    data[:, 0] = -1 - bounds[:-1]
+    data[:, 1] = bounds[1:]
+    return data.ravel(), np.arange(0, data.size + 1, 2, dtype=np.int64)
+
+
+# ---- every clique size: Pivoter's succinct clique tree ------------------------------
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _symmetric_local_graph(ctx, P):
+    """Bitset rows over the positions of ``P``: both directions of every edge
+    among ``P`` (the pivot rule needs undirected neighbourhoods)."""
+    c = P.size
+    words = (c + 63) >> 6
+    rows = np.zeros((c, words), np.int64)
+    pos = np.empty(c, np.int32)
+    for i in range(c):
+        hits = intersect_positions(ctx.neighbors(P[i]), P, pos)
+        for t in range(hits):
+            j = pos[t]
+            rows[i, j >> 6] |= 1 << (j & 63)
+            rows[j, i >> 6] |= 1 << (i & 63)
+    return rows
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _leaf(ctx, h, q):
+    ctx.add_to_histogram(0, h * ctx.params[0] + q)
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _pivot(rows, s, words):
+    """The vertex of ``s`` with the most neighbours in ``s``."""
+    best = -1
+    best_count = -1
+    for w in range(words):
+        word = s[w]
+        while word != 0:
+            u = (w << 6) + lowest_bit(word)
+            word &= word - 1
+            c = 0
+            for t in range(words):
+                c += popcount(s[t] & rows[u, t])
+            if c > best_count:
+                best_count = c
+                best = u
+    return best
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _spill_subtree(ctx, P, ps, rows, branch, hq, piv, depth, words):
+    """Every child not yet visited at levels 0..depth becomes a task ``[h, q, P']``."""
+    child = np.empty(words, np.int64)
+    for d in range(depth + 1):
+        for w in range(words):
+            word = branch[d, w]
+            while word != 0:
+                x = (w << 6) + lowest_bit(word)
+                word &= word - 1
+                n = 0
+                for t in range(words):
+                    child[t] = ps[d, t] & rows[x, t]
+                    n += popcount(child[t])
+                ps[d, x >> 6] &= ~(1 << (x & 63))
+                task = np.empty(2 + n, np.int32)
+                task[0] = hq[d, 0] + (0 if x == piv[d] else 1)
+                task[1] = hq[d, 1] + (1 if x == piv[d] else 0)
+                k = 2
+                for t in range(words):
+                    cw = child[t]
+                    while cw != 0:
+                        task[k] = P[(t << 6) + lowest_bit(cw)]
+                        cw &= cw - 1
+                        k += 1
+                ctx.add_task(task)
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _clique_tree(ctx, h0, q0, P):
+    """Walks the succinct clique tree of the subtree (h0, q0, P): at each node the
+    children are the vertices of P outside the pivot's neighbourhood (the
+    pivot itself a "pivot" child, the others "held"), each later sibling's
+    P without the earlier ones; a node with empty P is a leaf."""
+    c = P.size
+    words = (c + 63) >> 6
+    rows = _symmetric_local_graph(ctx, P)
+    ps = np.zeros((c + 1, words), np.int64)
+    branch = np.zeros((c + 1, words), np.int64)
+    hq = np.zeros((c + 1, 2), np.int64)
+    piv = np.empty(c + 1, np.int64)
+    for i in range(c):
+        ps[0, i >> 6] |= 1 << (i & 63)
+    hq[0, 0] = h0
+    hq[0, 1] = q0
+    d = 0
+    piv[0] = _pivot(rows, ps[0], words)
+    for t in range(words):
+        branch[0, t] = ps[0, t] & ~rows[piv[0], t]
+    while d >= 0:
+        x = -1
+        for w in range(words):
+            word = branch[d, w]
+            if word != 0:
+                x = (w << 6) + lowest_bit(word)
+                branch[d, w] = word & (word - 1)
+                break
+        if x < 0:
+            d -= 1
+            continue
+        if ctx.timed_out():
+            branch[d, x >> 6] |= 1 << (x & 63)
+            _spill_subtree(ctx, P, ps, rows, branch, hq, piv, d, words)
+            break
+        h = hq[d, 0] + (0 if x == piv[d] else 1)
+        q = hq[d, 1] + (1 if x == piv[d] else 0)
+        empty = True
+        for t in range(words):
+            ps[d + 1, t] = ps[d, t] & rows[x, t]
+            if ps[d + 1, t] != 0:
+                empty = False
+        ps[d, x >> 6] &= ~(1 << (x & 63))
+        if empty:
+            _leaf(ctx, h, q)
+            continue
+        d += 1
+        hq[d, 0] = h
+        hq[d, 1] = q
+        piv[d] = _pivot(rows, ps[d], words)
+        for t in range(words):
+            branch[d, t] = ps[d, t] & ~rows[piv[d], t]
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _spawn_tree(ctx, v):
+    nb = ctx.neighbors(v)
+    rec = np.empty(2 + nb.size, np.int32)
+    rec[0] = 1
+    rec[1] = 0
+    rec[2:] = nb
+    return rec
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _compute_tree(ctx, rec):
+    if rec.size == 2:
+        _leaf(ctx, rec[0], rec[1])
+    else:
+        _clique_tree(ctx, rec[0], rec[1], rec[2:])
+
+
+class CliqueTree(gthinker.Task):
+    """Tallies the leaves of Pivoter's clique tree of an oriented graph by
+    ``(h, q)``: histogram bin ``h * params[0] + q``."""
+
+    histograms = ("leaves",)
+
+    @staticmethod
+    def spawn(ctx, v):
+        return _spawn_tree(ctx, v)
+
+    @staticmethod
+    def compute(ctx, record):
+        _compute_tree(ctx, record)
+
+
+def clique_counts(leaves: np.ndarray, width: int) -> dict[int, int]:
+    """k -> number of k-cliques, from the tally of leaves ``(h, q)`` at bin
+    ``h * width + q``: a leaf holds C(q, k - h) k-cliques. Python integers."""
+    counts: dict[int, int] = {}
+    for b in np.flatnonzero(leaves).tolist():
+        h, q = divmod(b, width)
+        n = int(leaves[b])
+        for j in range(q + 1):
+            counts[h + j] = counts.get(h + j, 0) + n * math.comb(q, j)
+    return dict(sorted(counts.items()))
+
+
+# ---- the API ------------------------------------------------------------------------
+
+
+@dataclass
+class CountResult:
+    """Result of :func:`count`. ``count`` is the number of distinct subgraphs
+    (for ``"cliques"``: the number of cliques of all sizes, ``counts`` per size)."""
+
+    pattern: str
+    count: int
+    seconds: float  # counting, without preparing (``prepare_seconds``) or compiling
+    mode: str
+    threads: int
+    method: str  # "cliques (oriented)", "pivoter" or "subgraph matching"
+    counts: dict[int, int] | None = None
+    prepare_seconds: float = 0.0  # orienting the graph, planning
+    compile_seconds: float = 0.0
+    mode_reason: str = ""
+    stats: dict = field(default_factory=dict, repr=False)
+
+    def to_dict(self) -> dict:
+        out = {"pattern": self.pattern, "count": self.count}
+        if self.counts is not None:
+            out["counts"] = {str(k): v for k, v in self.counts.items()}
+        out.update(seconds=round(self.seconds, 6), prepare_seconds=round(self.prepare_seconds, 6),
+                   compile_seconds=round(self.compile_seconds, 6), mode=self.mode,
+                   mode_reason=self.mode_reason, threads=self.threads, method=self.method)
+        return out
+
+
+def count(graph, pattern: str = "triangle", mode: str = "auto", threads: int | None = None,
+          time_budget: float = 0.1, progress=None, **options) -> CountResult:
+    """Counts the distinct subgraphs of ``graph`` isomorphic to ``pattern``
+    (not necessarily induced), or, for ``pattern="cliques"``, the k-cliques of
+    every size k.
+
+    Parameters
+    ----------
+    graph : gthinker.Graph, or anything :func:`gthinker.as_graph` takes
+    pattern : str or graph
+        ``"triangle"``, ``"k-clique"``, ``"cliques"``, any name of
+        :func:`gthinker.apps.sm.pattern` (``"4-cycle"``, ``"diamond"``,
+        ``"house"``, ``"k-path"``, ``"k-star"``, ...), a pattern file or a graph.
+    mode : {"auto", "cpu", "gpu", "hybrid"}
+        Where to count; ``"auto"`` uses a CUDA GPU where one is usable.
+    **options
+        Passed on to :func:`gthinker.run` (``spill_limit``, ``cpu_chunk``, ...).
+    """
+    graph = gthinker.as_graph(graph)
+    name = pattern if isinstance(pattern, str) else "pattern"
+    k = clique_size(pattern)
+    if pattern != "cliques" and k is None:
+        return _by_matching(graph, pattern, name, mode, threads, time_budget, progress, options)
+    mode, why = gthinker.gpu.resolve_mode(mode, auto="gpu", cpu_because=_cpu_because(graph))
+    t0 = time.perf_counter()
+    dag = oriented(graph)
+    prepare = time.perf_counter() - t0
+    if pattern == "cliques":
+        if mode != "cpu":
+            mode, why = "cpu", "counting every clique size runs on the CPU"
+        return _all_cliques(graph, dag, mode, why, threads, time_budget, progress, options,
+                            prepare)
+    if k is not None and k < 3:
+        n = graph.num_vertices if k == 1 else graph.num_edges
+        return CountResult(name, n, 0.0, "cpu", 0, "trivial", prepare_seconds=prepare,
+                           mode_reason=f"{k}-cliques are the {'vertices' if k == 1 else 'edges'}")
+    res, total = _run_cliques(dag, k, mode, threads, time_budget, progress, options)
+    return CountResult(name, total, res.seconds, mode, res.threads, "cliques (oriented)",
+                       prepare_seconds=prepare, compile_seconds=res.compile_seconds,
+                       mode_reason=why, stats=res.stats)
+
+
+def _run_cliques(dag, k, mode, threads, time_budget, progress, options):
+    """Counts the k-cliques of ``dag`` in ``mode``: the CPU workers and/or the GPU
+    worker of :mod:`gthinker.apps.count_gpu` take range records from S."""
+    threads = 0 if mode == "gpu" else threads or gthinker.default_threads()
+    on_gpu: list[int] = []
+    if mode in ("gpu", "hybrid"):
+        from .count_gpu import worker
+
+        options["external"] = [worker(dag, k, on_gpu)]
+        options.setdefault("gpu_task_batch", 1 if mode == "gpu" else 4 * threads)
+    parts = 1 if mode == "gpu" else (64 if mode == "hybrid" else 16) * threads
+    options.setdefault("cpu_task_batch", 1)
+    res = gthinker.run(CliqueCount, dag, mode="cpu", threads=threads, time_budget=time_budget,
+                       params=[k], vertices=[], records=vertex_ranges(dag, parts),
+                       progress=progress, **options)
+    return res, res.counters["cliques"] + sum(on_gpu)
+
+
+#: Graphs with fewer edges are counted on the CPU in auto mode.
+SMALL_GRAPH_EDGES = 20_000
+
+
+def _cpu_because(graph) -> str:
+    if graph.num_edges < SMALL_GRAPH_EDGES:
+        return f"a small graph (< {SMALL_GRAPH_EDGES:,} edges)"
+    return ""
+
+
+def _all_cliques(graph, dag, mode, why, threads, time_budget, progress, options, prepare):
+    width = graph.degeneracy + 2
+    res = gthinker.run(CliqueTree, dag, mode="cpu", threads=threads, time_budget=time_budget,
+                       params=[width], histogram_bins=width * width, progress=progress,
+                       **options)
+    counts = clique_counts(res.histograms["leaves"], width) if graph.num_vertices else {}
+    return CountResult("cliques", sum(counts.values()), res.seconds, res.mode, res.threads,
+                       "pivoter", counts=counts, prepare_seconds=prepare,
+                       compile_seconds=res.compile_seconds, mode_reason=why, stats=res.stats)
+
+
+def _by_matching(graph, pattern, name, mode, threads, time_budget, progress, options):
+    t0 = time.perf_counter()
+    query = sm.as_query(pattern)
+    if query.labels is not None or graph.labels is not None:
+        raise ValueError("count takes unlabeled graphs and patterns; use `gthinker sm` for "
+                         "labeled matching")
+    prepare = time.perf_counter() - t0
+    res = sm.count(graph, query, unique=True, mode=mode, threads=threads,
+                   time_budget=time_budget, progress=progress, **options)
+    return CountResult(name, res.count, res.seconds, res.mode, res.threads,
+                       "subgraph matching", prepare_seconds=prepare,
+                       compile_seconds=res.compile_seconds, mode_reason=res.mode_reason,
+                       stats=res.stats)
