@@ -48,6 +48,7 @@ Examples
 from __future__ import annotations
 
 import math
+import os
 import re
 import time
 from dataclasses import dataclass, field
@@ -620,6 +621,9 @@ def _all_cliques(graph, dag, mode, why, threads, time_budget, progress, options,
 
 def _by_matching(graph, pattern, name, mode, threads, time_budget, progress, options):
     t0 = time.perf_counter()
+    if isinstance(pattern, str) and not os.path.exists(pattern) and not sm.is_pattern(pattern):
+        raise ValueError(f"unknown pattern {pattern!r}: use triangle, k-clique, cliques, "
+                         f"{', '.join(sm.PATTERNS)}, k-path, k-star, or a pattern file")
     query = sm.as_query(pattern)
     if query.labels is not None or graph.labels is not None:
         raise ValueError("count takes unlabeled graphs and patterns; use `gthinker sm` for "

@@ -45,8 +45,8 @@ import numpy as np
 import gthinker
 from gthinker.setops import intersect
 
-__all__ = ["PATTERNS", "Plan", "SMResult", "SubgraphMatching", "choose_gpu_mode", "count", "match",
-           "pattern", "plan"]
+__all__ = ["PATTERNS", "Plan", "SMResult", "SubgraphMatching", "choose_gpu_mode", "count",
+           "is_pattern", "match", "pattern", "plan"]
 
 # ---- named query patterns ------------------------------------------------------------
 
@@ -84,9 +84,14 @@ def pattern(name: str) -> gthinker.Graph:
     return gthinker.Graph.from_edges(np.array(edges, np.int64))
 
 
+def is_pattern(name: str) -> bool:
+    """True if ``name`` names a pattern of :func:`pattern`."""
+    return name in PATTERNS or _FAMILY.match(name) is not None
+
+
 def as_query(query) -> gthinker.Graph:
     """A query graph from a pattern name, a path, or anything :func:`gthinker.as_graph` takes."""
-    if isinstance(query, str) and (query in PATTERNS or _FAMILY.match(query)):
+    if isinstance(query, str) and is_pattern(query):
         return pattern(query)
     return gthinker.as_graph(query)
 

@@ -22,6 +22,10 @@
 # warm: the GPU tests that cover the compile cache and mode choice on the real GPU, then
 #     benchmarks/warm_start.py (whole-process times, cold and warm, of the GPU and CPU cases);
 #     needs .data/ laid out as ../shared/data (snap/, labeled/hprd.graph, labeled/queries/hprd/).
+# count: builds G2Miner (benchmarks/peers/g2miner.sh, carry .peers too), runs the counting tests
+#     on the real GPU (COUNTTESTS=1), then benchmarks/counting.py: gthinker gpu / hybrid / cpu
+#     (16 threads) beside G2Miner on facebook_combined, email-Enron and R-MAT (env RMATS, e.g.
+#     "20:16 22:8" = scale:edge factor; PATTERNS, MODES, REPEAT, TAG).
 # gsword: first the gSWORD GPU tests on the real GPU (GSTESTS=1), then benchmarks/gsword.py
 #     (env DATASETS, SAMPLES, CONFIGS, ESTIMATORS, MAXQ, TAG).
 source "$(dirname "$0")/device_env.sh"
@@ -85,5 +89,23 @@ PY
       --samples "${SAMPLES:-1000000}" --configs "${CONFIGS:-cpu,gpu-O0,gpu-O1,gpu-O2,gpu-trawl}" \
       --estimators "${ESTIMATORS:-wj,alley}" --max-queries "${MAXQ:-0}" --results "$ROOT/benchmarks/results" \
       --out "$OUT/gsword${TAG:-}.json" 2>&1 | tee "$OUT/gsword${TAG:-}.log"
+    ;;
+  count)
+    bash "$ROOT/benchmarks/peers/g2miner.sh" build > "$OUT/g2miner_build${TAG:-}.log" 2>&1 \
+      || { tail -30 "$OUT/g2miner_build${TAG:-}.log"; exit 1; }
+    if [ "${COUNTTESTS:-0}" = 1 ]; then
+      (cd "$ROOT" && GTHINKER_TEST_REAL_GPU=1 timeout 300 pytest -q -x -n 0 -p no:cacheprovider \
+         tests/test_count.py) 2>&1 | tail -6
+    fi
+    graphs=(--graph "fb=$ROOT/.data/snap/facebook_combined.txt.gz"
+            --graph "enron=$ROOT/.data/snap/email-Enron.txt.gz")
+    for spec in ${RMATS-20:16}; do
+      s=${spec%%:*}; ef=${spec##*:}
+      gthinker generate rmat --scale "$s" --edge-factor "$ef" --seed 1 -o "/tmp/rmat$s.txt" 2>&1 | tail -1
+      graphs+=(--graph "rmat$s=/tmp/rmat$s.txt")
+    done
+    python3 "$ROOT/benchmarks/counting.py" "${graphs[@]}" --patterns "${PATTERNS:-triangle,4-clique,5-clique}" \
+      --modes "${MODES:-gpu,hybrid,cpu}" --threads 16 --repeat "${REPEAT:-3}" --g2miner /tmp/g2miner \
+      --out "$OUT/counting${TAG:-}" 2>&1 | tail -60
     ;;
 esac

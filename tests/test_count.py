@@ -1,0 +1,152 @@
+"""Pattern counting (gthinker.apps.count) against networkx and brute force, in every mode."""
+
+import itertools
+import json
+import math
+
+import networkx as nx
+import numpy as np
+import pytest
+from gthinker.apps import count
+from gthinker.apps.count_gpu import _Device
+
+import gthinker
+from gthinker import setops
+
+
+def _clique_sizes(G):
+    sizes = {}
+    for c in nx.enumerate_all_cliques(G):
+        sizes[len(c)] = sizes.get(len(c), 0) + 1
+    return sizes
+
+
+def _brute_force(G, edges_of_pattern, k):
+    """Distinct (not necessarily induced) subgraphs isomorphic to the pattern:
+    edge sets of injective maps, deduplicated."""
+    P = nx.Graph(edges_of_pattern)
+    found = set()
+    for nodes in itertools.permutations(G.nodes, k):
+        if all(G.has_edge(nodes[a], nodes[b]) for a, b in P.edges):
+            found.add(frozenset(frozenset((nodes[a], nodes[b])) for a, b in P.edges))
+    return len(found)
+
+
+GRAPHS = [nx.gnp_random_graph(45, 0.35, seed=s) for s in range(2)] + [
+    nx.powerlaw_cluster_graph(60, 6, 0.6, seed=3), nx.complete_graph(9)]
+
+
+@pytest.mark.parametrize("G", GRAPHS, ids=["gnp0", "gnp1", "powerlaw", "K9"])
+def test_k_cliques_and_every_size_match_networkx(G):
+    ref = _clique_sizes(G)
+    for k in range(1, max(ref) + 2):
+        for budget in (0.1, 1e-5):  # the second decomposes nearly every task
+            res = count.count(G, f"{k}-clique", mode="cpu", threads=2, time_budget=budget)
+            assert res.count == ref.get(k, 0), (k, budget)
+    assert count.count(G, "triangle", mode="cpu", threads=2).count == sum(
+        nx.triangles(G).values()) // 3
+    for budget in (0.1, 1e-5):
+        res = count.count(G, "cliques", mode="cpu", threads=2, time_budget=budget)
+        assert res.counts == ref and res.count == sum(ref.values())
+
+
+def test_every_clique_size_is_exact_past_64_bits():
+    # K_70 has C(70, 35) ~ 1.1e20 35-cliques, more than an int64 holds.
+    res = count.count(nx.complete_graph(70), "cliques", mode="cpu", threads=2)
+    assert res.counts == {k: math.comb(70, k) for k in range(1, 71)}
+    assert res.counts[35] > 2**64
+
+
+@pytest.mark.parametrize("name,edges", [
+    ("4-cycle", [(0, 1), (1, 2), (2, 3), (3, 0)]),
+    ("diamond", [(0, 1), (1, 2), (2, 3), (3, 0), (0, 2)]),
+    ("tailed-triangle", [(0, 1), (1, 2), (0, 2), (2, 3)]),
+    ("4-path", [(0, 1), (1, 2), (2, 3)]),
+    ("4-star", [(0, 1), (0, 2), (0, 3)]),
+])
+def test_other_patterns_match_brute_force(name, edges):
+    G = nx.gnp_random_graph(13, 0.4, seed=5)
+    res = count.count(G, name, mode="cpu", threads=2)
+    assert res.count == _brute_force(G, edges, 4)
+    assert res.method == "subgraph matching"
+
+
+def test_unknown_pattern_names_the_known_ones():
+    with pytest.raises(ValueError, match="4-cycle"):
+        count.count(nx.path_graph(3), "pentagram", mode="cpu")
+
+
+def test_empty_graph_and_more_vertices_than_the_graph():
+    assert count.count(nx.empty_graph(0), "triangle", mode="cpu").count == 0
+    assert count.count(nx.path_graph(3), "5-clique", mode="cpu").count == 0
+    assert count.count(nx.empty_graph(0), "cliques", mode="cpu").counts == {}
+
+
+def test_oriented_graph_is_a_dag_of_the_same_edges():
+    G = nx.powerlaw_cluster_graph(80, 4, 0.3, seed=1)
+    g = gthinker.Graph.from_networkx(G)
+    dag = count.oriented(g)
+    assert dag.indices.size == g.num_edges
+    order, _ = g.degeneracy_order()
+    rank = np.argsort(order)
+    pairs = set()
+    for v in range(g.num_vertices):
+        out = dag.indices[dag.indptr[v]:dag.indptr[v + 1]]
+        assert np.all(np.diff(out) > 0) and np.all(rank[out] > rank[v])
+        pairs.update((min(v, int(u)), max(v, int(u))) for u in out)
+    assert pairs == {(min(a, b), max(a, b)) for a, b in g.edge_array().tolist()}
+    assert np.diff(dag.indptr).max() <= g.degeneracy
+
+
+@pytest.mark.parametrize("mode", ["gpu", "hybrid"])
+def test_gpu_and_hybrid_counts_equal_networkx(mode):
+    G = nx.gnp_random_graph(24, 0.45, seed=7)
+    ref = _clique_sizes(G)
+    for k in range(3, max(ref) + 2):
+        res = count.count(G, f"{k}-clique", mode=mode, threads=2, time_budget=1e-4)
+        assert res.count == ref.get(k, 0) and res.mode == mode, k
+
+
+def test_gpu_counts_prefix_records_from_the_cpu():
+    G = nx.gnp_random_graph(20, 0.5, seed=2)
+    g = gthinker.Graph.from_networkx(G)
+    dag = count.oriented(g)
+    edges = [(v, int(u)) for v in range(g.num_vertices)
+             for u in dag.indices[dag.indptr[v]:dag.indptr[v + 1]]]
+    data = np.array(edges, np.int32).ravel()
+    starts = np.arange(0, data.size + 1, 2, dtype=np.int64)
+    for k in (3, 4, 5):
+        dev = _Device(dag, k, blocks=1)
+        dev.prefixes(data, starts)  # every edge as a prefix record = every k-clique once
+        assert dev.total() == _clique_sizes(G).get(k, 0), k
+
+
+def test_setops_agree_with_numpy():
+    rng = np.random.default_rng(0)
+    for na, nb in [(0, 5), (5, 0), (10, 10), (3, 200), (200, 3), (50, 60)]:
+        a = np.unique(rng.integers(0, 300, na)).astype(np.int32)
+        b = np.unique(rng.integers(0, 300, nb)).astype(np.int32)
+        common = np.intersect1d(a, b)
+        assert setops.intersect_size(a, b) == common.size
+        out = np.empty(max(a.size, 1), np.int32)
+        n = setops.intersect(a, a.size, b, out)
+        assert np.array_equal(out[:n], common)
+        pos = np.empty(max(a.size, b.size, 1), np.int32)
+        n = setops.intersect_positions(a, b, pos)
+        assert np.array_equal(b[pos[:n]], common)
+
+
+def test_cli_count_json(tmp_path, capsys):
+    from gthinker.cli import main
+
+    G = nx.gnp_random_graph(30, 0.3, seed=4)
+    path = tmp_path / "g.txt"
+    nx.write_edgelist(G, path, data=False)
+    g = gthinker.Graph.read(path)  # the file drops isolated vertices; count what it holds
+    ref = _clique_sizes(g.to_networkx())
+    assert main(["count", str(path), "4-clique", "--json", "-q", "--mode", "cpu"]) == 0
+    assert json.loads(capsys.readouterr().out)["count"] == ref.get(4, 0)
+    assert main(["count", str(path), "cliques", "--json", "-q", "--mode", "cpu"]) == 0
+    got = json.loads(capsys.readouterr().out)["counts"]
+    assert {int(k): v for k, v in got.items()} == ref
+    assert main(["count", str(path), "no-such-pattern", "-q"]) == 2
