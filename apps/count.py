@@ -584,7 +584,7 @@ def _run_cliques(dag, k, mode, threads, time_budget, progress, options):
     """Counts the k-cliques of ``dag`` in ``mode``: the CPU workers and/or the GPU
     worker of :mod:`gthinker.apps.count_gpu` take range records from S."""
     threads = 0 if mode == "gpu" else threads or gthinker.default_threads()
-    on_gpu: list[int] = []
+    on_gpu: dict = {}
     if mode in ("gpu", "hybrid"):
         from .count_gpu import worker
 
@@ -595,7 +595,9 @@ def _run_cliques(dag, k, mode, threads, time_budget, progress, options):
     res = gthinker.run(CliqueCount, dag, mode="cpu", threads=threads, time_budget=time_budget,
                        params=[k], vertices=[], records=vertex_ranges(dag, parts),
                        progress=progress, **options)
-    return res, res.counters["cliques"] + sum(on_gpu)
+    if on_gpu:
+        res.stats["gpu"] = {key: v for key, v in on_gpu.items() if key != "count"}
+    return res, res.counters["cliques"] + on_gpu.get("count", 0)
 
 
 #: Graphs with fewer edges are counted on the CPU in auto mode.

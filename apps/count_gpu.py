@@ -21,6 +21,7 @@ takes more of them.
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 from numba import cuda
@@ -171,8 +172,10 @@ def _count_candidates(indptr, indices, cand, c, r, rows, sets, rest, lane):
     return _local_cliques(rows, sets, rest, c, r, words, lane)
 
 
-def _edges(indptr, indices, lo, hi, k, cursor, buf, stride, rows_at, sets_at, counter):
-    """One warp per edge of the first vertices lo..hi-1, taken from ``cursor``."""
+def _edges(indptr, indices, lows, highs, cum, nranges, k, cursor, buf, stride, rows_at,
+           sets_at, counter):
+    """One warp per edge of the first vertices of ranges ``lows[t]..highs[t]-1``
+    (``cum``: their edge counts, summed), taken from ``cursor``."""
     lane = cuda.threadIdx.x & 31
     warp = cuda.grid(1) >> 5
     mine = buf[warp * stride : (warp + 1) * stride]
@@ -180,22 +183,24 @@ def _edges(indptr, indices, lo, hi, k, cursor, buf, stride, rows_at, sets_at, co
     rows = mine[rows_at:sets_at]
     sets_rest = mine[sets_at:]
     half = sets_rest.size >> 1
-    e_end = indptr[hi]
     total = 0
     while True:
-        e = 0
+        item = 0
         if lane == 0:
-            e = cuda.atomic.add(cursor, 0, 1)
-        e = cuda.shfl_sync(FULL_MASK, e, 0) + indptr[lo]
-        if e >= e_end:
+            item = cuda.atomic.add(cursor, 0, 1)
+        item = cuda.shfl_sync(FULL_MASK, item, 0)
+        if item >= cum[nranges]:
             break
+        t = lower_bound(cum, 0, nranges + 1, item + 1) - 1
+        lo = lows[t]
+        hi = highs[t]
+        e = indptr[lo] + item - cum[t]
         v = lower_bound(indptr, lo, hi + 1, e + 1) - 1
         u = indices[e]
         if k == 3:
             total += _common_size(indices, indptr[v], indptr[v + 1], indptr[u], indptr[u + 1],
                                   lane)
             continue
-        n = 0
         for i in range(indptr[v] + lane, indptr[v + 1], 32):
             cand[i - indptr[v]] = indices[i]
         cuda.syncwarp(FULL_MASK)
@@ -259,6 +264,7 @@ class _Device:
 
     def __init__(self, dag, k, blocks=None):
         self.k = int(k)
+        self.host_indptr = dag.indptr
         self.indptr = cuda.to_device(dag.indptr)
         self.indices = cuda.to_device(dag.indices)
         self.n = dag.num_vertices
@@ -284,9 +290,16 @@ class _Device:
                                              np.int64(self.rows_at), np.int64(self.sets_at),
                                              self.counter)
 
-    def edges(self, lo, hi, edges):
-        if edges:
-            self._launch(kernels()["edges"], edges, np.int64(lo), np.int64(hi),
+    def edges(self, ranges):
+        """Counts from the edges of the first vertices of every ``(lo, hi)``."""
+        if not ranges:
+            return
+        lows, highs = (np.array(x, np.int64) for x in zip(*ranges))
+        cum = np.zeros(len(ranges) + 1, np.int64)
+        np.cumsum(self.host_indptr[highs] - self.host_indptr[lows], out=cum[1:])
+        if cum[-1]:
+            self._launch(kernels()["edges"], int(cum[-1]), cuda.to_device(lows),
+                         cuda.to_device(highs), cuda.to_device(cum), np.int64(len(ranges)),
                          np.int64(self.k))
 
     def prefixes(self, data, starts):
@@ -315,21 +328,26 @@ def _split(work):
     return ranges, flat, np.asarray(starts, np.int64)
 
 
-def worker(dag, k, result: list, blocks=None):
+def worker(dag, k, result: dict, blocks=None):
     """An external worker (``gthinker.run(..., external=[...])``) that counts
-    the k-cliques of the records it is given on the GPU and appends its total
-    to ``result`` when the job ends."""
+    the k-cliques of the records it is given on the GPU. When the job ends,
+    ``result`` has ``count``, ``kernel_seconds`` (launches to synchronisation,
+    summed), ``launches`` and ``device``."""
 
     def count_on_gpu(handle):
         dev = _Device(dag, k, blocks)
-        indptr = dag.indptr
+        busy = 0.0
+        launches = 0
         while (work := handle.wait()) is not None:
             ranges, data, starts = _split(work)
-            for lo, hi in ranges:
-                dev.edges(lo, hi, int(indptr[hi] - indptr[lo]))
+            t0 = time.perf_counter()
+            dev.edges(ranges)
             dev.prefixes(data, starts)
             cuda.synchronize()
+            busy += time.perf_counter() - t0
+            launches += bool(ranges) + (len(starts) > 1)
             handle.done()
-        result.append(dev.total())
+        result.update(count=dev.total(), kernel_seconds=busy, launches=launches,
+                      device=gthinker.gpu.device_status()[1])
 
     return count_on_gpu

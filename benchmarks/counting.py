@@ -38,7 +38,9 @@ def _gthinker_warm(graph, pattern, mode, threads, repeat):
     runs = [count.count(graph, pattern, mode=mode, threads=threads) for _ in range(repeat)]
     secs = sorted(r.seconds for r in runs)
     assert all(r.count == first.count for r in runs), "counts differ between runs"
+    kernel = [r.stats["gpu"]["kernel_seconds"] for r in runs if "gpu" in r.stats]
     return {"count": first.count, "counts": first.counts, "warm_min": secs[0],
+            "gpu_kernel_min": min(kernel) if kernel else None,
             "warm_median": statistics.median(secs), "prepare": runs[0].prepare_seconds,
             "first_run_compile": first.compile_seconds, "mode": runs[0].mode,
             "method": runs[0].method}
@@ -124,21 +126,24 @@ def main(argv=None):
 def _line(r):
     peer = r.get("g2miner") or {}
     return (f"{r['graph']} {r['pattern']} {r['mode']}: {r['count']:,} warm {r['warm_min']*1e3:.2f}"
-            f" / {r['warm_median']*1e3:.2f} ms, prepare {r['prepare']*1e3:.1f} ms"
+            f" / {r['warm_median']*1e3:.2f} ms"
+            + (f" (kernels {r['gpu_kernel_min']*1e3:.3f} ms)" if r.get("gpu_kernel_min") else "")
+            + f", prepare {r['prepare']*1e3:.1f} ms"
             + (f", process {r['process']:.2f} s" if "process" in r else "")
             + (f" | g2miner {peer.get('kernel', float('nan'))*1e3:.3f} ms kernel, "
                f"{peer.get('count')}" if peer else ""))
 
 
 def _table(rows):
-    out = ["| graph | pattern | count | mode | gthinker warm min / median | prepare | "
-           "whole process | G2Miner kernel | G2Miner process |", "|" + " --- |" * 9]
+    out = ["| graph | pattern | count | mode | gthinker warm min / median | of it GPU kernels | "
+           "prepare | whole process | G2Miner kernel | G2Miner process |", "|" + " --- |" * 10]
     for r in rows:
         p = r.get("g2miner") or {}
         out.append(
             f"| {r['graph']} | {r['pattern']} | {r['count']:,} | {r['mode']} | "
             f"{r['warm_min']*1e3:.2f} / {r['warm_median']*1e3:.2f} ms | "
-            f"{r['prepare']*1e3:.1f} ms | "
+            + (f"{r['gpu_kernel_min']*1e3:.3f} ms | " if r.get("gpu_kernel_min") else "- | ")
+            + f"{r['prepare']*1e3:.1f} ms | "
             + (f"{r['process']:.2f} s" if "process" in r else "-") + " | "
             + (f"{p['kernel']*1e3:.3f} ms | {p['wall']:.2f} s |" if "kernel" in p else "- | - |"))
     return "\n".join(out) + "\n"

@@ -25,7 +25,8 @@
 # count: builds G2Miner (benchmarks/peers/g2miner.sh, carry .peers too), runs the counting tests
 #     on the real GPU (COUNTTESTS=1), then benchmarks/counting.py: gthinker gpu / hybrid / cpu
 #     (16 threads) beside G2Miner on facebook_combined, email-Enron and R-MAT (env RMATS, e.g.
-#     "20:16 22:8" = scale:edge factor; PATTERNS, MODES, REPEAT, TAG).
+#     "20:16 22:8" = scale:edge factor; PATTERNS, MODES, REPEAT, TAG; ALLSIZES=fb,enron adds
+#     every clique size on those graphs, CPU).
 # gsword: first the gSWORD GPU tests on the real GPU (GSTESTS=1), then benchmarks/gsword.py
 #     (env DATASETS, SAMPLES, CONFIGS, ESTIMATORS, MAXQ, TAG).
 source "$(dirname "$0")/device_env.sh"
@@ -106,6 +107,12 @@ PY
     done
     python3 "$ROOT/benchmarks/counting.py" "${graphs[@]}" --patterns "${PATTERNS:-triangle,4-clique,5-clique}" \
       --modes "${MODES:-gpu,hybrid,cpu}" --threads 16 --repeat "${REPEAT:-3}" --g2miner /tmp/g2miner \
-      --out "$OUT/counting${TAG:-}" 2>&1 | tail -60
+      --out "$OUT/counting${TAG:-}" 2>&1 | grep -v -i "warn" | tail -60
+    if [ -n "${ALLSIZES:-}" ]; then  # every clique size (Pivoter, CPU), e.g. ALLSIZES=fb,enron
+      sel=(); for g in ${ALLSIZES//,/ }; do for ((i=0; i<${#graphs[@]}; i++)); do
+        [[ ${graphs[i]} == "$g="* ]] && sel+=(--graph "${graphs[i]}"); done; done
+      python3 "$ROOT/benchmarks/counting.py" "${sel[@]}" --patterns cliques --modes cpu --threads 16 \
+        --repeat 1 --out "$OUT/counting_cliques${TAG:-}" 2>&1 | grep -v -i "warn" | tail -10
+    fi
     ;;
 esac
