@@ -33,6 +33,9 @@ from gthinker.gpu.device import FULL_MASK, lower_bound
 __all__ = ["worker", "WARPS_PER_BLOCK"]
 
 WARPS_PER_BLOCK = 8
+#: Edges a warp claims at a time (triangles; an eighth of it for larger cliques,
+#: whose edges cost more and vary more).
+EDGE_CHUNK = 64
 #: Bytes of device memory the warps' candidate buffers may take at most.
 BUFFER_BYTES = 2 << 30
 
@@ -172,10 +175,11 @@ def _count_candidates(indptr, indices, cand, c, r, rows, sets, rest, lane):
     return _local_cliques(rows, sets, rest, c, r, words, lane)
 
 
-def _edges(indptr, indices, lows, highs, cum, nranges, k, cursor, buf, stride, rows_at,
+def _edges(indptr, indices, lows, highs, cum, nranges, k, chunk, cursor, buf, stride, rows_at,
            sets_at, counter):
     """One warp per edge of the first vertices of ranges ``lows[t]..highs[t]-1``
-    (``cum``: their edge counts, summed), taken from ``cursor``."""
+    (``cum``: their edge counts, summed); a warp claims ``chunk`` edges at a
+    time from ``cursor`` (one atomic per edge would serialise on it)."""
     lane = cuda.threadIdx.x & 31
     warp = cuda.grid(1) >> 5
     mine = buf[warp * stride : (warp + 1) * stride]
@@ -184,13 +188,18 @@ def _edges(indptr, indices, lows, highs, cum, nranges, k, cursor, buf, stride, r
     sets_rest = mine[sets_at:]
     half = sets_rest.size >> 1
     total = 0
+    claimed = 0
+    end = 0
     while True:
-        item = 0
-        if lane == 0:
-            item = cuda.atomic.add(cursor, 0, 1)
-        item = cuda.shfl_sync(FULL_MASK, item, 0)
+        if claimed == end:
+            if lane == 0:
+                claimed = cuda.atomic.add(cursor, 0, chunk)
+            claimed = cuda.shfl_sync(FULL_MASK, claimed, 0)
+            end = min(claimed + chunk, cum[nranges])
+        item = claimed
         if item >= cum[nranges]:
             break
+        claimed += 1
         t = lower_bound(cum, 0, nranges + 1, item + 1) - 1
         lo = lows[t]
         hi = highs[t]
@@ -298,9 +307,10 @@ class _Device:
         cum = np.zeros(len(ranges) + 1, np.int64)
         np.cumsum(self.host_indptr[highs] - self.host_indptr[lows], out=cum[1:])
         if cum[-1]:
-            self._launch(kernels()["edges"], int(cum[-1]), cuda.to_device(lows),
+            chunk = EDGE_CHUNK if self.k == 3 else EDGE_CHUNK // 8
+            self._launch(kernels()["edges"], int(cum[-1]) // chunk + 1, cuda.to_device(lows),
                          cuda.to_device(highs), cuda.to_device(cum), np.int64(len(ranges)),
-                         np.int64(self.k))
+                         np.int64(self.k), np.int64(chunk))
 
     def prefixes(self, data, starts):
         nrec = len(starts) - 1
