@@ -30,7 +30,7 @@ import gthinker
 from gthinker.gpu import simulator
 from gthinker.gpu.device import FULL_MASK, lower_bound
 
-__all__ = ["worker", "WARPS_PER_BLOCK"]
+__all__ = ["Device", "worker", "WARPS_PER_BLOCK"]
 
 WARPS_PER_BLOCK = 8
 #: Edges a warp claims at a time (triangles; an eighth of it for larger cliques,
@@ -268,7 +268,7 @@ def kernels():
     return _KERNELS
 
 
-class _Device:
+class Device:
     """The oriented graph on the device, and each warp's candidate buffer."""
 
     def __init__(self, dag, k, blocks=None):
@@ -303,7 +303,7 @@ class _Device:
         """Counts from the edges of the first vertices of every ``(lo, hi)``."""
         if not ranges:
             return
-        lows, highs = (np.array(x, np.int64) for x in zip(*ranges))
+        lows, highs = (np.array(x, np.int64) for x in zip(*ranges, strict=True))
         cum = np.zeros(len(ranges) + 1, np.int64)
         np.cumsum(self.host_indptr[highs] - self.host_indptr[lows], out=cum[1:])
         if cum[-1]:
@@ -345,7 +345,7 @@ def worker(dag, k, result: dict, blocks=None):
     summed), ``launches`` and ``device``."""
 
     def count_on_gpu(handle):
-        dev = _Device(dag, k, blocks)
+        dev = Device(dag, k, blocks)
         busy = 0.0
         launches = 0
         while (work := handle.wait()) is not None:

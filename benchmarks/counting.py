@@ -67,7 +67,8 @@ def _g2miner(prefix, pattern):
     if not (kernel and found):
         return {"error": out[-500:]}
     return {"kernel": float(kernel.group(1)), "count": int(found.group(1)),
-            "wall": float(wall.group(1)) if wall else None, "command": "g2miner.sh " + " ".join(args)}
+            "wall": float(wall.group(1)) if wall else None,
+            "command": "g2miner.sh " + " ".join(args)}
 
 
 def main(argv=None):

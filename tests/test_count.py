@@ -7,11 +7,11 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
-from gthinker.apps import count
-from gthinker.apps.count_gpu import _Device
 
 import gthinker
 from gthinker import setops
+from gthinker.apps import count
+from gthinker.apps.count_gpu import Device
 
 
 def _clique_sizes(G):
@@ -116,7 +116,7 @@ def test_gpu_counts_prefix_records_from_the_cpu():
     data = np.array(edges, np.int32).ravel()
     starts = np.arange(0, data.size + 1, 2, dtype=np.int64)
     for k in (3, 4, 5):
-        dev = _Device(dag, k, blocks=1)
+        dev = Device(dag, k, blocks=1)
         dev.prefixes(data, starts)  # every edge as a prefix record = every k-clique once
         assert dev.total() == _clique_sizes(G).get(k, 0), k
 
