@@ -32,11 +32,11 @@ def _brute_force(G, edges_of_pattern, k):
     return len(found)
 
 
-GRAPHS = [nx.gnp_random_graph(45, 0.35, seed=s) for s in range(2)] + [
-    nx.powerlaw_cluster_graph(60, 6, 0.6, seed=3), nx.complete_graph(9)]
+GRAPHS = [nx.gnp_random_graph(35, 0.35, seed=0), nx.powerlaw_cluster_graph(50, 6, 0.6, seed=3),
+          nx.complete_graph(9)]
 
 
-@pytest.mark.parametrize("G", GRAPHS, ids=["gnp0", "gnp1", "powerlaw", "K9"])
+@pytest.mark.parametrize("G", GRAPHS, ids=["gnp", "powerlaw", "K9"])
 def test_k_cliques_and_every_size_match_networkx(G):
     ref = _clique_sizes(G)
     for k in range(1, max(ref) + 2):
