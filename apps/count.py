@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import gthinker
-from gthinker.bits import lowest_bit, popcount
+from gthinker.bits import lowest_bit, pop_lowest, popcount
 from gthinker.setops import intersect, intersect_positions, intersect_size
 
 from . import sm
@@ -144,9 +144,10 @@ def _edges_among(ctx, rec, cand):
 
 
 @gthinker.cache.jit("counting functions", nogil=True)
-def _local_graph(ctx, cand):
+def _local_graph(ctx, cand, symmetric):
     """Bitset rows over the positions of ``cand``: row i holds the out-neighbours
-    of ``cand[i]`` among the candidates."""
+    of ``cand[i]`` among the candidates, and with ``symmetric`` its in-neighbours
+    too (the pivot rule needs undirected neighbourhoods)."""
     c = cand.size
     words = (c + 63) >> 6
     rows = np.zeros((c, words), np.int64)
@@ -156,6 +157,8 @@ def _local_graph(ctx, cand):
         for t in range(hits):
             j = pos[t]
             rows[i, j >> 6] |= 1 << (j & 63)
+            if symmetric:
+                rows[j, i >> 6] |= 1 << (i & 63)
     return rows
 
 
@@ -197,7 +200,7 @@ def _cliques_in(ctx, rec, cand, r):
     first over bitsets; the last two levels are counted by popcounts."""
     c = cand.size
     words = (c + 63) >> 6
-    rows = _local_graph(ctx, cand)
+    rows = _local_graph(ctx, cand, False)
     sets = np.zeros((r - 1, words), np.int64)  # candidates at each level
     rest = np.zeros((r - 1, words), np.int64)  # branches not yet taken
     path = np.empty(r, np.int32)
@@ -212,13 +215,7 @@ def _cliques_in(ctx, rec, cand, r):
             total += _count_last_two(rows, sets[d], words)
             d -= 1
             continue
-        i = -1
-        for w in range(words):
-            word = rest[d, w]
-            if word != 0:
-                i = (w << 6) + lowest_bit(word)
-                rest[d, w] = word & (word - 1)
-                break
+        i = pop_lowest(rest[d], words)
         if i < 0:
             d -= 1
             continue
@@ -340,23 +337,6 @@ def vertex_ranges(dag: gthinker.Graph, parts: int) -> tuple[np.ndarray, np.ndarr
 
 
 @gthinker.cache.jit("counting functions", nogil=True)
-def _symmetric_local_graph(ctx, P):
-    """Bitset rows over the positions of ``P``: both directions of every edge
-    among ``P`` (the pivot rule needs undirected neighbourhoods)."""
-    c = P.size
-    words = (c + 63) >> 6
-    rows = np.zeros((c, words), np.int64)
-    pos = np.empty(c, np.int32)
-    for i in range(c):
-        hits = intersect_positions(ctx.neighbors(P[i]), P, pos)
-        for t in range(hits):
-            j = pos[t]
-            rows[i, j >> 6] |= 1 << (j & 63)
-            rows[j, i >> 6] |= 1 << (i & 63)
-    return rows
-
-
-@gthinker.cache.jit("counting functions", nogil=True)
 def _leaf(ctx, h, q):
     ctx.add_to_histogram(0, h * ctx.params[0] + q)
 
@@ -416,7 +396,7 @@ def _clique_tree(ctx, h0, q0, P):
     P without the earlier ones; a node with empty P is a leaf."""
     c = P.size
     words = (c + 63) >> 6
-    rows = _symmetric_local_graph(ctx, P)
+    rows = _local_graph(ctx, P, True)
     ps = np.zeros((c + 1, words), np.int64)
     branch = np.zeros((c + 1, words), np.int64)
     hq = np.zeros((c + 1, 2), np.int64)
@@ -430,13 +410,7 @@ def _clique_tree(ctx, h0, q0, P):
     for t in range(words):
         branch[0, t] = ps[0, t] & ~rows[piv[0], t]
     while d >= 0:
-        x = -1
-        for w in range(words):
-            word = branch[d, w]
-            if word != 0:
-                x = (w << 6) + lowest_bit(word)
-                branch[d, w] = word & (word - 1)
-                break
+        x = pop_lowest(branch[d], words)
         if x < 0:
             d -= 1
             continue
@@ -561,7 +535,8 @@ def count(graph, pattern: str = "triangle", mode: str = "auto", threads: int | N
     k = clique_size(pattern)
     if pattern != "cliques" and k is None:
         return _by_matching(graph, pattern, name, mode, threads, time_budget, progress, options)
-    mode, why = gthinker.gpu.resolve_mode(mode, auto="gpu", cpu_because=_cpu_because(graph))
+    mode, why = gthinker.gpu.resolve_mode(mode, auto="gpu",
+                                          cpu_because=gthinker.gpu.small_graph(graph))
     t0 = time.perf_counter()
     dag = oriented(graph)
     prepare = time.perf_counter() - t0
@@ -598,16 +573,6 @@ def _run_cliques(dag, k, mode, threads, time_budget, progress, options):
     if on_gpu:
         res.stats["gpu"] = {key: v for key, v in on_gpu.items() if key != "count"}
     return res, res.counters["cliques"] + on_gpu.get("count", 0)
-
-
-#: Graphs with fewer edges are counted on the CPU in auto mode.
-SMALL_GRAPH_EDGES = 20_000
-
-
-def _cpu_because(graph) -> str:
-    if graph.num_edges < SMALL_GRAPH_EDGES:
-        return f"a small graph (< {SMALL_GRAPH_EDGES:,} edges)"
-    return ""
 
 
 def _all_cliques(graph, dag, mode, why, threads, time_budget, progress, options, prepare):

@@ -28,7 +28,7 @@ from numba import cuda
 
 import gthinker
 from gthinker.gpu import simulator
-from gthinker.gpu.device import FULL_MASK, lower_bound
+from gthinker.gpu.device import FULL_MASK, lower_bound, warp_sum
 
 __all__ = ["Device", "worker", "WARPS_PER_BLOCK"]
 
@@ -38,15 +38,6 @@ WARPS_PER_BLOCK = 8
 EDGE_CHUNK = 64
 #: Bytes of device memory the warps' candidate buffers may take at most.
 BUFFER_BYTES = 2 << 30
-
-
-@cuda.jit(device=True)
-def _warp_sum(value):
-    off = 16
-    while off > 0:
-        value += cuda.shfl_xor_sync(FULL_MASK, value, off)
-        off >>= 1
-    return value
 
 
 @cuda.jit(device=True)
@@ -84,6 +75,16 @@ def _keep_common(cand, n, indices, b_lo, b_hi, lane):
         kept += cuda.popc(mask)
         cuda.syncwarp(FULL_MASK)
     return kept
+
+
+@cuda.jit(device=True)
+def _load_out(indptr, indices, v, cand, lane):
+    """Copies out(v) to ``cand``; returns its length."""
+    lo = indptr[v]
+    for i in range(lo + lane, indptr[v + 1], 32):
+        cand[i - lo] = indices[i]
+    cuda.syncwarp(FULL_MASK)
+    return indptr[v + 1] - lo
 
 
 @cuda.jit(device=True)
@@ -156,7 +157,7 @@ def _local_cliques(rows, sets, rest, c, r, words, lane):
             sets[(d + 1) * words + w] = x
             rest[(d + 1) * words + w] = x
             size += cuda.popc(x)
-        size = _warp_sum(size)
+        size = warp_sum(size)
         cuda.syncwarp(FULL_MASK)
         if size >= r - d - 1:
             d += 1
@@ -210,11 +211,8 @@ def _edges(indptr, indices, lows, highs, cum, nranges, k, chunk, cursor, buf, st
             total += _common_size(indices, indptr[v], indptr[v + 1], indptr[u], indptr[u + 1],
                                   lane)
             continue
-        for i in range(indptr[v] + lane, indptr[v + 1], 32):
-            cand[i - indptr[v]] = indices[i]
-        cuda.syncwarp(FULL_MASK)
-        n = _keep_common(cand, indptr[v + 1] - indptr[v], indices, indptr[u], indptr[u + 1],
-                         lane)
+        n = _load_out(indptr, indices, v, cand, lane)
+        n = _keep_common(cand, n, indices, indptr[u], indptr[u + 1], lane)
         total += _count_candidates(indptr, indices, cand, n, k - 2, rows, sets_rest[:half],
                                    sets_rest[half:], lane)
     cuda.atomic.add(counter, 0, total)
@@ -241,10 +239,7 @@ def _prefixes(indptr, indices, data, starts, nrec, k, cursor, buf, stride, rows_
         s = starts[t]
         j = starts[t + 1] - s
         v = data[s]
-        for i in range(indptr[v] + lane, indptr[v + 1], 32):
-            cand[i - indptr[v]] = indices[i]
-        cuda.syncwarp(FULL_MASK)
-        n = indptr[v + 1] - indptr[v]
+        n = _load_out(indptr, indices, v, cand, lane)
         for p in range(1, j):
             x = data[s + p]
             n = _keep_common(cand, n, indices, indptr[x], indptr[x + 1], lane)

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import gthinker
-from gthinker.bits import lowest_bit, popcount
+from gthinker.bits import lowest_bit, pop_lowest, popcount
 from gthinker.setops import intersect_positions
 
 __all__ = ["MaximalCliques", "MCEResult", "run", "iter_cliques"]
@@ -214,13 +214,7 @@ def _bron_kerbosch(ctx, rbase, pglob, xall):
 
     depth = 0
     while depth >= 0:
-        v = -1
-        for w in range(pw):
-            word = cs[depth, w]
-            if word != 0:
-                v = (w << 6) + lowest_bit(word)
-                cs[depth, w] = word & (word - 1)
-                break
+        v = pop_lowest(cs[depth], pw)
         if v < 0:
             depth -= 1
             continue
@@ -361,18 +355,11 @@ class MCEResult:
         return json.dumps(self.to_dict(), **kwargs)
 
 
-#: Graphs with fewer edges stay on the CPU in auto mode: starting the GPU costs
-#: more than their whole search.
-SMALL_GRAPH_EDGES = 20_000
-
-
 def _cpu_because(graph, output) -> str:
     """Why auto mode should run on the CPU, or ''."""
     if output is not None:
         return "listing cliques runs on the CPU"
-    if graph.num_edges < SMALL_GRAPH_EDGES:
-        return f"a small graph (< {SMALL_GRAPH_EDGES:,} edges)"
-    return ""
+    return gthinker.gpu.small_graph(graph)
 
 
 def run(

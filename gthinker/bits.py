@@ -12,7 +12,8 @@ Numba has no builtin for them, so they are LLVM intrinsics. Use int64 words
 from numba import types
 from numba.extending import intrinsic, register_jitable
 
-__all__ = ["popcount", "lowest_bit", "bit_words", "test_bit", "set_bit", "clear_bit"]
+__all__ = ["popcount", "lowest_bit", "pop_lowest", "bit_words", "test_bit", "set_bit",
+           "clear_bit"]
 
 
 @intrinsic
@@ -39,6 +40,18 @@ def lowest_bit(typingctx, word):
         return builder.cttz(args[0], context.get_constant(types.boolean, True))
 
     return sig, codegen
+
+
+@register_jitable
+def pop_lowest(words, n):
+    """Clears the lowest set bit of the bitset ``words[:n]`` and returns its index;
+    -1 when the set is empty."""
+    for w in range(n):
+        word = words[w]
+        if word != 0:
+            words[w] = word & (word - 1)
+            return (w << 6) + lowest_bit(word)
+    return -1
 
 
 @register_jitable

@@ -80,35 +80,34 @@ def intersect_size(a, b):
 
 
 @cache.jit("set operations", nogil=True)
+def _gallop_values(short, ns, long, nl, out):
+    """``short[:ns] & long[:nl]`` into ``out`` by searching ``long``; safe when
+    ``out`` is either input (the k-th hit is written at k, never ahead of a read)."""
+    k = 0
+    lo = 0
+    for i in range(ns):
+        x = short[i]
+        lo = lower_bound(long, lo, nl, x)
+        if lo == nl:
+            break
+        if long[lo] == x:
+            out[k] = x
+            k += 1
+            lo += 1
+    return k
+
+
+@cache.jit("set operations", nogil=True)
 def intersect(a, na, b, out):
     """Writes ``a[:na] & b`` to ``out`` and returns its length. ``out`` may be
     ``a`` itself: the k-th common element sits at index >= k of ``a`` and is
     read before it is overwritten."""
     nb = b.size
-    k = 0
     if nb > GALLOP_RATIO * na:
-        lo = 0
-        for i in range(na):
-            x = a[i]
-            lo = lower_bound(b, lo, nb, x)
-            if lo == nb:
-                break
-            if b[lo] == x:
-                out[k] = x
-                k += 1
-        return k
+        return _gallop_values(a, na, b, nb, out)
     if na > GALLOP_RATIO * nb:
-        lo = 0
-        for j in range(nb):
-            x = b[j]
-            lo = lower_bound(a, lo, na, x)
-            if lo == na:
-                break
-            if a[lo] == x:
-                out[k] = x
-                k += 1
-                lo += 1
-        return k
+        return _gallop_values(b, nb, a, na, out)
+    k = 0
     i = j = 0
     while i < na and j < nb:
         x, y = a[i], b[j]

@@ -25,9 +25,21 @@ from ..errors import DeviceUnavailableError
 from . import simulator
 from .context import GPUContext
 
-__all__ = ["GPUContext", "device_status", "release_buffers", "require_device", "resolve_mode"]
+__all__ = ["GPUContext", "SMALL_GRAPH_EDGES", "device_status", "release_buffers",
+           "require_device", "resolve_mode", "small_graph"]
 
 MODES = ("cpu", "gpu", "hybrid")
+
+#: Graphs with fewer edges stay on the CPU in auto mode: starting the GPU costs
+#: more than their whole search.
+SMALL_GRAPH_EDGES = 20_000
+
+
+def small_graph(graph) -> str:
+    """Why ``graph`` is too small for the GPU in auto mode, or ''."""
+    if graph.num_edges < SMALL_GRAPH_EDGES:
+        return f"a small graph (< {SMALL_GRAPH_EDGES:,} edges)"
+    return ""
 
 _lock = threading.Lock()
 _cuda: dict = {}  # "module": numba.cuda or None, "error": why it could not be imported
