@@ -19,19 +19,22 @@ __all__ = ["warmup"]
 def _steps(gpu: bool):
     """(name, function) of each thing to compile, CPU first."""
     from . import generate
-    from .apps import gsword, mce, sm
+    from .apps import count, gsword, mce, sm
 
     graph = generate.powerlaw_cluster(200, 4, 0.5, seed=1)
     steps = [
         ("graph readers", lambda: _read_both_formats(graph)),
         ("mce (cpu)", lambda: mce.run(graph, mode="cpu", threads=1)),
         ("sm (cpu)", lambda: sm.count(graph, "triangle", mode="cpu", threads=1)),
+        ("count (cpu)", lambda: [count.count(graph, p, mode="cpu", threads=1)
+                                 for p in ("triangle", "cliques")]),
     ]
     for name in gsword.estimators():
         steps.append((f"gsword {name} (cpu)", lambda name=name: gsword.estimate(
             graph, "4-cycle", estimator=name, samples=20_000, mode="cpu", threads=1)))
     if gpu:
         steps.append(("mce (gpu)", lambda: mce.run(graph, mode="gpu")))
+        steps.append(("count (gpu)", lambda: count.count(graph, "triangle", mode="gpu")))
         for layout in ("prefix", "expand"):
             steps.append((f"sm {layout} (gpu)", lambda layout=layout: sm.count(
                 graph, "triangle", mode="gpu", gpu_mode=layout)))
