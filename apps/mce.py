@@ -6,6 +6,10 @@ degeneracy order, so the initial task of vertex ``v`` is ``R = {v}``,
 ``P`` and ``X`` become bitsets over a local universe (``P`` first, then the
 vertices of ``X`` adjacent to something in ``P``; the rest of ``X`` can never
 block a clique of this subtree), so every set operation is a few word-wide ANDs.
+Choosing a pivot also settles a node without branching when a vertex of ``X``
+is adjacent to all of ``P`` (no clique below is maximal) or ``P`` is itself a
+clique (``R + P`` is the one maximal clique below), and drops from ``X`` the
+vertices with no neighbour left in ``P``.
 
 When a task runs past the time budget it stops recursing: every branch not yet
 taken, at every level of its search, becomes a task record ``(R + w, P & N(w),
@@ -55,30 +59,49 @@ def _row_count(pb, row, pw):
     return c
 
 
+#: What :func:`_choose_pivot` returns instead of a pivot when no branching is needed.
+_DOMINATED = -1  # a vertex of X is adjacent to all of P: no clique below is maximal
+_ONE_CLIQUE = -2  # P is a clique no vertex of X extends: R + P is the one maximal clique
+
+
 @gthinker.cache.jit("MCE functions", nogil=True)
 def _choose_pivot(pb, xb, ax, axp, p, pw, kw):
-    """Tomita pivot: the vertex of P | X with the most neighbours in P."""
+    """Tomita pivot: the vertex of P | X with the most neighbours in P (ties to
+    the first of P, then of X), or ``_DOMINATED`` / ``_ONE_CLIQUE``. Clears from
+    ``xb`` the vertices with no neighbour in P: P only shrinks below this node,
+    so they can never block one of its cliques."""
+    size = 0
+    for t in range(pw):
+        size += popcount(pb[t])
     best = -1
     best_count = -1
+    clique = True
     for w in range(pw):
         word = pb[w]
         while word != 0:
             u = (w << 6) + lowest_bit(word)
             word &= word - 1
             c = _row_count(pb, ax[u], pw)
+            if c != size - 1:
+                clique = False
             if c > best_count:
                 best_count = c
                 best = u
     for w in range(kw):
         word = xb[w]
         while word != 0:
-            u = (w << 6) + lowest_bit(word)
+            b = lowest_bit(word)
             word &= word - 1
+            u = (w << 6) + b
             c = _row_count(pb, ax[u], pw) if u < p else _row_count(pb, axp[u - p], pw)
-            if c > best_count:
+            if c == size:
+                return _DOMINATED
+            if c == 0:
+                xb[w] &= ~(1 << b)
+            elif c > best_count:
                 best_count = c
                 best = u
-    return best
+    return _ONE_CLIQUE if clique else best
 
 
 @gthinker.cache.jit("MCE functions", nogil=True)
@@ -91,13 +114,26 @@ def _clique(rbase, pglob, rl, depth):
 
 
 @gthinker.cache.jit("MCE functions", nogil=True)
-def _report(ctx, rbase, pglob, rl, depth):
-    size = rbase.size + depth + 1
+def _report(ctx, rbase, pglob, rl, depth, pb, pw):
+    """Reports the maximal clique R + rl[:depth + 1] + the vertices of bitset ``pb``."""
+    extra = 0
+    for t in range(pw):
+        extra += popcount(pb[t])
+    size = rbase.size + depth + 1 + extra
     ctx.count(0, 1)
     ctx.update_max(0, size)
     ctx.add_to_histogram(0, size)
     if ctx.emitting():
-        ctx.emit(_clique(rbase, pglob, rl, depth))
+        out = np.empty(size, np.int32)
+        out[: size - extra] = _clique(rbase, pglob, rl, depth)
+        k = size - extra
+        for w in range(pw):
+            word = pb[w]
+            while word != 0:
+                out[k] = pglob[(w << 6) + lowest_bit(word)]
+                word &= word - 1
+                k += 1
+        ctx.emit(out)
 
 
 @gthinker.cache.jit("MCE functions", nogil=True)
@@ -208,6 +244,10 @@ def _bron_kerbosch(ctx, rbase, pglob, xall):
     for i in range(p, k):
         xs[0, i >> 6] |= 1 << (i & 63)
     piv = _choose_pivot(ps[0], xs[0], ax, axp, p, pw, kw)
+    if piv == _ONE_CLIQUE:
+        _report(ctx, rbase, pglob, rl, -1, ps[0], pw)
+    if piv < 0:  # settled
+        return
     prow = ax[piv] if piv < p else axp[piv - p]
     for t in range(pw):
         cs[0, t] = ps[0, t] & ~prow[t]
@@ -236,13 +276,18 @@ def _bron_kerbosch(ctx, rbase, pglob, xall):
         xs[depth, v >> 6] |= 1 << (v & 63)
         if pempty:
             if xempty:
-                _report(ctx, rbase, pglob, rl, depth)
+                _report(ctx, rbase, pglob, rl, depth, pc, pw)
             continue
         if ctx.timed_out():
             _spill(ctx, rbase, pglob, xglob, rl, depth, pc, xc, p, pw, kw)
             continue
+        piv = _choose_pivot(pc, xc, ax, axp, p, pw, kw)
+        if piv == _DOMINATED:
+            continue
+        if piv == _ONE_CLIQUE:
+            _report(ctx, rbase, pglob, rl, depth, pc, pw)
+            continue
         depth += 1
-        piv = _choose_pivot(ps[depth], xs[depth], ax, axp, p, pw, kw)
         prow = ax[piv] if piv < p else axp[piv - p]
         for t in range(pw):
             cs[depth, t] = ps[depth, t] & ~prow[t]
