@@ -400,6 +400,18 @@ class MCEResult:
         return json.dumps(self.to_dict(), **kwargs)
 
 
+#: Auto mode's GPU engine is "bitsets" up to this degree. Measured (docs/benchmarks.md):
+#: bitsets 3.7x faster than levels on facebook_combined (max degree 1,045) and on par on
+#: email-Enron (1,383); on a skewed R-MAT graph (max degree 15,768) the bitsets engine
+#: did not finish in 150 s where levels takes 7 s. The cause is fixed (wide subtrees
+#: hand out their first level) but that fix is not measured on a GPU yet.
+BITSET_MAX_DEGREE = 1536
+
+
+def _gpu_engine(graph) -> str:
+    return "bitsets" if graph.max_degree <= BITSET_MAX_DEGREE else "levels"
+
+
 def _cpu_because(graph, output) -> str:
     """Why auto mode should run on the CPU, or ''."""
     if output is not None:
@@ -415,6 +427,7 @@ def run(
     chunk: int | None = None,
     output: str | os.PathLike | None = None,
     progress=None,
+    gpu_engine: str = "auto",
     **options,
 ) -> MCEResult:
     """Enumerates the maximal cliques of ``graph``.
@@ -424,10 +437,20 @@ def run(
     graph : gthinker.Graph, or anything :func:`gthinker.as_graph` accepts
         (a path, a networkx graph, a scipy.sparse matrix, an edge array)
     mode : {"auto", "cpu", "gpu", "hybrid"}
-        ``"gpu"`` runs :class:`gthinker.apps.mce_gpu.MaximalCliquesGPU` on
-        the GPU worker alone (options ``gpu_chunk``, ``gpu_options``);
-        ``"hybrid"`` runs it beside the CPU workers; ``"auto"`` (default) is
-        hybrid where a CUDA GPU is usable and cpu elsewhere (and with ``output``).
+        ``"gpu"`` searches on the GPU alone, ``"hybrid"`` on the GPU beside
+        the CPU workers; ``"auto"`` (default) is hybrid where a CUDA GPU is
+        usable and cpu elsewhere (and with ``output``).
+    gpu_engine : {"auto", "bitsets", "levels"}
+        The GPU search: ``"bitsets"``, a warp per subtree over a bitset graph
+        (:mod:`gthinker.apps.mce_bitsets_gpu`); ``"levels"``, the level-by-level
+        :class:`gthinker.apps.mce_gpu.MaximalCliquesGPU` on the framework's GPU
+        worker (options ``gpu_chunk``, ``gpu_options``); ``"auto"`` (default):
+        bitsets unless a vertex has more than ``BITSET_MAX_DEGREE`` neighbours
+        (or ``gpu_options`` are given), see :func:`_gpu_engine`.
+        Options of the bitsets engine: ``gpu_node_budget``, nodes a warp
+        searches in one subtree before it hands the rest out as records;
+        ``gpu_cpu_share``, the share of those records offered to idle CPU
+        workers in hybrid mode.
     threads : int, optional
         CPU workers (default: all cores; unused in gpu mode).
     time_budget : float
@@ -454,11 +477,13 @@ def run(
     if mode in ("gpu", "hybrid") and output is not None:
         raise ValueError("listing cliques (output=/--output) runs on the CPU only; "
                          "use mode='cpu' (--mode cpu) to write them")
+    if gpu_engine not in ("auto", "bitsets", "levels"):
+        raise ValueError(f"gpu_engine must be 'auto', 'bitsets' or 'levels', not {gpu_engine!r}")
+    if gpu_engine == "bitsets" and "gpu_options" in options:
+        raise ValueError("gpu_options are the options of gpu_engine='levels'")
+    if gpu_engine == "auto":
+        gpu_engine = "levels" if "gpu_options" in options else _gpu_engine(graph)
     mode, why = gthinker.gpu.resolve_mode(mode, cpu_because=_cpu_because(graph, output))
-    if mode in ("gpu", "hybrid"):
-        from .mce_gpu import MaximalCliquesGPU
-
-        options["gpu"] = MaximalCliquesGPU
     if graph.num_vertices == 0:
         if output is not None:
             open(output, "w").close()
@@ -466,30 +491,62 @@ def run(
         return MCEResult(0, 0, {}, 0.0, mode, threads, mode_reason=why)
     order, _core_numbers = graph.degeneracy_order()
     ordered = graph.reorder(order)
+    bins = graph.degeneracy + 2
+    on_gpu: dict = {}
+    run_mode = mode
+    if mode in ("gpu", "hybrid") and gpu_engine == "levels":
+        from .mce_gpu import MaximalCliquesGPU
+
+        options["gpu"] = MaximalCliquesGPU
+    elif mode in ("gpu", "hybrid"):
+        from .mce_bitsets_gpu import worker
+
+        # The GPU joins as an external worker of a CPU-mode job (0 CPU threads in gpu mode).
+        options["external"] = [worker(ordered, bins, on_gpu,
+                                      budget=options.pop("gpu_node_budget", None),
+                                      cpu_share=options.pop("gpu_cpu_share", None))]
+        run_mode = "cpu"
+        threads = 0 if mode == "gpu" else threads
+        if mode == "hybrid":
+            options.setdefault("gpu_chunk", max(1024, ordered.num_vertices // 16))
     res = gthinker.run(
         MaximalCliques,
         ordered,
-        mode=mode,
+        mode=run_mode,
         threads=threads,
         time_budget=time_budget,
         cpu_chunk=chunk if chunk is not None else (1 if mode == "hybrid" else 50),
-        histogram_bins=graph.degeneracy + 2,
+        histogram_bins=bins,
         output=output,
         progress=progress,
         **options,
     )
+    if on_gpu:
+        _merge_gpu(res, on_gpu)
+    if mode in ("gpu", "hybrid"):
+        res.stats["gpu_engine"] = gpu_engine
     hist = res.histograms["size"]
     return MCEResult(
         count=res.counters["cliques"],
         max_size=res.maxima["max_size"] or 0,
         histogram={int(s): int(c) for s, c in enumerate(hist) if c},
         seconds=res.seconds,
-        mode=res.mode,
+        mode=mode,
         threads=res.threads,
         stats=res.stats,
         compile_seconds=res.compile_seconds,
         mode_reason=why,
     )
+
+
+def _merge_gpu(res, on_gpu):
+    """Adds the bitset GPU worker's cliques to the job's counters (in place)."""
+    hist = res.histograms["size"]
+    hist += on_gpu["histogram"]
+    res.counters["cliques"] += int(on_gpu["histogram"].sum())
+    sizes = np.flatnonzero(hist)
+    res.maxima["max_size"] = int(sizes[-1]) if sizes.size else 0
+    res.stats["gpu"] = {k: v for k, v in on_gpu.items() if k != "histogram"}
 
 
 def iter_cliques(graph, threads: int | None = None, **options):

@@ -27,6 +27,11 @@
 #     (16 threads) beside G2Miner on facebook_combined, email-Enron and R-MAT (env RMATS, e.g.
 #     "20:16 22:8" = scale:edge factor; PATTERNS, MODES, REPEAT, TAG; ALLSIZES=fb,enron adds
 #     every clique size on those graphs, CPU).
+# mce: builds MCE-GPU (benchmarks/peers/mce_gpu.sh, carry .peers too), runs the MCE GPU tests
+#     on the real GPU (MCETESTS=1), then benchmarks/mce_peer.py: gthinker gpu / hybrid / cpu
+#     (16 threads) / gpu-levels beside MCE-GPU's schemes on email-Enron, facebook_combined and
+#     R-MAT (env RMATS, e.g. "20:16 22:8"; MODES (";"-separated), REPEAT, BUDGET (gpu_node_budget),
+#     TRACE=1 (trace plot of the last hybrid run), SKIPSNAP=1 (R-MAT only), TAG).
 # gsword: first the gSWORD GPU tests on the real GPU (GSTESTS=1), then benchmarks/gsword.py
 #     (env DATASETS, SAMPLES, CONFIGS, ESTIMATORS, MAXQ, TAG).
 source "$(dirname "$0")/device_env.sh"
@@ -90,6 +95,28 @@ PY
       --samples "${SAMPLES:-1000000}" --configs "${CONFIGS:-cpu,gpu-O0,gpu-O1,gpu-O2,gpu-trawl}" \
       --estimators "${ESTIMATORS:-wj,alley}" --max-queries "${MAXQ:-0}" --results "$ROOT/benchmarks/results" \
       --out "$OUT/gsword${TAG:-}.json" 2>&1 | tee "$OUT/gsword${TAG:-}.log"
+    ;;
+  mce)
+    [ -x "${MCEGPU_DIR:-/tmp/mcegpu}/parallel_mce_on_gpus" ] \
+      || bash "$ROOT/benchmarks/peers/mce_gpu.sh" build > "$OUT/mcegpu_build${TAG:-}.log" 2>&1 \
+      || { tail -30 "$OUT/mcegpu_build${TAG:-}.log"; exit 1; }
+    if [ "${MCETESTS:-0}" = 1 ]; then
+      (cd "$ROOT" && GTHINKER_TEST_REAL_GPU=1 timeout 300 pytest -q -x -n 0 -p no:cacheprovider \
+         tests/test_mce_bitsets_gpu.py tests/test_hybrid.py tests/test_gpu.py \
+         -k "(mce or bitsets or mode) and not auto_mode") 2>&1 | tail -6 || true
+    fi
+    graphs=(--graph "enron=$ROOT/.data/snap/email-Enron.txt.gz"
+            --graph "fb=$ROOT/.data/snap/facebook_combined.txt.gz")
+    [ "${SKIPSNAP:-0}" = 1 ] && graphs=()
+    for spec in ${RMATS-}; do
+      s=${spec%%:*}; ef=${spec##*:}
+      gthinker generate rmat --scale "$s" --edge-factor "$ef" --seed 1 -o "/tmp/rmat$s.txt" 2>&1 | tail -1
+      graphs+=(--graph "rmat$s=/tmp/rmat$s.txt")
+    done
+    python3 "$ROOT/benchmarks/mce_peer.py" "${graphs[@]}" --modes "${MODES:-gpu;hybrid;cpu;gpu-levels}" \
+      --threads 16 --repeat "${REPEAT:-3}" ${BUDGET:+--budget "$BUDGET"} ${TRACE:+--trace} \
+      --mcegpu "-p l2 -i px -w wl" --mcegpu "-p l1 -i px -w wl" --out "$OUT/mce_peer${TAG:-}" 2>&1 \
+      | grep -v -i "warn" | tail -40
     ;;
   count)
     bash "$ROOT/benchmarks/peers/g2miner.sh" build > "$OUT/g2miner_build${TAG:-}.log" 2>&1 \

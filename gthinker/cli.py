@@ -67,6 +67,11 @@ def _add_mce_parser(sub):
     p.add_argument("--spill-limit", type=_positive_int, default=None, metavar="BYTES",
                    help="fail if the spill stack S grows past this (default: half the free memory)")
     _add_gpu_options(p)
+    p.add_argument("--gpu-engine", choices=["auto", "bitsets", "levels"], default="auto",
+                   help="GPU search: bitsets (a warp per subtree over a bitset graph) or levels "
+                        "(level by level on the GPU worker, with host buffer H; the GPU options "
+                        "above other than --gpu-chunk and --gpu-task-batch are for it); auto: "
+                        "bitsets unless a vertex has more than 1536 neighbours (default: auto)")
     p.add_argument("--trace", default=None, metavar="FILE.png",
                    help="write a timeline of CPU and GPU busy time, S, H and steals "
                         "(needs matplotlib)")
@@ -80,9 +85,10 @@ def _add_mce_parser(sub):
 def _add_gpu_options(p):
     """The GPU and hybrid options that every app's command shares."""
     g = p.add_argument_group("GPU options (--mode gpu or hybrid)")
-    g.add_argument("--gpu-chunk", type=_positive_int, default=500_000, metavar="N",
+    g.add_argument("--gpu-chunk", type=_positive_int, default=None, metavar="N",
                    help="initial vertices per GPU assignment, from the front of the vertex "
-                        "order (default: 500000)")
+                        "order (default: 500000; mce hybrid: a 16th of the vertices, at least "
+                        "1024)")
     g.add_argument("--eta-per-warp", type=_positive_int, default=None, metavar="N",
                    help="new subgraphs per level and warp (default: 1000)")
     g.add_argument("--gpu-buffer", type=_positive_int, default=None, metavar="BYTES",
@@ -134,8 +140,14 @@ def _gpu_options(args) -> dict:
     options["steal_batch"] = args.steal_batch
     options["give_back"] = args.give_back
     options["level_steal"] = args.level_steal
-    return {"gpu_chunk": args.gpu_chunk, "gpu_task_batch": args.gpu_task_batch,
-            "gpu_options": options}
+    out = {"gpu_task_batch": args.gpu_task_batch, "gpu_options": options}
+    if args.gpu_chunk is not None:
+        out["gpu_chunk"] = args.gpu_chunk
+    defaults = {"steal_bound": 1_000_000, "steal_batch": 1_000_000, "give_back": True,
+                "level_steal": True}
+    if getattr(args, "gpu_engine", "levels") != "levels" and options == defaults:
+        del out["gpu_options"]  # no levels-engine option set: leave the engine to the app
+    return out
 
 
 def _run_mce(args) -> int:
@@ -171,6 +183,7 @@ def _run_mce(args) -> int:
         progress=None if args.quiet else _progress_printer("cliques"),
         progress_interval=3.0,
         trace=args.trace,
+        gpu_engine=args.gpu_engine,
         **(_gpu_options(args) if args.mode in ("gpu", "hybrid") else {}),
     )
     if result.mode_reason and not args.quiet:
@@ -187,11 +200,17 @@ def _run_mce(args) -> int:
         if result.mode != "cpu":
             s = result.stats["gpu"]
             where = "the GPU" if result.mode == "gpu" else f"{result.threads} threads + the GPU"
-            print(f"time:            {result.seconds:.3f}s on {where} ({s['device']}),"
-                  f" {s['levels']:,} levels, {s['launches']:,} kernel launches,"
-                  f" buffer peak {s['peak_vertices']:,} of {s['buffer_vertices']:,} vertices,"
-                  f" H peak {s['host_stack_peak_records']:,} subgraphs")
-            if result.mode == "hybrid":
+            engine = result.stats.get("gpu_engine")
+            if engine == "bitsets":
+                print(f"time:            {result.seconds:.3f}s on {where} ({s['device']}),"
+                      f" {s['launches']:,} kernel launches, {s['spilled']:,} subtrees handed"
+                      f" out, {s['pushed']:,} of them to the CPU workers")
+            else:
+                print(f"time:            {result.seconds:.3f}s on {where} ({s['device']}),"
+                      f" {s['levels']:,} levels, {s['launches']:,} kernel launches,"
+                      f" buffer peak {s['peak_vertices']:,} of {s['buffer_vertices']:,}"
+                      f" vertices, H peak {s['host_stack_peak_records']:,} subgraphs")
+            if result.mode == "hybrid" and engine == "levels":
                 print(f"stealing:        CPU->GPU {s['tasks_from_cpu']:,} tasks, GPU->CPU "
                       f"{s['tasks_to_cpu']:,} tasks + {s['vertices_given_back']:,} vertices")
         else:

@@ -1,0 +1,585 @@
+"""Maximal cliques on the GPU: one warp per subtree, searched depth first over bitsets.
+
+The GPU engine behind ``mce.run(mode="gpu" | "hybrid")``. A warp takes one
+subtree: an initial vertex ``v`` (``R = {v}``, ``P`` = its later neighbours,
+``X`` = its earlier ones in degeneracy order) or a task record of the CPU
+workers (``[|R|, |P|, |X|, R..., P..., X...]``, the layout of
+:mod:`gthinker.apps.mce`). It drops from ``X`` the vertices with no neighbour
+in ``P``, builds the subtree's induced graph over ``P`` and the rest of ``X``
+as bitset rows (one ``ballot`` per 32 vertices), and runs Bron-Kerbosch with
+Tomita pivoting on it: every set operation is a few 32-bit words per lane, the
+pivot is a warp-wide maximum of popcounts. As on the CPU, the pivot step
+settles a node at once when a vertex of ``X`` is adjacent to all of ``P`` or
+``P`` is itself a clique.
+
+Load balance: a warp claims subtrees from a shared cursor, heaviest first.
+Once it has visited ``budget`` nodes of one subtree, every further branch it
+meets is written out as a task record instead of searched (G-ThinkerCG's
+timeout decomposition, counted in nodes so that it is the same on every
+device). The records go to the next launch, or to the CPU workers through
+the spill stack S when they are idle (hybrid mode).
+
+Counts land in a per-warp histogram of clique sizes (no atomics on the hot
+path), summed on the host at the end.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+from numba import cuda
+
+import gthinker
+from gthinker.gpu import simulator
+from gthinker.gpu.device import FULL_MASK, contains, lower_bound, warp_max, warp_sum
+
+__all__ = ["Device", "worker", "record_need"]
+
+WARPS_PER_BLOCK = 8
+#: Nodes a warp searches in one subtree before it hands the rest out as records.
+NODE_BUDGET = 1 << 14
+#: A subtree whose bitsets span more words than this (X' of thousands of vertices, at a
+#: hub) is not searched in place, where every node would scan them all: its first-level
+#: branches go out at once as records, each with the smaller X of its own branch.
+WIDE_WORDS = 48
+#: Bytes of device memory for the warps' scratch (bitset rows, stacks, id lists).
+SCRATCH_BYTES = 3 << 30
+#: Share of the records a launch hands out that go to idle CPU workers (hybrid mode);
+#: the rest are searched by the next launch.
+CPU_SHARE = 1 / 8
+#: int32 words for records written out by one launch.
+SPILL_WORDS = 1 << 26
+
+
+def record_need(p, nx):
+    """(id words, bitset words) a warp needs for a subtree with |P| = p, |X| = nx
+    (X' is at most X). Works on numpy arrays too."""
+    pw = (p + 31) >> 5
+    kw = (p + nx + 31) >> 5
+    return 2 * p + nx + 1, p * kw + nx * pw + (p + 1) * (2 * pw + kw)
+
+
+# ---- device helpers ------------------------------------------------------------------
+
+
+@cuda.jit(device=True)
+def _adjacent_to_any(indptr, indices, x, ids, p):
+    """True if vertex x has a neighbour among the sorted ids[:p] (shorter side searched)."""
+    lo = indptr[x]
+    hi = indptr[x + 1]
+    if hi - lo < p:
+        for j in range(lo, hi):
+            if contains(ids, 0, p, indices[j]):
+                return True
+    else:
+        for i in range(p):
+            if contains(indices, lo, hi, ids[i]):
+                return True
+    return False
+
+
+@cuda.jit(device=True)
+def _load(indptr, indices, data, start, v, ids, lane):
+    """Writes P then X (global ids) to ``ids``; returns (|R|, p, nx) on every lane."""
+    if start >= 0:
+        nr = data[start]
+        p = data[start + 1]
+        nx = data[start + 2]
+        for i in range(lane, p + nx, 32):
+            ids[i] = data[start + 3 + nr + i]
+    else:
+        lo = indptr[v]
+        hi = indptr[v + 1]
+        split = lower_bound(indices, lo, hi, v) - lo
+        nr = 1
+        p = hi - lo - split
+        nx = split
+        for i in range(lane, p, 32):
+            ids[i] = indices[lo + split + i]
+        for i in range(lane, nx, 32):
+            ids[p + i] = indices[lo + i]
+    cuda.syncwarp(FULL_MASK)
+    return nr, p, nx
+
+
+@cuda.jit(device=True)
+def _keep_blocking(indptr, indices, ids, p, nx, lane):
+    """Compacts X (ids[p:p + nx]) in place to X', the vertices with a neighbour in P."""
+    kept = 0
+    for base in range(0, nx, 32):
+        i = base + lane
+        x = 0
+        keep = False
+        if i < nx:
+            x = ids[p + i]
+            keep = _adjacent_to_any(indptr, indices, x, ids, p)
+        mask = cuda.ballot_sync(FULL_MASK, keep)
+        cuda.syncwarp(FULL_MASK)
+        if keep:
+            below = mask & ((np.uint32(1) << np.uint32(lane)) - np.uint32(1))
+            ids[p + kept + cuda.popc(below)] = x
+        kept += cuda.popc(mask)
+        cuda.syncwarp(FULL_MASK)
+    return kept
+
+
+@cuda.jit(device=True)
+def _build_rows(indptr, indices, ids, p, q, kw, pw, bits, lane):
+    """bits[i*kw:(i+1)*kw]: P vertex i's row over P and X' (local indices: P
+    first, then X'); after them, X' vertex x's row over P (pw words)."""
+    n = p + q
+    for i in range(p):
+        a = ids[i]
+        lo = indptr[a]
+        hi = indptr[a + 1]
+        for w in range(kw):
+            j = (w << 5) + lane
+            hit = j < n and contains(indices, lo, hi, ids[j])
+            word = cuda.ballot_sync(FULL_MASK, hit)
+            if lane == 0:
+                bits[i * kw + w] = word
+    cuda.syncwarp(FULL_MASK)
+    rx = p * kw
+    for x in range(q):
+        j = p + x
+        for w in range(pw):
+            i = (w << 5) + lane
+            hit = i < p and (bits[i * kw + (j >> 5)] >> np.uint32(j & 31)) & 1 != 0
+            word = cuda.ballot_sync(FULL_MASK, hit)
+            if lane == 0:
+                bits[rx + x * pw + w] = word
+    cuda.syncwarp(FULL_MASK)
+
+
+@cuda.jit(device=True)
+def _row_count(bits, ps, row, pw):
+    c = 0
+    for t in range(pw):
+        c += cuda.popc(bits[ps + t] & bits[row + t])
+    return c
+
+
+@cuda.jit(device=True)
+def _pivot(bits, ps, xs, p, pw, kw, lane):
+    """Tomita pivot of the node whose P and X start at ``ps`` and ``xs``: a local
+    index, or -1 (a vertex of X is adjacent to all of P: nothing below is
+    maximal) or -2 (P is a clique that no vertex of X extends). Clears from X
+    the vertices with no neighbour in P. Same value on every lane."""
+    size = 0
+    for t in range(lane, pw, 32):
+        size += cuda.popc(bits[ps + t])
+    size = warp_sum(size)
+    rx = p * kw
+    best = np.int64(-1)
+    not_clique = False
+    for w in range(pw):
+        word = bits[ps + w]
+        if word == 0:
+            continue
+        u = (w << 5) + lane
+        if (word >> np.uint32(lane)) & 1:
+            c = _row_count(bits, ps, u * kw, pw)
+            not_clique = not_clique or c != size - 1
+            key = (np.int64(c) << 32) | np.int64(u)
+            if key > best:
+                best = key
+    for w in range(kw):
+        word = bits[xs + w]
+        if word == 0:
+            continue
+        u = (w << 5) + lane
+        c = 0
+        inx = (word >> np.uint32(lane)) & 1 != 0
+        if inx:
+            c = _row_count(bits, ps, u * kw if u < p else rx + (u - p) * pw, pw)
+            key = (np.int64(c) << 32) | np.int64(u)
+            if key > best:
+                best = key
+        if cuda.ballot_sync(FULL_MASK, c == size) != 0:
+            return -1
+        kept = cuda.ballot_sync(FULL_MASK, c > 0)
+        if lane == 0:
+            bits[xs + w] = kept
+        cuda.syncwarp(FULL_MASK)
+    if cuda.ballot_sync(FULL_MASK, not_clique) == 0:
+        return -2
+    return np.int32(warp_max(best) & 0xFFFFFFFF)
+
+
+@cuda.jit(device=True)
+def _spill(out, octl, data, start, v, nr, ids, rl, d, bits, ps, xs, p, pw, kw, lane):
+    """Writes node (R + rl[:d], P at ps, X at xs) as a task record into ``out``;
+    False if ``out`` is full (the caller searches the node itself)."""
+    np_ = 0
+    for t in range(lane, pw, 32):
+        np_ += cuda.popc(bits[ps + t])
+    np_ = warp_sum(np_)
+    nx = 0
+    for t in range(lane, kw, 32):
+        nx += cuda.popc(bits[xs + t])
+    nx = warp_sum(nx)
+    size = 3 + nr + d + np_ + nx
+    at = -1
+    if lane == 0:
+        old = octl[0]
+        while old + size <= out.size:
+            seen = cuda.atomic.cas(octl, 0, old, old + size)
+            if seen == old:
+                at = old
+                break
+            old = seen
+    at = cuda.shfl_sync(FULL_MASK, at, 0)
+    if at < 0:
+        return False
+    if lane == 0:
+        out[at] = nr + d
+        out[at + 1] = np_
+        out[at + 2] = nx
+        k = at + 3
+        if start >= 0:
+            for i in range(nr):
+                out[k] = data[start + 3 + i]
+                k += 1
+        else:
+            out[k] = v
+            k += 1
+        for i in range(d):
+            out[k] = ids[rl + i]
+            k += 1
+        for u in range(p):
+            if (bits[ps + (u >> 5)] >> np.uint32(u & 31)) & 1:
+                out[k] = ids[u]
+                k += 1
+        # X bits below p are former P vertices, from p on X' vertices: two sorted runs.
+        i = 0
+        j = p
+        n = kw << 5
+        while True:
+            while i < p and not (bits[xs + (i >> 5)] >> np.uint32(i & 31)) & 1:
+                i += 1
+            while j < n and not (bits[xs + (j >> 5)] >> np.uint32(j & 31)) & 1:
+                j += 1
+            if i >= p and j >= n:
+                break
+            if j >= n or (i < p and ids[i] < ids[j]):
+                out[k] = ids[i]
+                i += 1
+            else:
+                out[k] = ids[j]
+                j += 1
+            k += 1
+    cuda.syncwarp(FULL_MASK)
+    return True
+
+
+@cuda.jit(device=True)
+def _report(hist, hrow, size, lane):
+    if lane == 0:
+        hist[hrow + size] += 1
+
+
+@cuda.jit(device=True)
+def _set_branches(bits, ps, cs, piv, p, pw, kw, lane):
+    """C = P minus the pivot's neighbours."""
+    row = piv * kw if piv < p else p * kw + (piv - p) * pw
+    for t in range(lane, pw, 32):
+        bits[cs + t] = bits[ps + t] & ~bits[row + t]
+    cuda.syncwarp(FULL_MASK)
+
+
+@cuda.jit(device=True)
+def _settle_or_branch(bits, ps, xs, cs, p, pw, kw, hist, hrow, size_r, lane):
+    """Pivot step of a node: True if it has branches (now in ``cs``); False if
+    it was settled at once (its one maximal clique, if any, counted)."""
+    piv = _pivot(bits, ps, xs, p, pw, kw, lane)
+    if piv == -1:
+        return False
+    if piv == -2:
+        n = 0
+        for t in range(lane, pw, 32):
+            n += cuda.popc(bits[ps + t])
+        _report(hist, hrow, size_r + warp_sum(n), lane)
+        return False
+    _set_branches(bits, ps, cs, piv, p, pw, kw, lane)
+    return True
+
+
+@cuda.jit(device=True)
+def _pop_branch(bits, cs, pw, lane):
+    """Takes the lowest bit of C (-1 if none); same value on every lane."""
+    v = -1
+    for w in range(pw):
+        word = bits[cs + w]
+        if word != 0:
+            v = (w << 5) + cuda.ffs(word) - 1
+            cuda.syncwarp(FULL_MASK)
+            if lane == 0:
+                bits[cs + w] = word & (word - np.uint32(1))
+            break
+    cuda.syncwarp(FULL_MASK)
+    return v
+
+
+@cuda.jit(device=True)
+def _search(bits, ids, p, q, nr, rl, hist, hrow, budget, out, octl, data, start, v0, lane):
+    """Bron-Kerbosch with pivoting over the local bitset graph (rows built).
+    Level d's P, X and untaken branches C are at ``stack + d * level``."""
+    pw = (p + 31) >> 5
+    kw = (p + q + 31) >> 5
+    level = 2 * pw + kw
+    stack = p * kw + q * pw
+    for w in range(lane, pw, 32):
+        bits[stack + w] = np.uint32(0xFFFFFFFF) if p - (w << 5) >= 32 else (
+            (np.uint32(1) << np.uint32(p - (w << 5))) - np.uint32(1))
+    for w in range(lane, kw, 32):
+        lo = max(p, w << 5)
+        hi = min(p + q, (w + 1) << 5)
+        word = np.uint32(0)
+        for b in range(lo, hi):
+            word |= np.uint32(1) << np.uint32(b & 31)
+        bits[stack + pw + w] = word
+    cuda.syncwarp(FULL_MASK)
+    if not _settle_or_branch(bits, stack, stack + pw, stack + pw + kw, p, pw, kw, hist, hrow,
+                             nr, lane):
+        return
+    nodes = 0
+    d = 0
+    while d >= 0:
+        ps = stack + d * level
+        xs = ps + pw
+        v = _pop_branch(bits, xs + kw, pw, lane)
+        if v < 0:
+            d -= 1
+            continue
+        if lane == 0:
+            ids[rl + d] = ids[v]
+        pc = ps + level
+        xc = pc + pw
+        any_p = False
+        for t in range(lane, pw, 32):
+            x = bits[ps + t] & bits[v * kw + t]
+            bits[pc + t] = x
+            any_p = any_p or x != 0
+        any_x = False
+        for t in range(lane, kw, 32):
+            x = bits[xs + t] & bits[v * kw + t]
+            bits[xc + t] = x
+            any_x = any_x or x != 0
+        any_p = cuda.ballot_sync(FULL_MASK, any_p) != 0
+        any_x = cuda.ballot_sync(FULL_MASK, any_x) != 0
+        if lane == 0:
+            bits[ps + (v >> 5)] &= ~(np.uint32(1) << np.uint32(v & 31))
+            bits[xs + (v >> 5)] |= np.uint32(1) << np.uint32(v & 31)
+        cuda.syncwarp(FULL_MASK)
+        nodes += 1
+        if not any_p:
+            if not any_x:
+                _report(hist, hrow, nr + d + 1, lane)
+            continue
+        if nodes > budget and _spill(out, octl, data, start, v0, nr, ids, rl, d + 1, bits, pc,
+                                     xc, p, pw, kw, lane):
+            continue
+        if _settle_or_branch(bits, pc, xc, xc + kw, p, pw, kw, hist, hrow, nr + d + 1, lane):
+            d += 1
+
+
+def _subtrees(indptr, indices, verts, nverts, data, starts, nrec, cursor, ids_buf, id_stride,
+              bits_buf, bit_stride, hist, nbins, budget, out, octl):
+    """One warp per subtree: records ``data[starts[t]:starts[t + 1]]`` first,
+    then the initial vertices ``verts`` (heaviest first, as given)."""
+    lane = cuda.threadIdx.x & 31
+    warp = cuda.grid(1) >> 5
+    ids = ids_buf[warp * id_stride : (warp + 1) * id_stride]
+    bits = bits_buf[warp * bit_stride : (warp + 1) * bit_stride]
+    hrow = warp * nbins
+    while True:
+        t = 0
+        if lane == 0:
+            t = cuda.atomic.add(cursor, 0, 1)
+        t = cuda.shfl_sync(FULL_MASK, t, 0)
+        if t >= nrec + nverts:
+            break
+        start = -1
+        v = -1
+        if t < nrec:
+            start = starts[t]
+        else:
+            v = verts[t - nrec]
+        nr, p, nx = _load(indptr, indices, data, start, v, ids, lane)
+        if p == 0:
+            if nx == 0:
+                _report(hist, hrow, nr, lane)
+            continue
+        q = _keep_blocking(indptr, indices, ids, p, nx, lane)
+        pw = (p + 31) >> 5
+        kw = (p + q + 31) >> 5
+        _build_rows(indptr, indices, ids, p, q, kw, pw, bits, lane)
+        _search(bits, ids, p, q, nr, p + nx, hist, hrow, 0 if kw > WIDE_WORDS else budget, out,
+                octl, data, start, v, lane)
+
+
+_KERNELS = {}
+
+
+def kernel():
+    """The subtree kernel, compiled once per process (or loaded from the compile cache)."""
+    if not _KERNELS:
+        compiled = cuda.jit(_subtrees)
+        if not simulator.enabled():  # the simulator compiles nothing
+            gthinker.cache.attach(compiled, target="cuda", name="mce_subtrees",
+                                  label="MCE (GPU bitset kernel)")
+        _KERNELS["subtrees"] = compiled
+    return _KERNELS["subtrees"]
+
+
+@gthinker.cache.jit("MCE GPU host functions", nogil=True)
+def _record_starts(data, used):
+    """Start offsets of the self-delimiting records in ``data[:used]``."""
+    starts = [0]
+    at = 0
+    while at < used:
+        at += 3 + data[at] + data[at + 1] + data[at + 2]
+        starts.append(at)
+    return np.array(starts, np.int64)
+
+
+class Work:
+    """Subtrees to search: initial vertices and/or task records (CPU layout)."""
+
+    def __init__(self, verts, data, starts):
+        self.verts = np.ascontiguousarray(verts, np.int32)
+        self.data = np.ascontiguousarray(data, np.int32)
+        self.starts = np.ascontiguousarray(starts, np.int64)
+
+    @property
+    def num_records(self):
+        return len(self.starts) - 1
+
+    def __len__(self):
+        return len(self.verts) + self.num_records
+
+    def needs(self, later, earlier):
+        """(id words, bitset words) of each record, then of each vertex."""
+        heads = self.starts[:-1]
+        p = np.concatenate([self.data[heads + 1], later[self.verts]]).astype(np.int64)
+        nx = np.concatenate([self.data[heads + 2], earlier[self.verts]]).astype(np.int64)
+        return record_need(p, nx)
+
+    def take(self, mask):
+        """The subtrees where ``mask`` (records first, then vertices) is true."""
+        nrec = self.num_records
+        keep = np.flatnonzero(mask[:nrec])
+        lens = self.starts[keep + 1] - self.starts[keep]
+        starts = np.zeros(len(keep) + 1, np.int64)
+        np.cumsum(lens, out=starts[1:])
+        idx = (np.repeat(self.starts[keep] - starts[:-1], lens) + np.arange(starts[-1]))
+        return Work(self.verts[mask[nrec:]], self.data[idx], starts)
+
+
+class Device:
+    """The graph on the device, the warps' scratch and histograms, the spill buffer."""
+
+    def __init__(self, graph, nbins, blocks=None, budget=NODE_BUDGET):
+        self.indptr = cuda.to_device(graph.indptr)
+        self.indices = cuda.to_device(graph.indices)
+        deg = np.diff(graph.indptr)
+        rows = np.repeat(np.arange(graph.num_vertices, dtype=np.int64), deg)
+        self.earlier = np.bincount(rows[graph.indices < rows], minlength=graph.num_vertices)
+        self.later = deg - self.earlier
+        self.nbins = int(nbins)
+        self.budget = int(budget)
+        if blocks is None:  # one block on the simulator, where each thread is an OS thread
+            blocks = 1 if simulator.enabled() else (
+                cuda.get_current_device().MULTIPROCESSOR_COUNT * 8)
+        self.warps = int(blocks) * WARPS_PER_BLOCK
+        ids_need, bits_need = record_need(self.later, self.earlier)
+        self.bit_stride = int(max(1, min(bits_need.max(initial=1),
+                                         SCRATCH_BYTES // 4 // self.warps)))
+        self.id_stride = int(ids_need.max(initial=1))
+        self.ids = cuda.device_array(self.warps * self.id_stride, np.int32)
+        self.bits = cuda.device_array(self.warps * self.bit_stride, np.uint32)
+        self.hist = cuda.to_device(np.zeros(self.warps * self.nbins, np.int64))
+        self.cursor = cuda.device_array(1, np.int64)
+        self.octl = cuda.device_array(1, np.int64)
+        self.out = cuda.device_array(SPILL_WORDS, np.int32)
+        self.launches = 0
+        self.seconds = 0.0
+        self.spilled = 0
+
+    def run(self, work: Work) -> Work:
+        """Searches ``work``; returns the subtrees the warps handed out (budget spent)."""
+        self.octl.copy_to_device(np.zeros(1, np.int64))
+        ids_need, bits_need = work.needs(self.later, self.earlier)
+        fits = bits_need <= self.bit_stride
+        t0 = time.perf_counter()
+        self._launch(work.take(fits), self.ids, self.id_stride, self.bits, self.bit_stride,
+                     self.warps)
+        if not fits.all():
+            big = work.take(~fits)
+            bit_stride = int(bits_need[~fits].max())
+            warps = min(len(big), SCRATCH_BYTES // 4 // bit_stride, self.warps)
+            if warps < 1:
+                raise gthinker.GThinkerError(
+                    f"a subtree needs {4 * bit_stride:,} bytes of GPU scratch, more than "
+                    f"{SCRATCH_BYTES:,}; run it with --mode cpu")
+            self._launch(big, cuda.device_array(warps * self.id_stride, np.int32),
+                         self.id_stride, cuda.device_array(warps * bit_stride, np.uint32),
+                         bit_stride, warps)
+        used = int(self.octl.copy_to_host()[0])
+        self.seconds += time.perf_counter() - t0
+        data = self.out[:used].copy_to_host() if used else np.zeros(0, np.int32)
+        starts = _record_starts(data, used)
+        self.spilled += len(starts) - 1
+        return Work(np.zeros(0, np.int32), data, starts)
+
+    def _launch(self, work, ids, id_stride, bits, bit_stride, warps):
+        if not len(work):
+            return
+        per_block = min(WARPS_PER_BLOCK, warps)  # the launch's warps fit its scratch
+        blocks = max(1, min(warps // per_block, math.ceil(len(work) / per_block)))
+        self.cursor.copy_to_device(np.zeros(1, np.int64))
+        data = work.data if work.data.size else np.zeros(1, np.int32)
+        kernel()[blocks, 32 * per_block](
+            self.indptr, self.indices, cuda.to_device(work.verts), np.int64(len(work.verts)),
+            cuda.to_device(data), cuda.to_device(work.starts), np.int64(work.num_records),
+            self.cursor, ids, np.int64(id_stride), bits, np.int64(bit_stride), self.hist,
+            np.int64(self.nbins), np.int64(self.budget), self.out, self.octl)
+        cuda.synchronize()
+        self.launches += 1
+
+    def histogram(self) -> np.ndarray:
+        return self.hist.copy_to_host().reshape(self.warps, self.nbins).sum(axis=0)
+
+
+def worker(graph, nbins, result: dict, blocks=None, budget=None, cpu_share=None):
+    """An external worker (``gthinker.run(..., external=[...])``) that searches
+    the subtrees it is given on the GPU. Records its warps hand out go to the
+    next launch, or to S while CPU workers are idle. When the job ends,
+    ``result`` has ``histogram`` (maximal cliques by size), ``kernel_seconds``,
+    ``launches``, ``spilled``, ``pushed`` and ``device``."""
+
+    def search_on_gpu(handle):
+        dev = Device(graph, nbins, blocks, NODE_BUDGET if budget is None else budget)
+        pushed = 0
+        while (got := handle.wait()) is not None:
+            work = Work(got.vertices[::-1], got.task_data, got.task_starts)
+            while len(work) and not handle.aborting:
+                work = dev.run(work)
+                idle = handle.idle_cpu_workers()
+                if idle and work.num_records > 1:
+                    share = np.zeros(len(work), bool)
+                    n = max(8 * idle, int(work.num_records * (CPU_SHARE if cpu_share is None
+                                                               else cpu_share)))
+                    share[: min(work.num_records // 2, n)] = True
+                    given = work.take(share)
+                    if handle.push_tasks(given.data, given.starts):
+                        pushed += given.num_records
+                        work = work.take(~share)
+            handle.done()
+        result.update(histogram=dev.histogram(), kernel_seconds=dev.seconds,
+                      launches=dev.launches, spilled=dev.spilled, pushed=pushed,
+                      device=gthinker.gpu.device_status()[1])
+
+    return search_on_gpu

@@ -1,0 +1,109 @@
+"""The bitset GPU engine of MCE (gthinker.apps.mce_bitsets_gpu): exact against
+networkx whether subtrees are searched whole, handed out by the node budget and
+searched again as records, run in the wide-scratch pass, or shared with CPU workers.
+
+Kernels run on Numba's CUDA simulator (tests/conftest.py), or on a real GPU with
+GTHINKER_TEST_REAL_GPU=1.
+"""
+
+from collections import Counter
+
+import networkx as nx
+import numpy as np
+import pytest
+from gthinker.apps import mce
+from gthinker.apps import mce_bitsets_gpu as mb
+
+import gthinker
+
+
+def _sizes(G):
+    return dict(Counter(len(c) for c in nx.find_cliques(G)))
+
+
+def _ordered(G):
+    g = gthinker.as_graph(G)
+    order, _ = g.degeneracy_order()
+    return g.reorder(order)
+
+
+def _search_all(g, **kw):
+    dev = mb.Device(g, g.degeneracy + 2, blocks=1, **kw)
+    work = mb.Work(np.arange(g.num_vertices)[::-1], np.zeros(0, np.int32), np.zeros(1, np.int64))
+    rounds = 0
+    while len(work):
+        work = dev.run(work)
+        rounds += 1
+    hist = dev.histogram()
+    return {int(s): int(c) for s, c in enumerate(hist) if c}, dev, rounds
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_node_budget_hands_out_records_and_stays_exact(seed):
+    G = nx.gnp_random_graph(30, 0.45, seed=seed)
+    got, dev, rounds = _search_all(_ordered(G), budget=2)
+    assert dev.spilled > 0 and rounds > 1  # records went back in as subtrees
+    assert got == _sizes(G)
+
+
+def test_subtrees_too_wide_for_the_warp_scratch_run_in_a_wide_pass(monkeypatch):
+    G = nx.compose(nx.gnp_random_graph(24, 0.3, seed=3), nx.complete_graph(9))
+    g = _ordered(G)
+    _, bits = mb.record_need(np.diff(g.indptr), np.diff(g.indptr))
+    monkeypatch.setattr(mb, "SCRATCH_BYTES", 4 * 8 * int(bits.max()) // 3)
+    got, dev, _ = _search_all(g)
+    assert dev.bit_stride < int(mb.record_need(dev.later, dev.earlier)[1].max())
+    assert got == _sizes(G)
+
+
+def test_a_subtree_too_wide_for_the_device_says_to_use_the_cpu(monkeypatch):
+    monkeypatch.setattr(mb, "SCRATCH_BYTES", 64)
+    with pytest.raises(gthinker.GThinkerError, match="--mode cpu"):
+        _search_all(_ordered(nx.complete_graph(12)))
+
+
+@pytest.mark.parametrize("mode", ["gpu", "hybrid"])
+def test_modes_with_the_bitset_engine_match_networkx(mode):
+    G = nx.compose(nx.gnp_random_graph(28, 0.3, seed=4), nx.complete_graph(7))
+    G.add_node(40)  # isolated: a maximal clique of size 1
+    r = mce.run(G, mode=mode, threads=2, gpu_node_budget=3, gpu_engine="bitsets")
+    assert r.histogram == _sizes(G) and r.count == sum(_sizes(G).values())
+    assert r.max_size == max(_sizes(G)) and r.mode == mode
+    assert r.stats["gpu"]["launches"] >= 1
+
+
+def test_cpu_records_searched_on_the_gpu_stay_exact():
+    # CPU tasks decompose at once into S; the GPU, one vertex per assignment, takes
+    # batches of those records once the deque is empty.
+    G = nx.gnp_random_graph(30, 0.35, seed=6)
+    r = mce.run(G, mode="hybrid", threads=1, gpu_chunk=1, time_budget=1e-6, early_split=0,
+                timeout_check_interval=1, cpu_task_batch=1, gpu_task_batch=5,
+                gpu_engine="bitsets")
+    assert r.stats["tasks_decomposed"] > 0
+    assert r.histogram == _sizes(G)
+
+
+def test_engine_options_are_checked():
+    with pytest.raises(ValueError, match="gpu_engine"):
+        mce.run(nx.path_graph(3), mode="gpu", gpu_engine="warp")
+    with pytest.raises(ValueError, match="levels"):
+        mce.run(nx.path_graph(3), mode="gpu", gpu_engine="bitsets",
+                gpu_options={"eta_per_warp": 4})
+
+
+def test_auto_engine_takes_bitsets_below_the_degree_bound_and_levels_above():
+    small = mce.run(nx.path_graph(5), mode="gpu")
+    assert small.stats["gpu_engine"] == "bitsets" and small.count == 4
+    star = nx.star_graph(mce.BITSET_MAX_DEGREE + 1)
+    big = mce.run(star, mode="gpu")
+    assert big.stats["gpu_engine"] == "levels" and big.count == mce.BITSET_MAX_DEGREE + 1
+    with_options = mce.run(nx.path_graph(5), mode="gpu", gpu_options={"eta_per_warp": 4})
+    assert with_options.stats["gpu_engine"] == "levels"
+
+
+def test_wide_subtrees_hand_out_their_first_level_and_stay_exact(monkeypatch):
+    monkeypatch.setattr(mb, "WIDE_WORDS", 0)  # every subtree counts as wide
+    G = nx.compose(nx.gnp_random_graph(26, 0.35, seed=8), nx.star_graph(12))
+    got, dev, rounds = _search_all(_ordered(G))
+    assert dev.spilled > 0 and rounds > 1
+    assert got == _sizes(G)
