@@ -253,7 +253,11 @@ def _framework_key() -> str:
     from . import _core
 
     h = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.rglob("*.py")):  # the bundled apps too
+    root = Path(__file__).parent
+    # The bundled apps too; resolved, since a source checkout may link gthinker/apps to
+    # ../apps, and rglob does not enter linked folders.
+    files = sorted(set(root.rglob("*.py")) | set((root / "apps").resolve().rglob("*.py")))
+    for path in files:
         h.update(path.name.encode())
         h.update(path.read_bytes())
     h.update(repr((sorted(_core.HEADER), sorted(_core.ERROR_CODES))).encode())
