@@ -54,6 +54,7 @@ import numpy as np
 from numba import njit
 
 import gthinker
+from gthinker.runtime import MAX_THREADS, positive_int
 
 from . import sm
 
@@ -64,6 +65,8 @@ __all__ = ["Alley", "CandidateGraph", "Estimator", "GSwordResult", "HELPERS", "W
 MAX_QUERY = 32
 #: Samples per round: one warp's worth. Rounds are the units of the standard error.
 ROUND = 32
+#: The most samples one estimate takes (each batch keeps 16 bytes per ROUND samples).
+MAX_SAMPLES = 2**34
 
 # ---- the candidate graph (host side) --------------------------------------------------
 
@@ -710,7 +713,9 @@ class GSwordResult:
     stderr: float
     ci95: tuple
     seconds: float  # wall time of the call (candidate graph, sampling, trawling), not compiling
-    samples_per_second: float  # samples / sampling_seconds
+    #: samples / sampling_seconds; None when nothing was sampled (a query vertex has no
+    #: candidate, so the estimate is exactly 0)
+    samples_per_second: float | None
     sampling_seconds: float  # time in the samplers (kernels, or CPU workers)
     build_seconds: float  # candidate graph
     estimator: str
@@ -885,10 +890,10 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
     t0 = time.perf_counter()
     compiled_before = gthinker.cache.compile_seconds()
     est = _resolve_estimator(estimator)
-    samples = _positive(samples, "samples")
-    batches = _positive(batches, "batches")
-    trawl_samples = _positive(trawl_samples, "trawl_samples")
-    cutoff_walks = _positive(cutoff_walks, "cutoff_walks")
+    samples = positive_int("samples", samples, MAX_SAMPLES)
+    batches = positive_int("batches", batches, samples)
+    trawl_samples = positive_int("trawl_samples", trawl_samples)
+    cutoff_walks = positive_int("cutoff_walks", cutoff_walks)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
         raise ValueError(f"seed must be an integer in [0, 2**63), got {seed!r}")
     seed = int(seed)
@@ -897,7 +902,7 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
         cpu_because=f"few samples (< {SMALL_SAMPLES:,})" if samples < SMALL_SAMPLES else "")
     if threads is None:
         threads = gthinker.default_threads()
-    threads = _positive(threads, "threads")
+    threads = positive_int("threads", threads, MAX_THREADS)
     data = gthinker.as_graph(data)
     query_graph = sm.as_query(query)
     tb = time.perf_counter()
@@ -984,8 +989,10 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
     return GSwordResult(
         query=label, estimate=est_value, samples=total,
         valid_ratio=valid / total if total else 0.0, stderr=stderr,
-        ci95=(est_value - 1.96 * stderr, est_value + 1.96 * stderr), seconds=seconds,
-        samples_per_second=total / sampling_seconds if sampling_seconds > 0 else 0.0,
+        # The count is never negative: the interval is clamped at 0.
+        ci95=(max(0.0, est_value - 1.96 * stderr), est_value + 1.96 * stderr), seconds=seconds,
+        samples_per_second=None if cg.empty() or sampling_seconds <= 0 else (
+            total / sampling_seconds),
         sampling_seconds=sampling_seconds, build_seconds=build_seconds, estimator=est.name,
         mode=mode, trawl=plan_params is not None, batches=len(sizes), seed=seed,
         inheritance=bool(inheritance) and mode == "gpu",
@@ -1014,12 +1021,6 @@ def _combine(batches, total):
     if total <= 0:
         return 0.0, 0.0, 0
     return s / total, math.sqrt(var) / total, valid
-
-
-def _positive(value, what):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{what} must be a positive integer, got {value!r}")
-    return int(value)
 
 
 class _CPUSampler:

@@ -118,9 +118,6 @@ def _check(data: gthinker.Graph, query: gthinker.Graph):
     nq = query.num_vertices
     if nq == 0:
         raise ValueError("the query graph is empty")
-    if nq > data.num_vertices:
-        raise ValueError(f"the query has {nq} vertices, more than the data graph's "
-                         f"{data.num_vertices}: no embedding can exist")
     if (data.labels is None) != (query.labels is None):
         which = "data graph" if data.labels is not None else "query"
         raise ValueError(f"only the {which} has vertex labels: give both graphs labels, or "

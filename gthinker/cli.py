@@ -221,6 +221,9 @@ def _run_mce(args) -> int:
             print(f"compiling:       {result.compile_seconds:.2f}s (first run on this machine)")
         if args.output:
             print(f"cliques written to {args.output}")
+    if result.stats.get("trace_error"):
+        print(f"gthinker: error: {result.stats['trace_error']}", file=sys.stderr)
+        return 1
     if args.trace and not args.quiet:
         print(f"timeline written to {args.trace}", file=sys.stderr)
     return 0
@@ -467,6 +470,10 @@ def _run_gsword(args) -> int:
             print(json.dumps(res.to_dict()), flush=True)
         else:
             lo, hi = res.ci95
+            if res.samples_per_second is None:
+                print(f"{name}: 0 embeddings (a query vertex has no candidate in the data "
+                      f"graph; nothing to sample), total {res.seconds:.2f}s", flush=True)
+                continue
             print(f"{name}: about {res.estimate:.6g} embeddings (95% CI {lo:.4g} .. {hi:.4g}, "
                   f"stderr {res.stderr:.3g}); {res.samples:,} samples in "
                   f"{res.sampling_seconds:.3f}s ({res.samples_per_second:,.0f}/s, "

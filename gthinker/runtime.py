@@ -202,9 +202,16 @@ def _drive_external(job, slot, fn, errors):
             worker.done()
 
 
-def _positive_int(name, value):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+#: The most CPU worker threads one job starts (each is an OS thread with its own stack).
+MAX_THREADS = 4096
+_INT64_MAX = 2**63 - 1
+
+
+def positive_int(name, value, maximum=_INT64_MAX):
+    """``value`` as an int in 1..maximum, or ValueError naming the range."""
+    if (isinstance(value, bool) or not isinstance(value, (int, np.integer))
+            or not 1 <= value <= maximum):
+        raise ValueError(f"{name} must be an integer from 1 to {maximum:,}, got {value!r}")
     return int(value)
 
 
@@ -405,9 +412,9 @@ def run(
     if threads is None:
         threads = default_threads()
     elif not ((external or mode != "cpu") and threads == 0):  # an external worker may run alone
-        threads = _positive_int("threads", threads)
-    gpu_chunk = _positive_int("gpu_chunk", gpu_chunk)
-    gpu_task_batch = _positive_int("gpu_task_batch", gpu_task_batch)
+        threads = positive_int("threads", threads, MAX_THREADS)
+    gpu_chunk = positive_int("gpu_chunk", gpu_chunk)
+    gpu_task_batch = positive_int("gpu_task_batch", gpu_task_batch)
     if not (isinstance(time_budget, (int, float)) and time_budget > 0):
         raise ValueError(f"time_budget must be a positive number of seconds, got {time_budget!r}")
     if early_split is None:
@@ -419,15 +426,15 @@ def run(
     if not (isinstance(gpu_idle_split, (int, float)) and gpu_idle_split >= 0):
         raise ValueError(f"gpu_idle_split must be a number of seconds >= 0, "
                          f"got {gpu_idle_split!r}")
-    cpu_chunk = _positive_int("cpu_chunk", cpu_chunk)
-    cpu_task_batch = _positive_int("cpu_task_batch", cpu_task_batch)
-    flush_batch = _positive_int("flush_batch", flush_batch)
-    timeout_check_interval = _positive_int("timeout_check_interval", timeout_check_interval)
+    cpu_chunk = positive_int("cpu_chunk", cpu_chunk)
+    cpu_task_batch = positive_int("cpu_task_batch", cpu_task_batch)
+    flush_batch = positive_int("flush_batch", flush_batch)
+    timeout_check_interval = positive_int("timeout_check_interval", timeout_check_interval)
     if spill_limit is None:
         spill_limit = psutil.virtual_memory().available // 2
-    spill_limit = _positive_int("spill_limit", spill_limit)
+    spill_limit = positive_int("spill_limit", spill_limit)
     if limit is not None:
-        limit = _positive_int("limit", limit)
+        limit = positive_int("limit", limit)
         if mode != "cpu":
             raise ValueError(f"limit runs on the CPU workers only (mode='cpu'), not in {mode!r}")
     if stop is not None and not isinstance(stop, StopToken):
@@ -447,7 +454,7 @@ def run(
     params = np.ascontiguousarray(params, dtype=np.int64).ravel()
     if histogram_bins is None:
         histogram_bins = int(graph.max_degree) + 2 if n else 2
-    histogram_bins = _positive_int("histogram_bins", histogram_bins)
+    histogram_bins = positive_int("histogram_bins", histogram_bins)
 
     if mode in ("gpu", "hybrid"):
         from .gpu.worker import GPUWorker
@@ -524,10 +531,14 @@ def run(
         raise errors[0]
     _raise_for_status(task, graph, status)
     stopped = {"limit": "limit", "stopped": "stop"}.get(status["error"])
+    trace_error = None
     if tracer is not None:
         # The end state, also for jobs shorter than one tick.
         tracer.sample(_with_gpu(job.snapshot(), gpu_worker))
-        tracer.write(trace, start, seconds)
+        try:
+            tracer.write(trace, start, seconds)
+        except OSError as exc:  # keep the job's result; the caller learns why in stats
+            trace_error = f"cannot write the trace to {trace}: {exc.strerror or exc}"
 
     res = job.results()
     stats = job.stats()
@@ -540,6 +551,8 @@ def run(
         maxima_values = np.maximum(maxima_values, g_maxima)
         hists = [h + g_hists[i][: len(h)] for i, h in enumerate(hists)]
         stats["gpu"] = gpu_worker.snapshot()
+    if trace_error:
+        stats["trace_error"] = trace_error
     minimum = np.iinfo(np.int64).min
     counters = zip(names_from.counters, counter_values, strict=True)
     maxima = zip(names_from.maxima, maxima_values, strict=True)

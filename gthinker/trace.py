@@ -7,6 +7,7 @@ way); the GPU's busy intervals are exact. Drawn with matplotlib.
 
 from __future__ import annotations
 
+import io
 import time
 
 from .errors import GThinkerError
@@ -78,5 +79,8 @@ class Tracer:
                      + (" + GPU" if self.gpu is not None else "")
                      + f" ({time.strftime('%Y-%m-%d %H:%M')})")
         fig.tight_layout()
-        fig.savefig(path, dpi=110)
+        image = io.BytesIO()
+        fig.savefig(image, format="png", dpi=110)
         plt.close(fig)
+        with open(path, "wb") as f:  # a full disk or a bad path raises here, not silently
+            f.write(image.getvalue())
