@@ -490,10 +490,12 @@ class Device:
         self.later = deg - self.earlier
         self.nbins = int(nbins)
         self.budget = int(budget)
-        if blocks is None:  # one block on the simulator, where each thread is an OS thread
+        # The simulator runs each thread as an OS thread: one block of two warps there.
+        self.per_block = 2 if simulator.enabled() else WARPS_PER_BLOCK
+        if blocks is None:
             blocks = 1 if simulator.enabled() else (
                 cuda.get_current_device().MULTIPROCESSOR_COUNT * 8)
-        self.warps = int(blocks) * WARPS_PER_BLOCK
+        self.warps = int(blocks) * self.per_block
         ids_need, bits_need = record_need(self.later, self.earlier)
         self.bit_stride = int(max(1, min(bits_need.max(initial=1),
                                          SCRATCH_BYTES // 4 // self.warps)))
@@ -537,7 +539,7 @@ class Device:
     def _launch(self, work, ids, id_stride, bits, bit_stride, warps):
         if not len(work):
             return
-        per_block = min(WARPS_PER_BLOCK, warps)  # the launch's warps fit its scratch
+        per_block = min(self.per_block, warps)  # the launch's warps fit its scratch
         blocks = max(1, min(warps // per_block, math.ceil(len(work) / per_block)))
         self.cursor.copy_to_device(np.zeros(1, np.int64))
         data = work.data if work.data.size else np.zeros(1, np.int32)

@@ -25,7 +25,7 @@ def _moved(r):
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_same_results_in_every_mode(seed):
-    G = nx.compose(nx.gnp_random_graph(30, 0.25, seed=seed), nx.complete_graph(7))
+    G = nx.compose(nx.gnp_random_graph(24, 0.25, seed=seed), nx.complete_graph(7))
     by_mode = {m: mce.run(G, mode=m, threads=2) for m in ("cpu", "gpu", "hybrid")}
     ref = _cliques(G)
     for m, r in by_mode.items():
