@@ -33,7 +33,10 @@ def _steps(gpu: bool):
         steps.append((f"gsword {name} (cpu)", lambda name=name: gsword.estimate(
             graph, "4-cycle", estimator=name, samples=20_000, mode="cpu", threads=1)))
     if gpu:
-        steps.append(("mce (gpu)", lambda: mce.run(graph, mode="gpu")))
+        steps.append(("mce bitsets (gpu)", lambda: mce.run(graph, mode="gpu",
+                                                           gpu_engine="bitsets")))
+        steps.append(("mce levels (gpu)", lambda: mce.run(graph, mode="gpu",
+                                                          gpu_engine="levels")))
         steps.append(("count (gpu)", lambda: count.count(graph, "triangle", mode="gpu")))
         for layout in ("prefix", "expand"):
             steps.append((f"sm {layout} (gpu)", lambda layout=layout: sm.count(
