@@ -514,21 +514,22 @@ class Device:
         """Searches ``work``; returns the subtrees the warps handed out (budget spent)."""
         self.octl.copy_to_device(np.zeros(1, np.int64))
         ids_need, bits_need = work.needs(self.later, self.earlier)
-        fits = bits_need <= self.bit_stride
+        # A record's X may hold former P vertices too: check both scratch sizes.
+        fits = (bits_need <= self.bit_stride) & (ids_need <= self.id_stride)
         t0 = time.perf_counter()
         self._launch(work.take(fits), self.ids, self.id_stride, self.bits, self.bit_stride,
                      self.warps)
         if not fits.all():
             big = work.take(~fits)
             bit_stride = int(bits_need[~fits].max())
+            id_stride = int(ids_need[~fits].max())
             warps = min(len(big), SCRATCH_BYTES // 4 // bit_stride, self.warps)
             if warps < 1:
                 raise gthinker.GThinkerError(
                     f"a subtree needs {4 * bit_stride:,} bytes of GPU scratch, more than "
                     f"{SCRATCH_BYTES:,}; run it with --mode cpu")
-            self._launch(big, cuda.device_array(warps * self.id_stride, np.int32),
-                         self.id_stride, cuda.device_array(warps * bit_stride, np.uint32),
-                         bit_stride, warps)
+            self._launch(big, cuda.device_array(warps * id_stride, np.int32), id_stride,
+                         cuda.device_array(warps * bit_stride, np.uint32), bit_stride, warps)
         used = int(self.octl.copy_to_host()[0])
         self.seconds += time.perf_counter() - t0
         data = self.out[:used].copy_to_host() if used else np.zeros(0, np.int32)

@@ -100,14 +100,14 @@ def _add_gpu_options(p):
     g.add_argument("--tau-c", type=int, default=None, metavar="N",
                    help="hybrid: the GPU hands work to the CPUs while more than N CPU workers "
                         "are idle (default: half of them)")
-    g.add_argument("--steal-bound", type=_positive_int, default=1_000_000, metavar="N",
+    g.add_argument("--steal-bound", type=_positive_int, default=None, metavar="N",
                    help="hybrid: ... and while S holds fewer than N tasks (default: 1000000)")
-    g.add_argument("--steal-batch", type=_positive_int, default=1_000_000, metavar="N",
+    g.add_argument("--steal-batch", type=_positive_int, default=None, metavar="N",
                    help="hybrid: subgraphs moved from H to S at a time (default: 1000000)")
-    g.add_argument("--no-give-back", dest="give_back", action="store_false",
+    g.add_argument("--no-give-back", dest="give_back", action="store_false", default=None,
                    help="hybrid: the GPU keeps its chunk's unstarted vertices instead of "
                         "handing half back to idle CPU workers")
-    g.add_argument("--no-level-steal", dest="level_steal", action="store_false",
+    g.add_argument("--no-level-steal", dest="level_steal", action="store_false", default=None,
                    help="hybrid: idle CPU workers get no unread subgraphs from the GPU's "
                         "device levels (only H and handed-back vertices)")
 
@@ -129,24 +129,18 @@ def _progress_printer(counter_name, stream=sys.stderr):
 
 
 def _gpu_options(args) -> dict:
-    options = {}
-    if args.eta_per_warp is not None:
-        options["eta_per_warp"] = args.eta_per_warp
-    if args.gpu_buffer is not None:
-        options["buffer_bytes"] = args.gpu_buffer
-    if args.tau_c is not None:
-        options["tau_c"] = args.tau_c
-    options["steal_bound"] = args.steal_bound
-    options["steal_batch"] = args.steal_batch
-    options["give_back"] = args.give_back
-    options["level_steal"] = args.level_steal
-    out = {"gpu_task_batch": args.gpu_task_batch, "gpu_options": options}
+    """The GPU flags the user gave; the rest keep the GPU worker's own defaults."""
+    flags = {"eta_per_warp": args.eta_per_warp, "buffer_bytes": args.gpu_buffer,
+             "tau_c": args.tau_c, "steal_bound": args.steal_bound,
+             "steal_batch": args.steal_batch, "give_back": args.give_back,
+             "level_steal": args.level_steal}
+    options = {k: v for k, v in flags.items() if v is not None}
+    out = {"gpu_task_batch": args.gpu_task_batch}
     if args.gpu_chunk is not None:
         out["gpu_chunk"] = args.gpu_chunk
-    defaults = {"steal_bound": 1_000_000, "steal_batch": 1_000_000, "give_back": True,
-                "level_steal": True}
-    if getattr(args, "gpu_engine", "levels") != "levels" and options == defaults:
-        del out["gpu_options"]  # no levels-engine option set: leave the engine to the app
+    # Options of the levels engine (mce) pick it; none given leaves the choice to the app.
+    if options or getattr(args, "gpu_engine", "levels") == "levels":
+        out["gpu_options"] = options
     return out
 
 

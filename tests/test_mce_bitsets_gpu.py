@@ -109,3 +109,19 @@ def test_wide_subtrees_hand_out_their_first_level_and_stay_exact(monkeypatch):
     got, dev, rounds = _search_all(_ordered(G))
     assert dev.spilled > 0 and rounds > 1
     assert got == _sizes(G)
+
+
+def test_a_record_wider_than_any_initial_subtree_gets_its_own_scratch():
+    # R = {}, P = every vertex: the whole search in one record, whose id list is longer
+    # than any vertex's, so it must run in the wide pass.
+    G = nx.compose(nx.gnp_random_graph(14, 0.4, seed=9), nx.complete_graph(5))
+    g = _ordered(G)
+    n = g.num_vertices
+    dev = mb.Device(g, g.degeneracy + 2, blocks=1)
+    work = mb.Work(np.zeros(0, np.int32), np.array([0, n, 0, *range(n)], np.int32),
+                   np.array([0, 3 + n], np.int64))
+    assert work.needs(dev.later, dev.earlier)[0][0] > dev.id_stride
+    while len(work):
+        work = dev.run(work)
+    hist = dev.histogram()
+    assert {int(s): int(c) for s, c in enumerate(hist) if c} == _sizes(G)
