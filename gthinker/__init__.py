@@ -8,8 +8,64 @@ Importing the package is cheap: the names below are imported on first use, so
 """
 
 import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+from pathlib import Path
 
-from .errors import (
+_HERE = Path(__file__).parent
+
+
+def _check_core_is_built():
+    """Fail at once, saying what to do, when this folder has no built C++ core.
+
+    That happens when Python imports the source folder (``./gthinker`` at the
+    repository root comes first on ``sys.path``) rather than an installed gthinker:
+    without this check the first use fails later with a misleading circular-import
+    or missing-module error.
+    """
+    if importlib.machinery.PathFinder.find_spec(f"{__name__}._core", __path__) is None:
+        raise ImportError(
+            f"gthinker's C++ core (gthinker._core) is not built in this source folder "
+            f"({_HERE}), which Python imported instead of an installed gthinker "
+            f"(the current directory, say, comes first on sys.path). Run `pip install -e .` in "
+            f"{_HERE.parent} to build it here, or run Python from another folder to use "
+            f"the installed gthinker.",
+            name=__name__,
+        )
+
+
+class _SourceAppsFinder(importlib.abc.MetaPathFinder):
+    """Resolves ``gthinker.apps`` to the repository's top-level ``apps/`` folder.
+
+    The bundled apps live in ``apps/`` beside this package; setup.py installs them as
+    ``gthinker.apps`` (``package_dir``), so an installed gthinker has a real
+    ``gthinker/apps`` folder, and setuptools' editable finder maps the name too. A
+    source folder imported any other way (an older or "compat" editable install, the
+    folder on ``PYTHONPATH`` after ``python setup.py build_ext --inplace``) has no
+    ``gthinker/apps``. This finder answers for that one name only, and is added
+    (last, after every other finder) only when ``gthinker/apps`` is missing and
+    ``../apps/__init__.py`` exists; its submodules (``gthinker.apps.mce``, ...) are then
+    found by the ordinary path finder through the spec's search location.
+    """
+
+    def __init__(self, apps_dir: Path):
+        self.apps_dir = apps_dir
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != f"{__name__}.apps":
+            return None
+        return importlib.util.spec_from_file_location(
+            fullname, self.apps_dir / "__init__.py",
+            submodule_search_locations=[str(self.apps_dir)])
+
+
+_check_core_is_built()
+if not (_HERE / "apps").is_dir() and (_HERE.parent / "apps" / "__init__.py").is_file():
+    sys.meta_path.append(_SourceAppsFinder(_HERE.parent / "apps"))
+
+from .errors import (  # noqa: E402 - after the checks above, which need nothing else
     DeviceUnavailableError,
     GraphFormatError,
     GThinkerError,

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.util
 import os
 import pickle
 import re
@@ -254,9 +255,11 @@ def _framework_key() -> str:
 
     h = hashlib.sha256()
     root = Path(__file__).parent
-    # The bundled apps too; resolved, since a source checkout may link gthinker/apps to
-    # ../apps, and rglob does not enter linked folders.
-    files = sorted(set(root.rglob("*.py")) | set((root / "apps").resolve().rglob("*.py")))
+    # The bundled apps too, wherever gthinker.apps is found: a source checkout may link
+    # gthinker/apps to ../apps (rglob does not enter linked folders), or have no
+    # gthinker/apps at all (an editable install maps the name to ../apps).
+    apps = Path(importlib.util.find_spec(f"{__package__}.apps").origin).parent.resolve()
+    files = sorted(set(root.rglob("*.py")) | set(apps.rglob("*.py")))
     for path in files:
         h.update(path.name.encode())
         h.update(path.read_bytes())
