@@ -37,10 +37,16 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
+import select
+import shutil
 import tempfile
+import threading
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -48,7 +54,8 @@ import gthinker
 from gthinker.bits import lowest_bit, pop_lowest, popcount
 from gthinker.setops import intersect_positions
 
-__all__ = ["MaximalCliques", "MCEResult", "run", "iter_cliques"]
+__all__ = ["CliqueBatch", "MaximalCliques", "MCEResult", "internal_ids", "iter_clique_batches",
+           "iter_cliques", "run"]
 
 
 @gthinker.cache.jit("MCE functions", nogil=True, inline="always")
@@ -57,6 +64,12 @@ def _row_count(pb, row, pw):
     for t in range(pw):
         c += popcount(pb[t] & row[t])
     return c
+
+
+@gthinker.cache.jit("MCE functions", nogil=True, inline="always")
+def _min_size(ctx):
+    """The smallest clique to report: the run's ``params[0]`` (1 when it has none)."""
+    return ctx.params[0] if ctx.params.size else 1
 
 
 #: What :func:`_choose_pivot` returns instead of a pivot when no branching is needed.
@@ -115,11 +128,14 @@ def _clique(rbase, pglob, rl, depth):
 
 @gthinker.cache.jit("MCE functions", nogil=True)
 def _report(ctx, rbase, pglob, rl, depth, pb, pw):
-    """Reports the maximal clique R + rl[:depth + 1] + the vertices of bitset ``pb``."""
+    """Reports the maximal clique R + rl[:depth + 1] + the vertices of bitset ``pb``
+    (if it has at least :func:`_min_size` vertices)."""
     extra = 0
     for t in range(pw):
         extra += popcount(pb[t])
     size = rbase.size + depth + 1 + extra
+    if size < _min_size(ctx):
+        return
     ctx.count(0, 1)
     ctx.update_max(0, size)
     ctx.add_to_histogram(0, size)
@@ -193,6 +209,7 @@ def _bron_kerbosch(ctx, rbase, pglob, xall):
     """Enumerates the maximal cliques R + C, C a clique of P, with X as exclusions."""
     indptr = ctx.indptr
     indices = ctx.indices
+    min_size = _min_size(ctx)
     p = pglob.size
     nx = xall.size
     pw = (p + 63) >> 6
@@ -262,11 +279,10 @@ def _bron_kerbosch(ctx, rbase, pglob, xall):
         row = ax[v]
         pc = ps[depth + 1]
         xc = xs[depth + 1]
-        pempty = True
+        psize = 0
         for t in range(pw):
             pc[t] = ps[depth, t] & row[t]
-            if pc[t] != 0:
-                pempty = False
+            psize += popcount(pc[t])
         xempty = True
         for t in range(kw):
             xc[t] = xs[depth, t] & row[t]
@@ -274,7 +290,9 @@ def _bron_kerbosch(ctx, rbase, pglob, xall):
                 xempty = False
         ps[depth, v >> 6] &= ~(1 << (v & 63))
         xs[depth, v >> 6] |= 1 << (v & 63)
-        if pempty:
+        if rbase.size + depth + 1 + psize < min_size:  # no clique below is big enough
+            continue
+        if psize == 0:
             if xempty:
                 _report(ctx, rbase, pglob, rl, depth, pc, pw)
             continue
@@ -334,6 +352,8 @@ def _compute_record(ctx, record):
     rbase = record[3 : 3 + nr]
     pglob = record[3 + nr : 3 + nr + np_]
     xall = record[3 + nr + np_ : 3 + nr + np_ + nx]
+    if nr + np_ < _min_size(ctx):  # no clique of this subtree is big enough
+        return
     if np_ == 0:
         if nx == 0:  # R itself is maximal
             ctx.count(0, 1)
@@ -412,10 +432,12 @@ def _gpu_engine(graph) -> str:
     return "bitsets" if graph.max_degree <= BITSET_MAX_DEGREE else "levels"
 
 
-def _cpu_because(graph, output) -> str:
+def _cpu_because(graph, output, containing=None) -> str:
     """Why auto mode should run on the CPU, or ''."""
     if output is not None:
         return "listing cliques runs on the CPU"
+    if containing is not None:
+        return "cliques containing given vertices run on the CPU"
     return gthinker.gpu.small_graph(graph)
 
 
@@ -428,6 +450,8 @@ def run(
     output: str | os.PathLike | None = None,
     progress=None,
     gpu_engine: str = "auto",
+    min_size: int = 1,
+    containing=None,
     **options,
 ) -> MCEResult:
     """Enumerates the maximal cliques of ``graph``.
@@ -439,7 +463,7 @@ def run(
     mode : {"auto", "cpu", "gpu", "hybrid"}
         ``"gpu"`` searches on the GPU alone, ``"hybrid"`` on the GPU beside
         the CPU workers; ``"auto"`` (default) is hybrid where a CUDA GPU is
-        usable and cpu elsewhere (and with ``output``).
+        usable and cpu elsewhere (and with ``output`` or ``containing``).
     gpu_engine : {"auto", "bitsets", "levels"}
         The GPU search: ``"bitsets"``, a warp per subtree over a bitset graph
         (:mod:`gthinker.apps.mce_bitsets_gpu`); ``"levels"``, the level-by-level
@@ -464,26 +488,49 @@ def run(
         Stream every maximal clique to this file, one per line, original vertex ids.
     progress : callable, optional
         Called with the runtime's snapshot dict every couple of seconds.
+    min_size : int
+        Only the maximal cliques of at least this many vertices count (and are
+        written to ``output``). The CPU search prunes every subtree whose
+        ``|R| + |P|`` is smaller, so a large ``min_size`` also saves time; the
+        GPU engines search everything and their counts are filtered by size
+        at the end.
+    containing : sequence of vertices, optional
+        Only the maximal cliques that contain all of these vertices (original
+        ids, or node names for a graph built from networkx names), as
+        networkx ``find_cliques(G, nodes)``: they must form a clique
+        (ValueError otherwise). The search starts from one task whose ``R``
+        is these vertices and whose ``P`` is their common neighbours. CPU only.
     **options
-        Passed on to :func:`gthinker.run` (``cpu_task_batch``, ``spill_limit``, ...).
+        Passed on to :func:`gthinker.run` (``cpu_task_batch``, ``spill_limit``,
+        ``stop``, ...).
 
     Returns
     -------
     MCEResult
-        Every maximal clique counts, an isolated vertex as one of size 1 (as in
-        networkx ``find_cliques`` and igraph ``maximal_cliques``).
+        ``count`` maximal cliques (an isolated vertex is one of size 1, as in
+        networkx ``find_cliques`` and igraph ``maximal_cliques``), ``max_size``
+        the largest, and ``histogram``, the number of maximal cliques of each
+        size ``{size: count}`` (sizes with none left out), all counted
+        without listing the cliques. With ``min_size``, the cliques of at
+        least that size; ``max_size`` is 0 if there are none.
     """
     graph = gthinker.as_graph(graph)
-    if mode in ("gpu", "hybrid") and output is not None:
-        raise ValueError("listing cliques (output=/--output) runs on the CPU only; "
-                         "use mode='cpu' (--mode cpu) to write them")
+    min_size = gthinker.runtime.positive_int("min_size", min_size)
+    if containing is not None and len(containing) == 0:
+        containing = None
+    if mode in ("gpu", "hybrid") and (output is not None or containing is not None):
+        raise ValueError("listing cliques (output=/--output) and cliques containing given "
+                         "vertices (containing=) run on the CPU only; use mode='cpu' "
+                         "(--mode cpu)")
     if gpu_engine not in ("auto", "bitsets", "levels"):
         raise ValueError(f"gpu_engine must be 'auto', 'bitsets' or 'levels', not {gpu_engine!r}")
     if gpu_engine == "bitsets" and "gpu_options" in options:
         raise ValueError("gpu_options are the options of gpu_engine='levels'")
     if gpu_engine == "auto":
         gpu_engine = "levels" if "gpu_options" in options else _gpu_engine(graph)
-    mode, why = gthinker.gpu.resolve_mode(mode, cpu_because=_cpu_because(graph, output))
+    mode, why = gthinker.gpu.resolve_mode(
+        mode, cpu_because=_cpu_because(graph, output, containing))
+    seeds = None if containing is None else internal_ids(graph, containing)
     if graph.num_vertices == 0:
         if output is not None:
             open(output, "w").close()
@@ -492,8 +539,71 @@ def run(
     order, _core_numbers = graph.degeneracy_order()
     ordered = graph.reorder(order)
     bins = graph.degeneracy + 2
+    if seeds is not None:
+        rank = np.empty(graph.num_vertices, np.int64)
+        rank[order] = np.arange(graph.num_vertices)
+        options.update(vertices=[], records=[_seed_record(ordered, rank[seeds], containing)])
     on_gpu: dict = {}
-    run_mode = mode
+    run_mode, threads = _add_gpu(options, mode, gpu_engine, ordered, bins, threads, on_gpu)
+    res = gthinker.run(
+        MaximalCliques,
+        ordered,
+        mode=run_mode,
+        threads=threads,
+        time_budget=time_budget,
+        cpu_chunk=chunk if chunk is not None else (1 if mode == "hybrid" else 50),
+        histogram_bins=bins,
+        output=output,
+        progress=progress,
+        params=[min_size],
+        **options,
+    )
+    if on_gpu:
+        _merge_gpu(res, on_gpu)
+    if mode in ("gpu", "hybrid"):
+        res.stats["gpu_engine"] = gpu_engine
+    return _result(res, mode, why, min_size)
+
+
+def internal_ids(graph: gthinker.Graph, vertices) -> np.ndarray:
+    """The internal ids (0..n-1) of ``vertices``, given as original ids or, for
+    a graph with :attr:`~gthinker.Graph.node_names`, as node names; ValueError
+    names the first one that is not in the graph."""
+    vertices = list(vertices)
+    if graph.node_names is not None:
+        index = {name: i for i, name in enumerate(graph.node_names)}
+        missing = [v for v in vertices if v not in index]
+        found = [index.get(v, -1) for v in vertices]
+    else:
+        ids = np.asarray(graph.ids)
+        by_id = np.argsort(ids, kind="stable")
+        asked = np.array([v if isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                          else -1 for v in vertices], np.int64)
+        pos = np.minimum(np.searchsorted(ids, asked, sorter=by_id), max(ids.size - 1, 0))
+        hit = (ids[by_id[pos]] == asked) if ids.size else np.zeros(asked.size, bool)
+        missing = [v for v, h in zip(vertices, hit.tolist(), strict=True) if not h]
+        found = by_id[pos] if ids.size else []
+    if missing:
+        raise ValueError(f"vertex {missing[0]!r} is not in the graph")
+    return np.asarray(found, np.int64)
+
+
+def _seed_record(ordered: gthinker.Graph, seeds: np.ndarray, containing) -> np.ndarray:
+    """The task ``[|R|, |P|, 0, R..., P...]`` whose maximal cliques are those that
+    contain ``seeds`` (ids of ``ordered``): R = the seeds, P = their common
+    neighbours (a clique K ⊇ R is maximal iff K - R is a maximal clique of P)."""
+    common = None
+    for v in seeds.tolist():
+        if common is not None and not np.isin(v, common):
+            raise ValueError(f"the vertices {list(containing)!r} do not form a clique")
+        nb = ordered.neighbors(v)
+        common = nb if common is None else np.intersect1d(common, nb, assume_unique=True)
+    return np.concatenate([[seeds.size, common.size, 0], np.sort(seeds), common]).astype(np.int32)
+
+
+def _add_gpu(options, mode, gpu_engine, ordered, bins, threads, on_gpu):
+    """Sets the GPU side of a gpu or hybrid run into ``options``; returns the
+    mode and CPU thread count that :func:`gthinker.run` gets."""
     if mode in ("gpu", "hybrid") and gpu_engine == "levels":
         from .mce_gpu import MaximalCliquesGPU
 
@@ -505,31 +615,23 @@ def run(
         options["external"] = [worker(ordered, bins, on_gpu,
                                       budget=options.pop("gpu_node_budget", None),
                                       cpu_share=options.pop("gpu_cpu_share", None))]
-        run_mode = "cpu"
-        threads = 0 if mode == "gpu" else threads
         if mode == "hybrid":
             options.setdefault("gpu_chunk", max(1024, ordered.num_vertices // 16))
-    res = gthinker.run(
-        MaximalCliques,
-        ordered,
-        mode=run_mode,
-        threads=threads,
-        time_budget=time_budget,
-        cpu_chunk=chunk if chunk is not None else (1 if mode == "hybrid" else 50),
-        histogram_bins=bins,
-        output=output,
-        progress=progress,
-        **options,
-    )
-    if on_gpu:
-        _merge_gpu(res, on_gpu)
-    if mode in ("gpu", "hybrid"):
-        res.stats["gpu_engine"] = gpu_engine
-    hist = res.histograms["size"]
+        return "cpu", 0 if mode == "gpu" else threads
+    return mode, threads
+
+
+def _result(res, mode, why, min_size) -> MCEResult:
+    """The MCEResult of a finished job. The GPU engines count cliques of every
+    size: only the sizes from ``min_size`` on are kept (the CPU search has
+    none smaller)."""
+    hist = res.histograms["size"].copy()
+    hist[:min_size] = 0
+    sizes = np.flatnonzero(hist)
     return MCEResult(
-        count=res.counters["cliques"],
-        max_size=res.maxima["max_size"] or 0,
-        histogram={int(s): int(c) for s, c in enumerate(hist) if c},
+        count=int(hist.sum()),
+        max_size=int(sizes[-1]) if sizes.size else 0,
+        histogram={int(s): int(hist[s]) for s in sizes},
         seconds=res.seconds,
         mode=mode,
         threads=res.threads,
@@ -549,25 +651,125 @@ def _merge_gpu(res, on_gpu):
     res.stats["gpu"] = {k: v for k, v in on_gpu.items() if k != "histogram"}
 
 
-def iter_cliques(graph, threads: int | None = None, **options):
-    """Yields every maximal clique of ``graph``, in the graph's own vertex ids.
+class CliqueBatch(NamedTuple):
+    """Maximal cliques read together: clique ``i`` is
+    ``vertices[offsets[i]:offsets[i + 1]]`` (int64 original ids, in the order
+    the search found them; sizes ``np.diff(offsets)``)."""
 
-    The enumeration runs to the end first (all cores, cliques streamed to a
-    temporary file), then the cliques are read back one at a time, so memory
-    stays small however many there are. Each clique is a sorted int64 array of
-    original ids, or a list of node names for a networkx graph whose nodes are
-    not integers. Order differs from networkx ``find_cliques``.
+    vertices: np.ndarray
+    offsets: np.ndarray
+
+
+def iter_clique_batches(graph, threads: int | None = None, **options):
+    """Yields the maximal cliques of ``graph`` in :class:`CliqueBatch` es, while
+    the search runs.
+
+    The search runs on a background thread and writes its cliques into a
+    named pipe; each batch is what the pipe held (up to about a megabyte), so
+    the first cliques arrive long before the search ends, and memory stays
+    bounded: while the consumer does not read, the workers wait. Closing the
+    generator early (``break``, ``close()``, garbage collection) stops the
+    search and removes the pipe. Options as :func:`run` (``min_size``,
+    ``containing``, ...); CPU only.
+    """
+    graph = gthinker.as_graph(graph)
+    for data in _streamed_output(graph, threads, options):
+        yield _parse_cliques(data)
+
+
+def iter_cliques(graph, threads: int | None = None, **options):
+    """Yields every maximal clique of ``graph``, in the graph's own vertex ids,
+    as the search finds them (see :func:`iter_clique_batches`: bounded memory,
+    the search stops when the generator is closed).
+
+    Each clique is a sorted int64 array of original ids, or a list of node
+    names for a networkx graph whose nodes are not integers. Order differs
+    from networkx ``find_cliques``. Options as :func:`run` (``min_size``,
+    ``containing``, ...).
 
     >>> import networkx as nx
     >>> sorted(len(c) for c in iter_cliques(nx.path_graph(4), threads=1))
     [2, 2, 2]
+    >>> sorted(c.tolist() for c in iter_cliques(nx.complete_graph(4), min_size=4, threads=1))
+    [[0, 1, 2, 3]]
     """
     graph = gthinker.as_graph(graph)
-    names = getattr(graph, "node_names", None)
-    with tempfile.TemporaryDirectory(prefix="gthinker-") as tmp:
-        path = os.path.join(tmp, "cliques.txt")
-        run(graph, threads=threads, output=path, **options)
-        with open(path) as f:
-            for line in f:
-                ids = np.sort(np.array(line.split(), dtype=np.int64))
-                yield [names[i] for i in ids] if names is not None else ids
+    names = graph.node_names
+    for batch in iter_clique_batches(graph, threads, **options):
+        bounds = batch.offsets.tolist()
+        for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+            ids = np.sort(batch.vertices[a:b])
+            yield [names[i] for i in ids.tolist()] if names is not None else ids
+
+
+def _parse_cliques(data: bytes) -> CliqueBatch:
+    """Whole lines of space-separated ids as a :class:`CliqueBatch`."""
+    raw = np.frombuffer(data, np.uint8)
+    ends = np.flatnonzero(raw == ord("\n"))
+    spaces = np.searchsorted(np.flatnonzero(raw == ord(" ")), ends)
+    sizes = np.diff(spaces, prepend=0) + 1
+    offsets = np.zeros(ends.size + 1, np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    return CliqueBatch(np.fromstring(data, dtype=np.int64, sep=" "), offsets)
+
+
+#: Bytes the named pipe of :func:`iter_clique_batches` may hold (Linux caps it
+#: at /proc/sys/fs/pipe-max-size, 1 MiB by default; a smaller pipe still works).
+PIPE_BYTES = 1 << 20
+
+
+def _streamed_output(graph, threads, options):
+    """Runs :func:`run` on a thread with ``output`` a named pipe; yields what it
+    writes as bytes of whole lines. On exit (end, error or close) the run is
+    stopped, the pipe drained until the thread ends, and the folder removed."""
+    stop = gthinker.StopToken()
+    folder = tempfile.mkdtemp(prefix="gthinker-")
+    path = os.path.join(folder, "cliques")
+    os.mkfifo(path)
+    # Opened before the run: the writer's open then returns at once.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with contextlib.suppress(OSError, AttributeError):
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+    outcome: dict = {}
+
+    def search():
+        try:
+            run(graph, threads=threads, output=path, stop=stop, **options)
+        except BaseException as exc:  # handed to the consumer's thread
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=search, name="gthinker-iter-cliques", daemon=True)
+    worker.start()
+    try:
+        rest = b""
+        while (data := _read_pipe(fd, worker)) is not None:
+            cut = data.rfind(b"\n") + 1
+            if cut:
+                yield rest + data[:cut]
+                rest = data[cut:]
+            else:
+                rest += data
+        if "error" in outcome:
+            raise outcome["error"]
+    finally:
+        stop.set()
+        while _read_pipe(fd, worker) is not None:  # unblock a writer until the run ends
+            pass
+        worker.join()
+        os.close(fd)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _read_pipe(fd: int, writer: threading.Thread, poll: float = 0.05) -> bytes | None:
+    """The next bytes in the pipe, waiting for them; None once ``writer`` has
+    ended and the pipe is empty."""
+    while True:
+        alive = writer.is_alive()  # before reading: if it had ended, all it wrote is there
+        ready, _, _ = select.select([fd], [], [], poll)
+        data = os.read(fd, PIPE_BYTES) if ready else None
+        if data:
+            return data
+        if not alive:
+            return None
+        if data == b"":  # no writer yet, or no longer: wait for the run instead of spinning
+            writer.join(0.01)
