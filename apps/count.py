@@ -61,7 +61,8 @@ from gthinker.setops import intersect, intersect_positions, intersect_size
 
 from . import sm
 
-__all__ = ["CliqueCount", "CliqueTree", "CountResult", "count", "oriented", "clique_size"]
+__all__ = ["CliqueCount", "CliqueTree", "CountResult", "VertexTriangles", "count", "oriented",
+           "clique_size"]
 
 _CLIQUE = re.compile(r"^(\d+)-clique$")
 
@@ -281,6 +282,15 @@ def _spill_range(ctx, lo, hi):
 
 
 @gthinker.cache.jit("counting functions", nogil=True)
+def _spill_rest(ctx, v, hi):
+    """A timed-out range task hands the rest of its range, [v, hi), on in two halves."""
+    mid = (v + hi) >> 1
+    if v < mid:
+        _spill_range(ctx, v, mid)
+    _spill_range(ctx, mid, hi)
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
 def _count_range(ctx, lo, hi):
     """The cliques whose first vertex is in [lo, hi); a timed-out task hands the
     rest of its range on in two halves."""
@@ -290,10 +300,7 @@ def _count_range(ctx, lo, hi):
     one = np.empty(1, np.int32)
     for v in range(lo, hi):
         if ctx.timed_out():
-            mid = (v + hi) >> 1
-            if v < mid:
-                _spill_range(ctx, v, mid)
-            _spill_range(ctx, mid, hi)
+            _spill_rest(ctx, v, hi)
             break
         if ctx.degree(v) < k - 1:
             continue
@@ -317,6 +324,57 @@ class CliqueCount(gthinker.Task):
             ctx.count(0, _count_range(ctx, -1 - record[0], record[1]))
         else:
             ctx.count(0, _count_cliques(ctx, record))
+
+
+# ---- triangles at every vertex ---------------------------------------------------------
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _vertex_triangles_at(ctx, v, mark, per):
+    """Adds each triangle whose first vertex is ``v`` to ``per`` at its three
+    vertices (``v``, its out-neighbour ``u``, and ``w``, an out-neighbour of both)."""
+    nb = ctx.neighbors(v)
+    for i in range(nb.size):
+        mark[nb[i]] = 1
+    at_v = 0
+    for i in range(nb.size):
+        u = nb[i]
+        row = ctx.neighbors(u)
+        at_u = 0
+        for j in range(row.size):
+            w = row[j]
+            if mark[w]:
+                at_u += 1
+                per[w] += 1
+        per[u] += at_u
+        at_v += at_u
+    per[v] += at_v
+    for i in range(nb.size):
+        mark[nb[i]] = 0
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _vertex_triangles_range(ctx, lo, hi):
+    per = ctx.histograms[0]  # one bin per vertex (the run's histogram_bins is n)
+    mark = np.zeros(ctx.indptr.size - 1, np.uint8)
+    for v in range(lo, hi):
+        if ctx.timed_out():
+            _spill_rest(ctx, v, hi)
+            break
+        if ctx.degree(v) >= 2:
+            _vertex_triangles_at(ctx, v, mark, per)
+
+
+class VertexTriangles(gthinker.Task):
+    """Counts, for every vertex of an oriented graph (:func:`oriented`), the
+    triangles that contain it: histogram bin ``v`` (``histogram_bins = n``,
+    one row of n int64 per worker). Records are ranges ``[-1 - lo, hi]``."""
+
+    histograms = ("triangles",)
+
+    @staticmethod
+    def compute(ctx, record):
+        _vertex_triangles_range(ctx, -1 - record[0], record[1])
 
 
 def vertex_ranges(dag: gthinker.Graph, parts: int) -> tuple[np.ndarray, np.ndarray]:
@@ -501,6 +559,10 @@ class CountResult:
     compile_seconds: float = 0.0
     mode_reason: str = ""
     stats: dict = field(default_factory=dict, repr=False)
+    #: With ``per_vertex=True``: int64 array, ``per_vertex[v]`` = the triangles that
+    #: contain vertex ``v`` of ``gthinker.as_graph(graph)`` (original id ``ids[v]``,
+    #: or ``node_names[v]``); their sum is three times ``count``.
+    per_vertex: np.ndarray | None = field(default=None, repr=False)
 
     def to_dict(self) -> dict:
         out = {"pattern": self.pattern, "count": self.count}
@@ -513,7 +575,8 @@ class CountResult:
 
 
 def count(graph, pattern: str = "triangle", mode: str = "auto", threads: int | None = None,
-          time_budget: float = 0.1, progress=None, **options) -> CountResult:
+          time_budget: float = 0.1, progress=None, per_vertex: bool = False,
+          **options) -> CountResult:
     """Counts the distinct subgraphs of ``graph`` isomorphic to ``pattern``
     (not necessarily induced), or, for ``pattern="cliques"``, the k-cliques of
     every size k.
@@ -527,12 +590,23 @@ def count(graph, pattern: str = "triangle", mode: str = "auto", threads: int | N
         ``"house"``, ``"k-path"``, ``"k-star"``, ...), a pattern file or a graph.
     mode : {"auto", "cpu", "gpu", "hybrid"}
         Where to count; ``"auto"`` uses a CUDA GPU where one is usable.
+    per_vertex : bool
+        With ``pattern="triangle"``: also count the triangles at every vertex,
+        into :attr:`CountResult.per_vertex`. CPU only (each worker keeps one
+        int64 per vertex).
     **options
         Passed on to :func:`gthinker.run` (``spill_limit``, ``cpu_chunk``, ...).
+
+    >>> import networkx as nx
+    >>> count(nx.Graph([(0, 1), (1, 2), (0, 2), (2, 3)]), "triangle", per_vertex=True,
+    ...       threads=1).per_vertex.tolist()
+    [1, 1, 1, 0]
     """
     graph = gthinker.as_graph(graph)
     name = pattern if isinstance(pattern, str) else "pattern"
     k = clique_size(pattern)
+    if per_vertex:
+        return _per_vertex(graph, name, k, mode, threads, time_budget, progress, options)
     if pattern != "cliques" and k is None:
         return _by_matching(graph, pattern, name, mode, threads, time_budget, progress, options)
     mode, why = gthinker.gpu.resolve_mode(mode, auto="gpu",
@@ -553,6 +627,33 @@ def count(graph, pattern: str = "triangle", mode: str = "auto", threads: int | N
     return CountResult(name, total, res.seconds, mode, res.threads, "cliques (oriented)",
                        prepare_seconds=prepare, compile_seconds=res.compile_seconds,
                        mode_reason=why, stats=res.stats)
+
+
+def _per_vertex(graph, name, k, mode, threads, time_budget, progress, options):
+    """Triangles in all and at every vertex (CPU)."""
+    if k != 3:
+        raise ValueError(f"per_vertex counts triangles; pattern {name!r} is not 'triangle'")
+    if mode in ("gpu", "hybrid"):
+        raise ValueError("per-vertex triangle counts run on the CPU only; use mode='cpu'")
+    mode, why = gthinker.gpu.resolve_mode(mode, cpu_because="per-vertex counts run on the CPU")
+    t0 = time.perf_counter()
+    dag = oriented(graph)
+    prepare = time.perf_counter() - t0
+    n = graph.num_vertices
+    threads = threads or gthinker.default_threads()
+    if n == 0:
+        return CountResult(name, 0, 0.0, mode, threads, "per vertex (oriented)",
+                           per_vertex=np.zeros(0, np.int64), mode_reason=why)
+    options.setdefault("cpu_task_batch", 1)
+    res = gthinker.run(VertexTriangles, dag, mode="cpu", threads=threads,
+                       time_budget=time_budget, vertices=[],
+                       records=vertex_ranges(dag, 16 * threads), histogram_bins=n,
+                       progress=progress, **options)
+    per = res.histograms["triangles"]
+    return CountResult(name, int(per.sum()) // 3, res.seconds, mode, res.threads,
+                       "per vertex (oriented)", prepare_seconds=prepare,
+                       compile_seconds=res.compile_seconds, mode_reason=why, stats=res.stats,
+                       per_vertex=per)
 
 
 def _run_cliques(dag, k, mode, threads, time_budget, progress, options):
