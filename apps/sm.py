@@ -664,7 +664,8 @@ def match(data, query, unique: bool = False, limit: int | None = None,
     """Lists the matches: an int64 array with one row per match (at most
     ``limit``) and one column per query vertex, holding the data vertex (its
     original id) matched to it. Row order differs from run to run. For a
-    networkx graph whose nodes are not integers, an object array of node names.
+    networkx graph whose nodes are not integers, an object array of node names
+    (of the same shape, whatever the names are: tuples, strings, mixed).
 
     >>> import networkx as nx
     >>> match(nx.complete_graph(3), "triangle", unique=True, threads=1).tolist()
@@ -678,7 +679,7 @@ def match(data, query, unique: bool = False, limit: int | None = None,
         count(data, query, unique=unique, mode="cpu", threads=threads, limit=limit,
               output=path, **options)
         rows = np.fromfile(path, dtype=np.int64, sep=" ").reshape(-1, nq)
-    names = getattr(data, "node_names", None)
-    if names is not None:
-        return np.asarray(names, dtype=object)[rows]
+    names = data.node_names
+    if names is not None:  # one element per name: tuple names must not become rows
+        return np.fromiter(names, dtype=object, count=len(names))[rows]
     return rows

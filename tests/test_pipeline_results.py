@@ -1,0 +1,158 @@
+"""Results for pipelines, against networkx and brute force: maximal cliques of at
+least k vertices (mce.run / iter_cliques ``min_size``, in every mode), the cliques
+containing given vertices, the clique-size histogram, streamed clique batches,
+triangles per vertex, and subgraph matches as numpy arrays with any node names."""
+
+import itertools
+import threading
+from collections import Counter
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import gthinker
+from gthinker.apps import count, mce, sm
+
+
+def planted(n, p, sizes, seed):
+    rng = np.random.default_rng(seed)
+    G = nx.gnp_random_graph(n, p, seed=seed)
+    for k in sizes:
+        nodes = rng.choice(n, size=k, replace=False).tolist()
+        G.add_edges_from(itertools.combinations(nodes, 2))
+    G.add_nodes_from([n, n + 1])  # isolated: maximal cliques of size 1
+    return G
+
+
+def nx_cliques(G, min_size=1):
+    return sorted(tuple(sorted(c)) for c in nx.find_cliques(G) if len(c) >= min_size)
+
+
+@pytest.mark.parametrize("min_size", [1, 2, 4, 7, 30])
+def test_min_size_counts_and_histogram_match_networkx(min_size):
+    G = planted(150, 0.08, [12, 9, 7], seed=min_size)
+    want = Counter(len(c) for c in nx_cliques(G, min_size))
+    # A microsecond budget decomposes nearly every task: records are pruned too.
+    for kw in ({}, {"time_budget": 1e-6, "timeout_check_interval": 1}):
+        res = mce.run(G, mode="cpu", threads=2, min_size=min_size, **kw)
+        assert res.histogram == dict(want)
+        assert res.count == sum(want.values())
+        assert res.max_size == max(want, default=0)
+
+
+def test_min_size_prunes_the_search():
+    G = planted(300, 0.05, [10], seed=5)
+    every = mce.run(G, mode="cpu", threads=1, time_budget=1e-6, timeout_check_interval=1)
+    big = mce.run(G, mode="cpu", threads=1, time_budget=1e-6, timeout_check_interval=1,
+                  min_size=8)
+    assert big.histogram == {10: 1}
+    # Fewer subtrees are searched, so fewer of them time out and decompose.
+    assert big.stats["tasks_decomposed"] < every.stats["tasks_decomposed"]
+
+
+@pytest.mark.parametrize("min_size", [1, 3, 5])
+def test_iter_cliques_min_size_lists_the_same_cliques_as_networkx(min_size):
+    G = planted(120, 0.1, [8, 6], seed=11)
+    got = sorted(tuple(c.tolist()) for c in mce.iter_cliques(G, threads=2, min_size=min_size))
+    assert got == nx_cliques(G, min_size)
+
+
+def test_min_size_is_checked():
+    for bad in (0, -1, 2.5, "3", True):
+        with pytest.raises(ValueError, match="min_size"):
+            mce.run(nx.path_graph(3), mode="cpu", min_size=bad)
+
+
+@pytest.mark.parametrize(("mode", "engine"), [("gpu", "bitsets"), ("hybrid", "levels")])
+def test_min_size_in_gpu_modes_matches_networkx(mode, engine):
+    # The GPU engines search every clique; the sizes below min_size are filtered out.
+    G = nx.compose(nx.gnp_random_graph(18, 0.3, seed=4), nx.complete_graph(5))
+    want = Counter(len(c) for c in nx_cliques(G, 3))
+    res = mce.run(G, mode=mode, threads=2, min_size=3, gpu_engine=engine)
+    assert (res.histogram, res.count, res.max_size) == (dict(want), sum(want.values()), 5)
+
+
+def test_containing_gives_the_cliques_networkx_finds_with_nodes():
+    G = planted(100, 0.12, [9], seed=2)
+    g = gthinker.as_graph(G)
+    edge = list(min(G.edges))
+    for seeds in ([0], edge, list(nx_cliques(G, 9)[0][:3]), [100]):  # 100: isolated
+        want = sorted(tuple(sorted(c)) for c in nx.find_cliques(G, seeds))
+        got = sorted(tuple(c.tolist()) for c in mce.iter_cliques(g, containing=seeds))
+        assert got == want
+        res = mce.run(g, mode="cpu", containing=seeds, min_size=3)
+        assert res.count == sum(len(c) >= 3 for c in want)
+
+
+def test_containing_checks_its_vertices():
+    G = nx.path_graph(5)
+    with pytest.raises(ValueError, match="do not form a clique"):
+        mce.run(G, mode="cpu", containing=[0, 2])
+    with pytest.raises(ValueError, match="do not form a clique"):
+        mce.run(G, mode="cpu", containing=[1, 1])
+    with pytest.raises(ValueError, match="vertex 9 is not in the graph"):
+        mce.run(G, mode="cpu", containing=[9])
+    with pytest.raises(ValueError, match="CPU only"):
+        mce.run(G, mode="gpu", containing=[0])
+    named = nx.relabel_nodes(G, {i: f"v{i}" for i in G})
+    assert mce.run(named, mode="cpu", containing=["v1", "v2"]).count == 1
+    with pytest.raises(ValueError, match="'x' is not in the graph"):
+        mce.run(named, mode="cpu", containing=["x"])
+
+
+def test_clique_batches_stream_while_the_search_runs(tmp_path, monkeypatch):
+    # K(3,3,...,3) with 11 parts has 3**11 maximal cliques of 11 vertices: megabytes
+    # of output, more than the pipe and the workers' buffers hold.
+    G = nx.complete_multipartite_graph(*[3] * 11)
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    batches = mce.iter_clique_batches(G, threads=2)
+    first = next(batches)
+    assert np.all(np.diff(first.offsets) == 11)
+    # The search is still running (its writer waits for the consumer) ...
+    assert any(t.name == "gthinker-iter-cliques" for t in threading.enumerate())
+    assert list(tmp_path.iterdir())  # ... writing into its pipe
+    batches.close()  # stops the search, removes the pipe
+    assert not any(t.name == "gthinker-iter-cliques"
+                   for t in threading.enumerate())
+    assert not list(tmp_path.iterdir())
+    total = sum(b.offsets.size - 1 for b in mce.iter_clique_batches(G, threads=2))
+    assert total == 3**11
+
+
+def test_an_error_in_the_search_reaches_the_consumer(tmp_path, monkeypatch):
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    with pytest.raises(ValueError, match="do not form a clique"):
+        list(mce.iter_cliques(nx.path_graph(4), containing=[0, 3]))
+    assert not list(tmp_path.iterdir())
+
+
+def test_triangles_per_vertex_match_networkx():
+    G = nx.disjoint_union(nx.powerlaw_cluster_graph(400, 5, 0.5, seed=3), nx.empty_graph(3))
+    g = gthinker.as_graph(G)
+    want = nx.triangles(G)
+    for kw in ({}, {"time_budget": 1e-6, "timeout_check_interval": 1}):
+        res = count.count(g, "triangle", per_vertex=True, threads=2, **kw)
+        assert res.per_vertex.tolist() == [want[v] for v in g.ids.tolist()]
+        assert res.count == sum(want.values()) // 3
+    assert count.count(nx.Graph(), "triangle", per_vertex=True).per_vertex.size == 0
+    with pytest.raises(ValueError, match="per_vertex counts triangles"):
+        count.count(G, "4-clique", per_vertex=True)
+    with pytest.raises(ValueError, match="CPU only"):
+        count.count(G, "triangle", per_vertex=True, mode="gpu")
+
+
+@pytest.mark.parametrize("names", ["tuples", "mixed"])
+def test_matches_are_arrays_of_node_names(names):
+    G = nx.gnp_random_graph(25, 0.3, seed=8)
+    label = {"tuples": lambda v: (v // 5, v % 5),
+             "mixed": lambda v: (v, "t") if v % 3 == 0 else (str(v) if v % 3 == 1 else v)}[names]
+    H = nx.relabel_nodes(G, label)
+    rows = sm.match(H, "triangle", unique=True, threads=2)
+    assert rows.dtype == object and rows.shape[1] == 3
+    got = sorted(sorted(map(repr, r)) for r in rows.tolist())
+    want = sorted(sorted(map(repr, c)) for c in nx.enumerate_all_cliques(H) if len(c) == 3)
+    assert got == want
+    paths = sm.match(H, "3-path", threads=2)  # embeddings: every automorphic image too
+    brute = [(a, b, c) for b in H for a in H[b] for c in H[b] if a != c]
+    assert sorted(map(repr, map(tuple, paths.tolist()))) == sorted(map(repr, brute))
