@@ -51,12 +51,11 @@ def _adjacent(G, u: int, v: int) -> bool:
 def _maximal_cliques(G, nodes, seeds):
     """Yields the maximal cliques containing ``seeds`` (all of them when there
     are none) as lists of nodes, ``nodes`` first, in their order."""
-    names = G.nodes
     containing = seeds or None
     first = set(seeds)
     for batch in mce.iter_clique_batches(G.graph, threads=setting("threads"),
                                          containing=containing):
-        flat = [names[i] for i in batch.vertices.tolist()]
+        flat = G.node_array[batch.vertices].tolist()
         bounds = batch.offsets.tolist()
         if containing is None:
             for a, b in zip(bounds[:-1], bounds[1:], strict=True):

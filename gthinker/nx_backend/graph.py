@@ -32,6 +32,9 @@ class BackendGraph:
         self.index = {node: i for i, node in enumerate(nodes)}
         self.multigraph = multigraph
         self.results: dict = {}
+        #: ``nodes`` as a 1-d object array: ``node_array[ids].tolist()`` names many
+        #: vertices at once (a loop in C instead of one Python lookup each).
+        self.node_array = np.fromiter(nodes, dtype=object, count=len(nodes))
 
     @classmethod
     def from_networkx(cls, G) -> BackendGraph:
