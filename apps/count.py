@@ -598,6 +598,9 @@ def count(graph, pattern: str = "triangle", mode: str = "auto", threads: int | N
         Passed on to :func:`gthinker.run` (``spill_limit``, ``cpu_chunk``, ...).
 
     >>> import networkx as nx
+    >>> G = nx.karate_club_graph()
+    >>> count(G, "triangle", threads=1).count, sum(nx.triangles(G).values()) // 3
+    (45, 45)
     >>> count(nx.Graph([(0, 1), (1, 2), (0, 2), (2, 3)]), "triangle", per_vertex=True,
     ...       threads=1).per_vertex.tolist()
     [1, 1, 1, 0]

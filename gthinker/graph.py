@@ -591,6 +591,16 @@ class Graph:
         ------
         GraphFormatError
             Wrong shape or dtype, negative ids, ids out of range, bad labels.
+
+        Examples
+        --------
+        >>> g = Graph.from_edges([(10, 20), (20, 30), (30, 10), (30, 40), (40, 30)])
+        >>> g.num_vertices, g.num_edges, g.report.duplicates
+        (4, 4, 1)
+        >>> g.ids.tolist()  # original id of each internal vertex 0..3
+        [10, 20, 30, 40]
+        >>> g.neighbors(2).tolist()  # internal ids: 30's neighbours 10, 20, 40
+        [0, 1, 3]
         """
         try:
             arr = np.asarray(edges)
