@@ -48,9 +48,14 @@ def _adjacent(G, u: int, v: int) -> bool:
     return k < row.size and int(row[k]) == v
 
 
-def _maximal_cliques(G, nodes, seeds):
-    """Yields the maximal cliques containing ``seeds`` (all of them when there
-    are none) as lists of nodes, ``nodes`` first, in their order."""
+def _maximal_cliques(G, nodes, seeds=None):
+    """Yields the maximal cliques containing ``nodes`` (all of them when there
+    are none) as lists of nodes, ``nodes`` first, in their order; ``nodes`` are
+    checked on the first ``next`` unless their ``seeds`` are given."""
+    if len(G) == 0:
+        return
+    if seeds is None:
+        seeds = _seeds(G, nodes or [])
     containing = seeds or None
     first = set(seeds)
     for batch in mce.iter_clique_batches(G.graph, threads=setting("threads"),
@@ -69,10 +74,7 @@ def _maximal_cliques(G, nodes, seeds):
 @networkx_algorithm("find_cliques", can_run=_nodes_list, should_run=_big_enough)
 def find_cliques(G, nodes=None):
     """NetworkX's ``find_cliques``: a generator, ``nodes`` checked on the first ``next``."""
-    if len(G) == 0:
-        return
-    seeds = _seeds(G, nodes or [])
-    yield from _maximal_cliques(G, nodes, seeds)
+    return _maximal_cliques(G, nodes)
 
 
 @networkx_algorithm("find_cliques_recursive", can_run=_nodes_list, should_run=_big_enough)
