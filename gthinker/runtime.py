@@ -12,15 +12,18 @@ from typing import NamedTuple
 import numpy as np
 import psutil
 
-from . import _core, cache
+from . import _core, cache, stopping
 from .errors import SpillLimitError, TaskRuntimeError
 from .graph import as_graph
+from .stopping import StopToken
 from .task import _SPAWN_PHASE, CODES, Task
 
 __all__ = ["run", "JobResult", "StopToken", "default_threads", "MODES", "ExternalWorker",
            "Assignment"]
 
 MODES = ("cpu", "gpu", "hybrid")
+
+stopping.install()  # Ctrl-C also stops jobs that run in other threads
 
 _USER_ERRORS = {
     CODES["SPAWN_RAISED"]: ("spawn", "raised an exception"),
@@ -29,6 +32,8 @@ _USER_ERRORS = {
     CODES["COUNTER_INDEX"]: ("compute", "called count with a counter index out of range"),
     CODES["MAXIMUM_INDEX"]: ("compute", "called update_max with an index out of range"),
     CODES["EMIT_INDEX"]: ("compute", "called emit with a vertex id outside the graph"),
+    CODES["EMPTY_RECORD"]: ("compute", "called add_task with an empty record (a record needs "
+                                       "at least one int32)"),
 }
 
 
@@ -64,51 +69,6 @@ class JobResult:
     #: Seconds spent compiling for this job (0 when all came from the compile
     #: cache); not part of ``seconds``, which is the work.
     compile_seconds: float = 0.0
-
-
-class StopToken:
-    """Stops a running job from outside, cleanly: ``run(..., stop=token)``.
-
-    ``token.set()`` (from any thread, e.g. a ``threading.Timer``, or from a
-    signal handler) makes the job stop the way ``limit`` does: every worker's
-    ``ctx.timed_out()`` turns true so it ends its current task soon, records
-    decomposed from then on are dropped, and ``run`` returns the results found
-    so far with ``stopped == "stop"`` (no exception). ``set`` may be called
-    before the run (the job then stops at once), during it, or after it, and
-    any number of times. A token stays set; use a new one for a new run. One
-    token may be given to several runs, also at the same time: it stops all.
-    """
-
-    def __init__(self):
-        # Reentrant: a Python signal handler that calls set() may run on the
-        # main thread while that thread is inside set() or a run's attach.
-        self._lock = threading.RLock()
-        self._set = False
-        self._jobs: list = []  # the _core.Job of each run it is attached to
-
-    def set(self) -> None:
-        """Asks the attached job(s), and any later one, to stop. Thread-safe, idempotent."""
-        with self._lock:
-            self._set = True
-            for job in self._jobs:  # under the lock: a run cannot detach (end) meanwhile
-                job.stop("stopped by its StopToken")
-
-    def is_set(self) -> bool:
-        with self._lock:
-            return self._set
-
-    def _attach(self, job) -> None:
-        with self._lock:
-            self._jobs.append(job)
-            if self._set:
-                job.stop("stopped by its StopToken (set before the run)")
-
-    def _detach(self, job) -> None:
-        with self._lock:
-            self._jobs = [j for j in self._jobs if j is not job]
-
-    def __repr__(self) -> str:
-        return f"StopToken(set={self.is_set()})"
 
 
 class Assignment(NamedTuple):
@@ -383,6 +343,7 @@ def run(
         workers unread subgraphs from the GPU's device levels; default True),
         ``steal_interval`` (seconds between the GPU's checks; default 0.005).
     """
+    sigints_before = stopping.sigints()  # a Ctrl-C from here on (compiling, say) stops the job
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
     if task is not None and (not (isinstance(task, type) and issubclass(task, Task))
@@ -513,14 +474,15 @@ def run(
                     f"the {len(record_arrays[1]) - 1} initial records do not fit in the spill "
                     f"stack S (spill_limit={spill_limit} bytes). Raise spill_limit.")
         if stop is not None:
-            stop._attach(job)
+            stop.attach(job)
         for t in drivers:
             t.start()
             started.append(t)
-        status = job.run(on_tick, tick_interval)
+        with stopping.running(job, sigints_before) as watch:
+            status = job.run(on_tick, tick_interval)
     finally:
         if stop is not None:
-            stop._detach(job)
+            stop.detach(job)
         for t in started:
             t.join()
         if gpu_worker is not None:
@@ -529,6 +491,8 @@ def run(
     seconds = time.perf_counter() - start - compiled_in_run
     if errors:
         raise errors[0]
+    if watch.interrupted:  # Ctrl-C reached this job's thread through the SIGINT handler
+        raise KeyboardInterrupt
     _raise_for_status(task, graph, status)
     stopped = {"limit": "limit", "stopped": "stop"}.get(status["error"])
     trace_error = None

@@ -18,10 +18,12 @@ threads call directly, with the GIL released::
 What compiled code sees as ``ctx`` (a :class:`TaskContext`):
 
 - ``ctx.indptr`` (int64) and ``ctx.indices`` (int32): the graph in CSR form;
-  ``ctx.labels`` (int32, empty when unlabeled); ``ctx.neighbors(v)``, ``ctx.degree(v)``.
+  ``ctx.labels`` (int32, empty when unlabeled); ``ctx.neighbors(v)``, ``ctx.degree(v)``;
+  ``ctx.params`` (int64, the run's ``params``, empty when none were given). All
+  read-only: writing into them is a compile error (copy first).
 - ``ctx.timed_out()``: true once the current task has run past the time budget;
   the task should then stop recursing and hand its remaining branches to
-  ``ctx.add_task(record)`` (an int32 array), which other workers pick up.
+  ``ctx.add_task(record)`` (a non-empty int32 array), which other workers pick up.
 - Results, per worker and merged at the end: ``ctx.count(i, n=1)`` (summed),
   ``ctx.update_max(i, value)`` (maximum), ``ctx.add_to_histogram(row, bin, n=1)``
   (summed); these check their indices. The raw arrays ``ctx.counters``,
@@ -56,10 +58,12 @@ from numba.core.errors import NumbaError, NumbaWarning, TypingError
 from numba.core.registry import cpu_target
 from numba.extending import intrinsic, overload_method
 
-from . import _core, cache
+from . import _core, cache, stopping
 from .errors import TaskDefinitionError
 
 __all__ = ["Task", "TaskContext", "RECORD_TYPE"]
+
+stopping.install()  # where a program defines tasks in its main thread and runs them elsewhere
 
 H = dict(_core.HEADER)
 CODES = dict(_core.ERROR_CODES)
@@ -153,19 +157,33 @@ def _address(typingctx, pointer):
     return sig, codegen
 
 
+@intrinsic
+def _readonly(typingctx, array):
+    """The same array, typed read-only: writing into it fails to compile."""
+    if not isinstance(array, types.Array):
+        return None
+    sig = array.copy(readonly=True)(array)
+
+    def codegen(context, builder, signature, args):
+        return args[0]  # same data model; only the type changes
+
+    return sig, codegen
+
+
 @njit
 def _make_context(raw):
     h = carray(_i64_ptr(_address(raw)), _HLEN)
     n = h[_NUM_VERTICES]
+    # The graph and the params are shared by every worker: read-only.
     return TaskContext(
         h,
-        carray(_i64_ptr(h[_INDPTR]), n + 1),
-        carray(_i32_ptr(h[_INDICES]), h[_NUM_INDICES]),
-        carray(_i32_ptr(h[_LABELS]), h[_NUM_LABELS]),
+        _readonly(carray(_i64_ptr(h[_INDPTR]), n + 1)),
+        _readonly(carray(_i32_ptr(h[_INDICES]), h[_NUM_INDICES])),
+        _readonly(carray(_i32_ptr(h[_LABELS]), h[_NUM_LABELS])),
         carray(_i64_ptr(h[_COUNTERS]), h[_NUM_COUNTERS]),
         carray(_i64_ptr(h[_MAXIMA]), h[_NUM_MAXIMA]),
         carray(_i64_ptr(h[_HIST]), (h[_HIST_ROWS], h[_HIST_BINS])),
-        carray(_i64_ptr(h[_PARAMS]), h[_NUM_PARAMS]),
+        _readonly(carray(_i64_ptr(h[_PARAMS]), h[_NUM_PARAMS])),
     )
 
 
@@ -475,6 +493,12 @@ def _compile(cls):
                 entry.compile()
                 return entry
     except NumbaError as exc:
+        if "readonly" in str(exc) and "setitem" in str(exc):
+            raise TaskDefinitionError(
+                f"{cls.__qualname__}: writes into a read-only array: ctx.indptr, ctx.indices, "
+                f"ctx.neighbors(v), ctx.labels and ctx.params are the shared graph and "
+                f"parameters; copy first (e.g. ctx.neighbors(v).copy())"
+            ) from None
         raise TaskDefinitionError(
             f"{cls.__qualname__}: spawn/compute compiled alone but not inside the runtime's "
             f"entry point:\n{_first_lines(exc)}"
