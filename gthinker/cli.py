@@ -10,6 +10,7 @@ import sys
 import time
 
 from .errors import GThinkerError
+from .stopping import SignalStop
 
 _MCE_EPILOG = """\
 examples:
@@ -144,7 +145,19 @@ def _gpu_options(args) -> dict:
     return out
 
 
-def _run_mce(args) -> int:
+def _interrupted(stopper, out: dict | None = None) -> int:
+    """0 if no signal stopped the run; else marks ``out`` (a JSON result) with
+    ``"stopped": "interrupted"`` (or ``"terminated"``), says so on stderr and
+    returns the shell's exit code for the signal (130, 143)."""
+    if stopper.reason is None:
+        return 0
+    if out is not None:
+        out["stopped"] = stopper.reason
+    print(f"gthinker: {stopper.reason}: the result above is partial", file=sys.stderr)
+    return stopper.exit_code
+
+
+def _run_mce(args, stopper) -> int:
     from . import Graph
     from .apps import mce
     from .gpu import require_device
@@ -178,12 +191,14 @@ def _run_mce(args) -> int:
         progress_interval=3.0,
         trace=args.trace,
         gpu_engine=args.gpu_engine,
+        stop=stopper.token,
         **(_gpu_options(args) if args.mode in ("gpu", "hybrid") else {}),
     )
     if result.mode_reason and not args.quiet:
         print(f"mode: {result.mode} ({result.mode_reason})", file=sys.stderr)
+    out = result.to_dict()
+    code = _interrupted(stopper, out)
     if args.json:
-        out = result.to_dict()
         out["graph"] = {"path": args.graph, "vertices": graph.num_vertices,
                         "edges": graph.num_edges, "load_seconds": round(load_seconds, 6)}
         print(json.dumps(out))
@@ -217,10 +232,10 @@ def _run_mce(args) -> int:
             print(f"cliques written to {args.output}")
     if result.stats.get("trace_error"):
         print(f"gthinker: error: {result.stats['trace_error']}", file=sys.stderr)
-        return 1
+        return code or 1
     if args.trace and not args.quiet:
         print(f"timeline written to {args.trace}", file=sys.stderr)
-    return 0
+    return code
 
 
 _SM_EPILOG = """\
@@ -271,8 +286,7 @@ def _add_sm_parser(sub):
     p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
 
 
-def _run_sm(args) -> int:
-
+def _run_sm(args, stopper) -> int:
     from . import Graph
     from .apps import sm
 
@@ -286,10 +300,12 @@ def _run_sm(args) -> int:
                        time_budget=args.time_budget, gpu_mode=args.gpu_mode, limit=args.limit,
                        output=args.output,
                        progress=None if args.quiet else _progress_printer("matches"),
-                       progress_interval=3.0, **_gpu_options(args))
+                       progress_interval=3.0, stop=stopper.token, **_gpu_options(args))
         name = _query_name(q)
+        out = {"query": name, **res.to_dict()}
+        code = _interrupted(stopper, out)
         if args.json:
-            print(json.dumps({"query": name, **res.to_dict()}), flush=True)
+            print(json.dumps(out), flush=True)
         else:
             what = "distinct subgraphs" if args.unique else "embeddings"
             where = res.mode + (f", {res.gpu_mode} layout" if res.gpu_mode else "")
@@ -297,6 +313,8 @@ def _run_sm(args) -> int:
                   + (" (stopped at --limit)" if res.stopped == "limit" else "")
                   + f" in {res.seconds:.3f}s ({where}; |Aut| = {res.automorphisms}, "
                   f"order {res.order}, candidates {res.candidates})", flush=True)
+        if code:
+            return code
     return 0
 
 
@@ -363,7 +381,7 @@ def _add_count_parser(sub):
     p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
 
 
-def _run_count(args) -> int:
+def _run_count(args, stopper) -> int:
     from . import Graph
     from .apps import count
 
@@ -371,10 +389,12 @@ def _run_count(args) -> int:
     res = count.count(graph, args.pattern, mode=args.mode, threads=args.threads,
                       time_budget=args.time_budget,
                       progress=None if args.quiet else _progress_printer("count"),
-                      progress_interval=3.0)
+                      progress_interval=3.0, stop=stopper.token)
+    out = res.to_dict()
+    code = _interrupted(stopper, out)
     if args.json:
-        print(json.dumps(res.to_dict()))
-        return 0
+        print(json.dumps(out))
+        return code
     if res.counts is not None:
         for k, n in res.counts.items():
             print(f"{k}-cliques: {n:,}")
@@ -443,7 +463,7 @@ def _add_gsword_parser(sub):
     p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
 
 
-def _run_gsword(args) -> int:
+def _run_gsword(args, stopper) -> int:
     from . import Graph
     from .apps import gsword
 
@@ -459,9 +479,11 @@ def _run_gsword(args) -> int:
             data, str(q), estimator=args.estimator, samples=args.samples, mode=args.mode,
             trawl=args.trawl, batches=args.batches, seed=args.seed, threads=args.threads,
             order=args.order, inheritance=args.inheritance, streaming=args.streaming,
-            name=name, progress=None if args.quiet else progress)
+            name=name, progress=None if args.quiet else progress, stop=stopper.token)
+        out = res.to_dict()
+        code = _interrupted(stopper, out)
         if args.json:
-            print(json.dumps(res.to_dict()), flush=True)
+            print(json.dumps(out), flush=True)
         else:
             lo, hi = res.ci95
             if res.samples_per_second is None:
@@ -473,6 +495,10 @@ def _run_gsword(args) -> int:
                   f"{res.sampling_seconds:.3f}s ({res.samples_per_second:,.0f}/s, "
                   f"{res.estimator}, {res.mode}), valid ratio {res.valid_ratio:.3g}, "
                   f"total {res.seconds:.2f}s", flush=True)
+            for warning in res.warnings:
+                print(f"  unreliable interval: {warning}", flush=True)
+        if code:
+            return code
     return 0
 
 
@@ -658,18 +684,17 @@ def main(argv=None) -> int:
         from . import cache
 
         cache.set_quiet(True)
+    # SIGINT / SIGTERM stop a running job (its partial result is printed,
+    # marked); elsewhere they end the program at once with 130 / 143.
+    stopper = SignalStop()
     try:
-        if args.command == "generate":
-            return run_generate(args)
-        if args.command == "sm":
-            return _run_sm(args)
-        if args.command == "gsword":
-            return _run_gsword(args)
-        if args.command == "count":
-            return _run_count(args)
-        if args.command == "warmup":
-            return _run_warmup(args)
-        return _run_mce(args)
+        with stopper:
+            if args.command == "generate":
+                return run_generate(args)
+            if args.command == "warmup":
+                return _run_warmup(args)
+            run = {"sm": _run_sm, "gsword": _run_gsword, "count": _run_count, "mce": _run_mce}
+            return run[args.command](args, stopper)
     except GThinkerError as exc:
         print(f"gthinker: error: {exc}", file=sys.stderr)
         return 2
@@ -680,8 +705,8 @@ def main(argv=None) -> int:
         print(f"gthinker: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("gthinker: interrupted", file=sys.stderr)
-        return 130
+        print(f"gthinker: {stopper.reason or 'interrupted'}", file=sys.stderr)
+        return stopper.exit_code
 
 
 if __name__ == "__main__":  # pragma: no cover
