@@ -26,6 +26,10 @@ int32_t gt_check_time(void* raw) {
 
 int32_t gt_add_task(void* raw, const int32_t* rec, int64_t len) {
   auto* ctx = static_cast<WorkerContext*>(raw);
+  if (len <= 0) {  // an empty record would be computed, and add nothing, forever
+    ctx->header[kError] = kEmptyRecord;
+    return 3;
+  }
   if (ctx->master->aborting()) return 1;
   try {
     ctx->out.push(rec, len);
@@ -335,6 +339,7 @@ PYBIND11_MODULE(_core, m) {
   codes["COUNTER_INDEX"] = int(kCounterIndex);
   codes["MAXIMUM_INDEX"] = int(kMaximumIndex);
   codes["EMIT_INDEX"] = int(kEmitIndex);
+  codes["EMPTY_RECORD"] = int(kEmptyRecord);
   m.attr("ERROR_CODES") = codes;
 
   m.def("callback_addresses", []() {

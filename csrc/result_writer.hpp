@@ -2,7 +2,9 @@
 //
 // Each worker formats lines into its own buffer (no lock) and hands full
 // buffers to the writer, which appends them under one mutex: results are
-// never all held in memory at once.
+// never all held in memory at once. The file is unbuffered: every write is a
+// buffer of whole lines handed straight to the OS, so a process that dies
+// between writes (even by SIGKILL) leaves a file of whole lines.
 #pragma once
 
 #include <charconv>
@@ -20,6 +22,7 @@ class ResultWriter {
   /// Opens `path` for writing (truncates). Throws std::runtime_error on failure.
   explicit ResultWriter(const std::string& path) : file_(std::fopen(path.c_str(), "wb"), &std::fclose) {
     if (!file_) throw std::runtime_error("cannot open output file '" + path + "' for writing");
+    std::setvbuf(file_.get(), nullptr, _IONBF, 0);
   }
 
   /// Appends `text` to the file. Thread-safe.

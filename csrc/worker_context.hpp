@@ -52,6 +52,7 @@ enum ErrorCode : int64_t {
   kCounterIndex = 4,
   kMaximumIndex = 5,
   kEmitIndex = 6,
+  kEmptyRecord = 7,
 };
 
 /// A counter with one writer at a time that the progress snapshot reads from
