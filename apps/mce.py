@@ -665,7 +665,7 @@ def iter_clique_batches(graph, threads: int | None = None, **options):
     the search runs.
 
     The search runs on a background thread and writes its cliques into a
-    named pipe; each batch is what the pipe held (up to about a megabyte), so
+    pipe; each batch is what the pipe held (up to about a megabyte), so
     the first cliques arrive long before the search ends, and memory stays
     bounded: while the consumer does not read, the workers wait. Closing the
     generator early (``break``, ``close()``, garbage collection) stops the
@@ -713,23 +713,18 @@ def _parse_cliques(data: bytes) -> CliqueBatch:
     return CliqueBatch(np.fromstring(data, dtype=np.int64, sep=" "), offsets)
 
 
-#: Bytes the named pipe of :func:`iter_clique_batches` may hold (Linux caps it
+#: Bytes the pipe of :func:`iter_clique_batches` may hold (Linux caps it
 #: at /proc/sys/fs/pipe-max-size, 1 MiB by default; a smaller pipe still works).
 PIPE_BYTES = 1 << 20
 
 
 def _streamed_output(graph, threads, options):
-    """Runs :func:`run` on a thread with ``output`` a named pipe; yields what it
-    writes as bytes of whole lines. On exit (end, error or close) the run is
-    stopped, the pipe drained until the thread ends, and the folder removed."""
+    """Runs :func:`run` on a thread with ``output`` a pipe (:func:`_open_pipe`);
+    yields what it writes as bytes of whole lines. On exit (end, error or
+    close) the run is stopped, the pipe drained until the thread ends, and
+    the pipe closed."""
     stop = gthinker.StopToken()
-    folder = tempfile.mkdtemp(prefix="gthinker-")
-    path = os.path.join(folder, "cliques")
-    os.mkfifo(path)
-    # Opened before the run: the writer's open then returns at once.
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    with contextlib.suppress(OSError, AttributeError):
-        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+    fd, path, cleanup = _open_pipe()
     outcome: dict = {}
 
     def search():
@@ -757,7 +752,28 @@ def _streamed_output(graph, threads, options):
             pass
         worker.join()
         os.close(fd)
-        shutil.rmtree(folder, ignore_errors=True)
+        cleanup()
+
+
+def _open_pipe():
+    """(read end, a path the run can open for writing, cleanup). On Linux an
+    anonymous pipe reached through /proc/self/fd: no file exists, so even a
+    killed process leaves nothing behind. Elsewhere a named pipe in a
+    temporary folder (removed by ``cleanup``)."""
+    if os.path.isdir("/proc/self/fd"):
+        r, w = os.pipe()
+        os.set_blocking(r, False)
+        with contextlib.suppress(OSError, AttributeError):
+            fcntl.fcntl(r, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+        return r, f"/proc/self/fd/{w}", lambda: os.close(w)
+    folder = tempfile.mkdtemp(prefix="gthinker-")
+    path = os.path.join(folder, "cliques")
+    os.mkfifo(path)
+    # Opened before the run: the writer's open then returns at once.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with contextlib.suppress(OSError, AttributeError):
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+    return fd, path, lambda: shutil.rmtree(folder, ignore_errors=True)
 
 
 def _read_pipe(fd: int, writer: threading.Thread, poll: float = 0.05) -> bytes | None:
