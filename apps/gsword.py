@@ -730,13 +730,24 @@ class GSwordResult:
     trawl_stats: dict = field(default_factory=dict)
     threads: int = 0
     compile_seconds: float = 0.0  # 0 when the compile cache had the samplers
+    #: Why the interval should not be trusted (see :func:`diagnose`); empty when
+    #: the estimator's own diagnostics found nothing wrong.
+    warnings: list = field(default_factory=list)
+    #: "stop" when a stop token ended the run early (the estimate is over the
+    #: batches completed by then); None when every batch ran.
+    stopped: str | None = None
+
+    @property
+    def reliable(self) -> bool:
+        """False when :attr:`warnings` says the interval may miss the count."""
+        return not self.warnings
 
     def to_dict(self) -> dict:
         d = {k: getattr(self, k) for k in (
             "query", "estimate", "samples", "valid_ratio", "stderr", "seconds",
             "compile_seconds", "samples_per_second", "sampling_seconds", "build_seconds",
             "estimator", "mode", "trawl", "batches", "seed", "inheritance", "streaming",
-            "order", "candidates", "threads")}
+            "order", "candidates", "threads", "reliable", "warnings", "stopped")}
         d["ci95"] = list(self.ci95)
         d["trawl_stats"] = dict(self.trawl_stats)
         return d
@@ -849,7 +860,8 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
              order="quicksi", inheritance: bool = True, streaming: bool = True,
              trawl_samples: int = 4096, trawl_window: float | None = None,
              cutoff_walks: int = 16, time_budget: float = 0.1, name: str | None = None,
-             progress=None, gpu_options: dict | None = None) -> GSwordResult:
+             progress=None, gpu_options: dict | None = None,
+             stop: gthinker.StopToken | None = None) -> GSwordResult:
     """Estimates the number of embeddings of ``query`` in ``data`` by sampling.
 
     Parameters
@@ -886,6 +898,12 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
     inheritance, streaming : bool
         The GPU's sample inheritance and warp streaming (for ablation).
     order : "quicksi", "sm" or a list of query vertices
+    stop : gthinker.StopToken, optional
+        Once set, the run ends after cutting off the batch in progress: the
+        estimate is over the batches completed by then (``stopped == "stop"``).
+
+    The result's ``warnings`` (``reliable`` is False when there are some) say
+    when the estimator's diagnostics doubt the interval: see :func:`diagnose`.
     """
     t0 = time.perf_counter()
     compiled_before = gthinker.cache.compile_seconds()
@@ -946,7 +964,7 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
         first += n
         ts = time.perf_counter()
         cs = gthinker.cache.compile_seconds()
-        sampler.run(batch, seed)
+        sampler.run(batch, seed, stop)
         took = time.perf_counter() - ts - (gthinker.cache.compile_seconds() - cs)
         sampling_seconds += took
         if pending is not None:
@@ -959,6 +977,8 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
                           stats)
             done.append(pb)
             pending = None
+        if stop is not None and stop.is_set():
+            break  # this batch may be cut short: it is left out
         if every > 0:
             slots, recs = _trawl_records(cg, batch)
             if len(slots):
@@ -982,7 +1002,7 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
             drawn = sum(x.n for x in done)
             progress({"batch": b + 1, "batches": len(sizes), "samples": first,
                       "estimate": _combine(done, drawn)[0] if done else 0.0})
-    total = sum(sizes)
+    total = sum(x.n for x in done)
     est_value, stderr, valid = _combine(done, total)
     compile_seconds = gthinker.cache.compile_seconds() - compiled_before
     seconds = time.perf_counter() - t0 - compile_seconds
@@ -998,7 +1018,40 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
         inheritance=bool(inheritance) and mode == "gpu",
         streaming=bool(streaming) and mode == "gpu" and refines,
         order=[int(u) for u in cg.order], candidates=[len(c) for c in cg.candidates],
-        trawl_stats=stats, threads=threads, compile_seconds=compile_seconds)
+        trawl_stats=stats, threads=threads, compile_seconds=compile_seconds,
+        warnings=diagnose(done, valid), stopped="stop" if len(done) < len(sizes) else None)
+
+
+#: Fewer valid samples than this: the interval is flagged (the normal
+#: approximation behind it needs many nonzero values).
+MIN_VALID = 100
+#: A single round holding more than this share of the estimate, or an
+#: effective number of rounds below MIN_EFFECTIVE_ROUNDS: heavy-tailed weights.
+MAX_ROUND_SHARE = 0.2
+MIN_EFFECTIVE_ROUNDS = 30
+
+
+def diagnose(batches, valid) -> list[str]:
+    """The estimator's own warning signs, as sentences (empty: none seen).
+
+    The 95% interval is estimate +- 1.96 standard errors of the round means: it
+    covers the count about 95% of the time when the values are many and not
+    heavy-tailed. Two signs that they are not: few valid samples, and weight
+    concentrated in a few rounds (effective rounds ``(sum T)^2 / sum T^2``).
+    Rare heavy samples that were never drawn leave no sign: a clean result is
+    not a guarantee."""
+    sums = np.concatenate([b.out_sum for b in batches]) if batches else np.zeros(0)
+    out = []
+    if 0 < valid < MIN_VALID:
+        out.append(f"only {valid} valid samples (fewer than {MIN_VALID})")
+    total = float(sums.sum())
+    if total > 0:
+        share = float(sums.max()) / total
+        effective = total * total / float(sums @ sums)
+        if share > MAX_ROUND_SHARE or effective < MIN_EFFECTIVE_ROUNDS:
+            out.append(f"heavy-tailed weights: one round of {ROUND} samples holds "
+                       f"{share:.0%} of the estimate, {effective:.1f} effective rounds")
+    return out
 
 
 def _combine(batches, total):
@@ -1035,7 +1088,7 @@ class _CPUSampler:
         self.data = data
         self.threads = threads
 
-    def run(self, batch, seed):
+    def run(self, batch, seed, stop=None):
         cg = self.cg
         nq = cg.num_positions
         if cg.empty():
@@ -1052,4 +1105,4 @@ class _CPUSampler:
             batch.t_weight.ctypes.data], np.int64)
         gthinker.run(self.task, self.data, vertices=np.zeros(0, np.int32),
                      records=(data, rec_starts), params=P, threads=self.threads,
-                     histogram_bins=1)
+                     histogram_bins=1, stop=stop)

@@ -271,7 +271,7 @@ class GPUSampler:
                 cuda.to_device(np.zeros(1, np.int64)), cuda.to_device(np.zeros(1, np.float64)))
         cuda.synchronize()
 
-    def run(self, batch, seed):
+    def run(self, batch, seed, stop=None):  # stops between batches (a launch is short)
         if self.cg.empty() or batch.rounds == 0:
             return
         blocks = min(self.max_blocks,
