@@ -70,8 +70,9 @@ def pattern(name: str) -> gthinker.Graph:
         m = _FAMILY.match(name)
         if not m:
             raise ValueError(
-                f"unknown query pattern {name!r}: use one of {', '.join(PATTERNS)}, "
-                "or k-clique, k-path, k-star (k vertices, k >= 2)")
+                f"unknown query pattern {name!r} (and no such file): use one of "
+                f"{', '.join(PATTERNS)}, or k-clique, k-path, k-star (k vertices, k >= 2), "
+                "or a query graph file")
         k, kind = int(m.group(1)), m.group(2)
         if k < 2:
             raise ValueError(f"query pattern {name!r} needs k >= 2 vertices")
@@ -93,6 +94,9 @@ def as_query(query) -> gthinker.Graph:
     """A query graph from a pattern name, a path, or anything :func:`gthinker.as_graph` takes."""
     if isinstance(query, str) and is_pattern(query):
         return pattern(query)
+    if isinstance(query, str) and not os.path.exists(query) and os.sep not in query \
+            and "." not in query:  # neither a file nor a pattern: say which patterns exist
+        return pattern(query)  # raises, listing them
     return gthinker.as_graph(query)
 
 

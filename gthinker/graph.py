@@ -23,7 +23,10 @@ SNAP edge list (any extension except ``.graph``)
     first two fields of a line are the endpoints ``u v``; any further
     fields (weights, timestamps, ...) are ignored without being parsed.
     Ids are arbitrary non-negative 64-bit integers and are remapped to
-    ``0 .. n-1`` in increasing order of original id.
+    ``0 .. n-1`` in increasing order of original id. An edge list cannot
+    hold a vertex without edges: :meth:`Graph.write` lists those in leading
+    comment lines ``# isolated vertices: id id ...``, which the reader adds
+    back (other SNAP readers skip them as comments).
 Labeled ``.graph`` format (subgraph-matching literature)
     ``t N M`` header, ``v id label degree`` lines (ids ``0 .. N-1``) and
     ``e u v [edge-label]`` lines; edge labels are ignored.
@@ -384,6 +387,36 @@ def _format_name(path: Path, fmt: str | None) -> str:
     if fmt in ("graph", "labeled"):
         return "graph"
     raise ValueError(f"unknown graph format {fmt!r}; use 'edgelist' or 'graph'")
+
+
+_ISOLATED = b"# isolated vertices:"
+
+
+def _isolated_ids(path, data: bytes) -> np.ndarray:
+    """The ids on the ``# isolated vertices:`` lines of the leading comment block."""
+    found = []
+    start = 0
+    lineno = 0
+    while start < len(data) and data[start:start + 1] in (b"#", b"%"):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        lineno += 1
+        if data.startswith(_ISOLATED, start):
+            text = data[start + len(_ISOLATED):end].decode("ascii", "replace").split()
+            if not all(t.isdigit() for t in text):
+                raise GraphFormatError(f"{path}:{lineno}: expected non-negative vertex ids "
+                                       f"after '# isolated vertices:'")
+            found.extend(int(t) for t in text)
+        start = end + 1
+    if any(i > np.iinfo(np.int64).max for i in found):
+        raise GraphFormatError(f"{path}: an isolated vertex id does not fit in int64")
+    return np.array(found, np.int64)
+
+
+def _isolated_lines(ids: np.ndarray, per_line: int = 64) -> list[bytes]:
+    """``# isolated vertices: ...`` comment lines for :func:`_isolated_ids`."""
+    return [(_ISOLATED.decode() + " " + " ".join(map(str, ids[i:i + per_line].tolist()))
+             + "\n").encode() for i in range(0, ids.size, per_line)]
 
 
 def _remap(u: np.ndarray, v: np.ndarray):
@@ -784,6 +817,12 @@ class Graph:
         v = np.ascontiguousarray(vals[:, 1])
         del vals
         ids, u, v = _remap(u, v)
+        isolated = _isolated_ids(path, data)
+        if isolated.size:
+            every = np.union1d(ids, isolated)
+            u = np.searchsorted(every, ids[u])
+            v = np.searchsorted(every, ids[v])
+            ids = every
         n = ids.size
         if n > _INT32_MAX:
             raise GraphFormatError(f"{path}: too many vertices ({n}) for int32 indices")
@@ -953,7 +992,7 @@ class Graph:
                 f"# gthinker edge list: {self.num_vertices} vertices, "
                 f"{self.num_edges} undirected edges\n"
             ).encode()
-            chunks = [header, payload]
+            chunks = [header, *_isolated_lines(self.ids[self.degrees() == 0]), payload]
         else:
             n = self.num_vertices
             lab = np.zeros(n, np.int64) if self.labels is None else self.labels.astype(np.int64)
