@@ -69,3 +69,116 @@ def test_a_trace_that_cannot_be_written_fails_the_command_after_the_result(tmp_p
     r = _cli(tmp_path, "mce", path, "--mode", "cpu", "--threads", 1, "--trace", "/dev/full")
     assert r.returncode == 1 and "maximal cliques: 1" in r.stdout
     assert "cannot write the trace to /dev/full" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_unknown_pattern_names_list_the_known_ones(tmp_path):
+    path = _edges(tmp_path, nx.complete_graph(4))
+    r = _cli(tmp_path, "sm", path, "pentagram-xyz")
+    assert r.returncode == 2 and "unknown query pattern 'pentagram-xyz'" in r.stderr
+    assert all(name in r.stderr for name in ("triangle", "4-cycle", "k-clique", "file"))
+
+
+def test_generated_graphs_keep_their_isolated_vertices_through_a_file(tmp_path):
+    """One graph, one answer: the edge list lists its isolated vertices, so the file
+    read back has the same vertices and the same maximal cliques (isolated ones too)."""
+    from gthinker.generate import rmat
+
+    g = rmat(9, 2, seed=5)
+    isolated = int((g.degrees() == 0).sum())
+    assert isolated > 0
+    for name in ("r.txt", "r.txt.gz"):
+        g.write(tmp_path / name)
+        back = gthinker.Graph.read(tmp_path / name)
+        assert back.num_vertices == g.num_vertices and back.num_edges == g.num_edges
+        G = nx.Graph(g.edge_array().tolist())
+        G.add_nodes_from(range(g.num_vertices))
+        assert mce.run(back, mode="cpu", threads=1).count == sum(1 for _ in nx.find_cliques(G))
+
+
+def test_a_bad_isolated_vertex_line_names_file_and_line(tmp_path):
+    path = tmp_path / "bad.txt"
+    path.write_text("# a comment\n# isolated vertices: 3 x\n0 1\n")
+    with pytest.raises(gthinker.GraphFormatError, match=r"bad.txt:2: expected non-negative"):
+        gthinker.Graph.read(path)
+
+
+class _WritesNeighbours(gthinker.Task):
+    counters = ("n",)
+
+    @staticmethod
+    def spawn(ctx, v):
+        nb = ctx.neighbors(v)
+        nb[0] = v
+        return nb.copy()
+
+    @staticmethod
+    def compute(ctx, record):
+        ctx.count(0, 1)
+
+
+class _AddsEmptyRecord(gthinker.Task):
+    counters = ("n",)
+
+    @staticmethod
+    def spawn(ctx, v):
+        return ctx.neighbors(v).copy()
+
+    @staticmethod
+    def compute(ctx, record):
+        ctx.add_task(record[:0])
+
+
+class _CountsParams(gthinker.Task):
+    counters = ("n",)
+
+    @staticmethod
+    def spawn(ctx, v):
+        return ctx.neighbors(v).copy()
+
+    @staticmethod
+    def compute(ctx, record):
+        ctx.count(0, ctx.params.size + 1)
+
+
+def test_the_task_api_guards_the_graph_records_and_params():
+    g = gthinker.as_graph(nx.cycle_graph(5))
+    before = g.indices.copy()
+    with pytest.raises(gthinker.TaskDefinitionError, match="read-only array"):
+        gthinker.run(_WritesNeighbours, g, threads=1)
+    assert (g.indices == before).all()
+    with pytest.raises(gthinker.TaskRuntimeError, match="add_task with an empty record"):
+        gthinker.run(_AddsEmptyRecord, g, threads=2)
+    # no params: an empty array, one task per vertex
+    assert gthinker.run(_CountsParams, g, threads=2).counters["n"] == 5
+
+
+def test_gsword_stops_between_batches_with_the_batches_done():
+    token = gthinker.StopToken()
+    G = nx.gnp_random_graph(80, 0.2, seed=2)
+    exact = sm.count(G, "triangle", mode="cpu", threads=1).count
+    # batches exist for trawling (without it, one batch)
+    r = gsword.estimate(G, "triangle", samples=60_000, batches=6, mode="cpu", threads=1,
+                        progress=lambda p: token.set(), stop=token)
+    full = gsword.estimate(G, "triangle", samples=60_000, batches=6, mode="cpu", threads=1)
+    assert full.stopped is None and full.samples == 60_000
+    assert r.stopped == "stop" and r.samples == 10_000  # the first batch
+    assert r.ci95[0] <= exact <= r.ci95[1] or abs(r.estimate - exact) < 0.2 * exact
+
+
+def test_gsword_flags_few_valid_samples_and_heavy_tails():
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    even = [SimpleNamespace(out_sum=np.full(200, 5.0))]
+    assert gsword.diagnose(even, valid=10_000) == []
+    assert "valid samples" in gsword.diagnose(even, valid=12)[0]
+    spike = np.full(200, 1.0)
+    spike[7] = 1000.0
+    warning = gsword.diagnose([SimpleNamespace(out_sum=spike)], valid=10_000)
+    assert len(warning) == 1 and "heavy-tailed" in warning[0]
+    # a real run where almost nothing is valid: a triangle in a sparse random graph
+    G = nx.compose(nx.gnp_random_graph(300, 0.01, seed=1), nx.complete_graph(3))
+    r = gsword.estimate(G, "triangle", samples=2000, mode="cpu", threads=1, trawl=False,
+                        estimator="wj")
+    assert not r.reliable and r.to_dict()["warnings"] == r.warnings

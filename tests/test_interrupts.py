@@ -1,0 +1,172 @@
+"""Fault injection: real runs interrupted, terminated and killed at random moments
+in subprocesses (issue 17). Each asserts a clean exit (130 / 143, no traceback), a
+partial result marked as such, output files of whole lines that hold real cliques,
+and no temporary files left behind."""
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import networkx as nx
+import pytest
+
+from gthinker.generate import gnp
+
+# Maximal cliques of G(500, 0.5) take minutes on 2 cores: every run here is stopped.
+N, P = 500, 0.5
+RNG = random.Random(17)
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory):
+    """A graph file whose MCE runs long, and its adjacency; the CLI's MCE compiled."""
+    folder = tmp_path_factory.mktemp("interrupts")
+    path = folder / "g.txt"
+    graph = gnp(N, P, seed=3)
+    graph.write(path)
+    small = folder / "small.txt"
+    gnp(30, 0.3, seed=1).write(small)
+    subprocess.run(_cli("mce", str(small), "--mode", "cpu", "-q"), check=True,
+                   capture_output=True, timeout=600)  # compiles once, for every test here
+    return path, nx.Graph(graph.edge_array().tolist())
+
+
+def _cli(*args):
+    return [sys.executable, "-m", "gthinker.cli", *args]
+
+
+def _start(cmd, env=None):
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, **(env or {})})
+
+
+def _wait_for(proc, text, timeout=120):
+    """Reads stderr lines until one contains ``text``; returns what was read."""
+    seen = []
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        line = proc.stderr.readline()
+        if not line:
+            break
+        seen.append(line)
+        if text in line:
+            return "".join(seen)
+    proc.kill()
+    raise AssertionError(f"never printed {text!r}: {''.join(seen)}")
+
+
+def _signal_and_wait(proc, sig, delay):
+    time.sleep(delay)
+    proc.send_signal(sig)
+    sent = time.monotonic()
+    out, err = proc.communicate(timeout=60)
+    return out, err, time.monotonic() - sent
+
+
+def test_ctrl_c_mid_run_prints_the_partial_result_marked(big):
+    path, _ = big
+    proc = _start(_cli("mce", str(path), "--mode", "cpu", "--threads", "2", "--json"))
+    _wait_for(proc, "loaded")
+    out, err, took = _signal_and_wait(proc, signal.SIGINT, RNG.uniform(0.5, 1.5))
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err
+    result = json.loads(out)
+    assert result["stopped"] == "interrupted"
+    assert result["count"] == sum(result["histogram"].values()) > 0
+    assert took < 10  # within about a second on an idle machine; generous for CI
+
+
+def test_sigterm_leaves_an_output_file_of_whole_real_cliques(big, tmp_path):
+    path, graph = big
+    out_file = tmp_path / "cliques.txt"
+    proc = _start(_cli("mce", str(path), "--mode", "cpu", "--threads", "2", "--json",
+                       "-o", str(out_file)))
+    _wait_for(proc, "loaded")
+    out, err, _ = _signal_and_wait(proc, signal.SIGTERM, RNG.uniform(0.5, 1.5))
+    assert proc.returncode == 143, err
+    assert "Traceback" not in err and "terminated" in err
+    result = json.loads(out)
+    assert result["stopped"] == "terminated"
+    text = out_file.read_text()
+    assert text.endswith("\n")
+    lines = text.splitlines()
+    assert len(lines) == result["count"] > 0  # every counted clique was written, whole
+    for line in RNG.sample(lines, min(300, len(lines))):
+        clique = [int(x) for x in line.split()]
+        assert len(clique) == len(set(clique)) >= 2
+        assert all(graph.has_edge(u, v) for i, u in enumerate(clique) for v in clique[i + 1:])
+        # maximal: no vertex is adjacent to all of it
+        common = set(graph[clique[0]]).intersection(*(graph[u] for u in clique[1:]))
+        assert not common
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_signal_before_the_run_ends_at_once_without_traceback(big, sig, code):
+    path, _ = big
+    proc = _start(_cli("mce", str(path), "--mode", "cpu", "--threads", "2"))
+    out, err, took = _signal_and_wait(proc, sig, RNG.uniform(0.05, 0.6))  # importing, loading
+    assert proc.returncode == code, err
+    assert "Traceback" not in err
+    assert took < 10
+
+
+def test_killed_clique_stream_leaves_no_temporary_files(big, tmp_path):
+    path, _ = big
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    script = textwrap.dedent(f"""
+        import sys
+        from gthinker.apps import mce
+        for clique in mce.iter_cliques({str(path)!r}, threads=2):
+            print(len(clique), flush=True)
+    """)
+    proc = _start([sys.executable, "-c", script], env={"TMPDIR": str(tmp)})
+    assert proc.stdout.readline().strip().isdigit()
+    time.sleep(RNG.uniform(0.1, 0.8))
+    proc.kill()
+    proc.communicate(timeout=60)
+    assert list(tmp.iterdir()) == []
+
+
+def test_ctrl_c_stops_a_job_running_in_another_thread(big):
+    """The job's own thread gets KeyboardInterrupt once its workers stopped; the
+    interpreter exits cleanly (no 'terminate called')."""
+    path, _ = big
+    script = textwrap.dedent(f"""
+        import threading, time
+        from gthinker.apps import mce
+        out = {{}}
+        def progress(snap):
+            if "running" not in out:
+                out["running"] = True
+                print("running", flush=True)
+        def work():
+            try:
+                out["result"] = mce.run({str(path)!r}, mode="cpu", threads=2,
+                                        progress=progress, progress_interval=0.1)
+            except KeyboardInterrupt:
+                out["result"] = "KeyboardInterrupt"
+        t = threading.Thread(target=work)
+        t.start()
+        try:
+            while t.is_alive():
+                t.join(0.05)
+        except KeyboardInterrupt:
+            print("main: KeyboardInterrupt", flush=True)
+        end = time.monotonic() + 20
+        while "result" not in out and time.monotonic() < end:
+            time.sleep(0.01)
+        print("thread:", out.get("result"), flush=True)
+    """)
+    proc = _start([sys.executable, "-c", script])
+    assert proc.stdout.readline().strip() == "running"
+    out, err, took = _signal_and_wait(proc, signal.SIGINT, RNG.uniform(0.1, 0.8))
+    assert proc.returncode == 0, err
+    assert "main: KeyboardInterrupt" in out and "thread: KeyboardInterrupt" in out
+    assert "terminate called" not in err
+    assert took < 15
