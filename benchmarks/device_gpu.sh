@@ -31,7 +31,8 @@
 #     on the real GPU (MCETESTS=1), then benchmarks/mce_peer.py: gthinker gpu / hybrid / cpu
 #     (16 threads) / gpu-levels beside MCE-GPU's schemes on email-Enron, facebook_combined and
 #     R-MAT (env RMATS, e.g. "20:16 22:8"; MODES (";"-separated), REPEAT, BUDGET (gpu_node_budget),
-#     TRACE=1 (trace plot of the last hybrid run), SKIPSNAP=1 (R-MAT only), TAG).
+#     TRACE=1 (trace plot of the last hybrid run), SKIPSNAP=1 (R-MAT only), TAG; MODE_LIMIT=S runs
+#     each graph and mode in its own process, stopped after S seconds, and MCE-GPU's first scheme).
 # gsword: first the gSWORD GPU tests on the real GPU (GSTESTS=1), then benchmarks/gsword.py
 #     (env DATASETS, SAMPLES, CONFIGS, ESTIMATORS, MAXQ, TAG).
 source "$(dirname "$0")/device_env.sh"
@@ -113,10 +114,27 @@ PY
       gthinker generate rmat --scale "$s" --edge-factor "$ef" --seed 1 -o "/tmp/rmat$s.txt" 2>&1 | tail -1
       graphs+=(--graph "rmat$s=/tmp/rmat$s.txt")
     done
-    python3 "$ROOT/benchmarks/mce_peer.py" "${graphs[@]}" --modes "${MODES:-gpu;hybrid;cpu;gpu-levels}" \
-      --threads 16 --repeat "${REPEAT:-3}" ${BUDGET:+--budget "$BUDGET"} ${TRACE:+--trace} \
-      --mcegpu "-p l2 -i px -w wl" --mcegpu "-p l1 -i px -w wl" --out "$OUT/mce_peer${TAG:-}" 2>&1 \
-      | grep -v -i "warn" | tail -40
+    if [ -z "${MODE_LIMIT:-}" ]; then
+      python3 "$ROOT/benchmarks/mce_peer.py" "${graphs[@]}" --modes "${MODES:-gpu;hybrid;cpu;gpu-levels}" \
+        --threads 16 --repeat "${REPEAT:-3}" ${BUDGET:+--budget "$BUDGET"} ${TRACE:+--trace} \
+        --mcegpu "-p l2 -i px -w wl" --mcegpu "-p l1 -i px -w wl" --out "$OUT/mce_peer${TAG:-}" 2>&1 \
+        | grep -v -i "warn" | tail -40
+    else  # one process per graph and mode, each stopped after MODE_LIMIT seconds; unbuffered
+      for ((i=1; i<${#graphs[@]}; i+=2)); do
+        g=${graphs[i]}; name=${g%%=*}; k=0
+        IFS=';' read -ra modes <<< "${MODES:-gpu;hybrid;cpu;gpu-levels}"
+        for m in "${modes[@]}"; do
+          k=$((k+1))
+          timeout "$MODE_LIMIT" python3 -u "$ROOT/benchmarks/mce_peer.py" --graph "$g" --modes "$m" \
+            --threads 16 --repeat "${REPEAT:-1}" ${BUDGET:+--budget "$BUDGET"} \
+            --out "$OUT/mce_peer${TAG:-}_${name}_$k" 2>&1 | grep -v -i "warn" \
+            || echo "$name $m: stopped after $MODE_LIMIT s (or failed)"
+        done
+        timeout "$MODE_LIMIT" python3 -u "$ROOT/benchmarks/mce_peer.py" --graph "$g" --modes "" \
+          --repeat 0 --mcegpu "-p l2 -i px -w wl" --out "$OUT/mce_peer${TAG:-}_${name}_mcegpu" 2>&1 \
+          | grep -v -i "warn" || echo "$name MCE-GPU: stopped after $MODE_LIMIT s (or failed)"
+      done
+    fi
     ;;
   count)
     bash "$ROOT/benchmarks/peers/g2miner.sh" build > "$OUT/g2miner_build${TAG:-}.log" 2>&1 \

@@ -93,7 +93,7 @@ def main(argv=None):
         row = {"graph": name, "path": path, "vertices": graph.num_vertices,
                "edges": graph.num_edges, "degeneracy": graph.degeneracy,
                "load_seconds": round(time.perf_counter() - t0, 3), "modes": [], "mcegpu": []}
-        for mode in args.modes.split(";"):
+        for mode in filter(None, args.modes.split(";")):
             trace = f"{args.out}_{name}_trace.png" if args.trace else None
             r = run_mode(graph, mode, args.threads, args.repeat, trace, args.budget)
             first = row["modes"][0] if row["modes"] else r
