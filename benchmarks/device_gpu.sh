@@ -32,7 +32,8 @@
 #     (16 threads) / gpu-levels beside MCE-GPU's schemes on email-Enron, facebook_combined and
 #     R-MAT (env RMATS, e.g. "20:16 22:8"; MODES (";"-separated), REPEAT, BUDGET (gpu_node_budget),
 #     TRACE=1 (trace plot of the last hybrid run), SKIPSNAP=1 (R-MAT only), TAG; MODE_LIMIT=S runs
-#     each graph and mode in its own process, stopped after S seconds, and MCE-GPU's first scheme).
+#     each graph and mode in its own process, stopped after S seconds; mode "mcegpu" runs MCE-GPU's
+#     first scheme; RMATS entries may add the skew a: scale:edge-factor:a, b = c = (1 - a) / 2.5).
 # gsword: first the gSWORD GPU tests on the real GPU (GSTESTS=1), then benchmarks/gsword.py
 #     (env DATASETS, SAMPLES, CONFIGS, ESTIMATORS, MAXQ, TAG).
 source "$(dirname "$0")/device_env.sh"
@@ -109,9 +110,10 @@ PY
     graphs=(--graph "enron=$ROOT/.data/snap/email-Enron.txt.gz"
             --graph "fb=$ROOT/.data/snap/facebook_combined.txt.gz")
     [ "${SKIPSNAP:-0}" = 1 ] && graphs=()
-    for spec in ${RMATS-}; do
-      s=${spec%%:*}; ef=${spec##*:}
-      gthinker generate rmat --scale "$s" --edge-factor "$ef" --seed 1 -o "/tmp/rmat$s.txt" 2>&1 | tail -1
+    for spec in ${RMATS-}; do  # scale:edge-factor[:a], b = c = (1 - a) / 2.5
+      IFS=: read -r s ef a <<< "$spec"
+      skew=(); [ -n "$a" ] && skew=(--a "$a" --b "$(python3 -c "print((1-$a)/2.5)")" --c "$(python3 -c "print((1-$a)/2.5)")")
+      gthinker generate rmat --scale "$s" --edge-factor "$ef" "${skew[@]}" --seed 1 -o "/tmp/rmat$s.txt" 2>&1 | tail -1
       graphs+=(--graph "rmat$s=/tmp/rmat$s.txt")
     done
     if [ -z "${MODE_LIMIT:-}" ]; then
@@ -123,16 +125,14 @@ PY
       for ((i=1; i<${#graphs[@]}; i+=2)); do
         g=${graphs[i]}; name=${g%%=*}; k=0
         IFS=';' read -ra modes <<< "${MODES:-gpu;hybrid;cpu;gpu-levels}"
-        for m in "${modes[@]}"; do
-          k=$((k+1))
-          timeout "$MODE_LIMIT" python3 -u "$ROOT/benchmarks/mce_peer.py" --graph "$g" --modes "$m" \
-            --threads 16 --repeat "${REPEAT:-1}" ${BUDGET:+--budget "$BUDGET"} \
+        for m in "${modes[@]}"; do  # a mode, or "mcegpu" (its first scheme)
+          k=$((k+1)); peer=(--modes "$m" --repeat "${REPEAT:-1}")
+          [ "$m" = mcegpu ] && peer=(--modes "" --repeat 0 --mcegpu "-p l2 -i px -w wl")
+          timeout "$MODE_LIMIT" python3 -u "$ROOT/benchmarks/mce_peer.py" --graph "$g" "${peer[@]}" \
+            --threads 16 ${BUDGET:+--budget "$BUDGET"} \
             --out "$OUT/mce_peer${TAG:-}_${name}_$k" 2>&1 | grep -v -i "warn" \
             || echo "$name $m: stopped after $MODE_LIMIT s (or failed)"
         done
-        timeout "$MODE_LIMIT" python3 -u "$ROOT/benchmarks/mce_peer.py" --graph "$g" --modes "" \
-          --repeat 0 --mcegpu "-p l2 -i px -w wl" --out "$OUT/mce_peer${TAG:-}_${name}_mcegpu" 2>&1 \
-          | grep -v -i "warn" || echo "$name MCE-GPU: stopped after $MODE_LIMIT s (or failed)"
       done
     fi
     ;;
