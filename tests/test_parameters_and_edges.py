@@ -8,9 +8,9 @@ import sys
 
 import networkx as nx
 import pytest
-from gthinker.apps import gsword, mce, sm
 
 import gthinker
+from gthinker.apps import gsword, mce, sm
 
 HUGE = 10**30
 
