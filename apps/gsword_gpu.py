@@ -42,7 +42,7 @@ from numba import cuda, int32
 import gthinker
 from gthinker.gpu.simulator import enabled as simulator_enabled
 
-from .gsword import MAX_QUERY, ROUND, _namespace
+from .gsword_sampling import MAX_QUERY, ROUND, namespace
 
 __all__ = ["GPUSampler", "build_kernel"]
 
@@ -60,7 +60,7 @@ def build_kernel(est, inheritance: bool, streaming: bool, warps: int = WARPS):
     with _LOCK:
         if key in _KERNELS:
             return _KERNELS[key]
-        ns = _namespace(est, "cuda")
+        ns = namespace(est, "cuda")
         source, stream, uniform = ns["_source"], ns["_stream"], ns["_uniform"]
         rng_init, rng_next, trawl_depth = ns["_rng_init"], ns["_rng_next"], ns["_trawl_depth"]
         num_positions, first_vertex = ns["num_positions"], ns["_first"]

@@ -10,11 +10,11 @@ import sys
 import networkx as nx
 import numpy as np
 import pytest
-from gthinker.apps import gsword, sm
-from gthinker.apps.gsword import Estimator, WanderJoin, in_all_local, injective
 from test_sm import _random_walk_query
 
 import gthinker
+from gthinker.apps import gsword, gsword_sampling, sm
+from gthinker.apps.gsword import Estimator, WanderJoin, in_all_local, injective
 
 RUNS = 24  # independent estimates per statistical check
 Z = 4.0  # |mean - exact| must stay within Z standard errors of the mean
@@ -129,11 +129,11 @@ def test_cut_off_estimates_come_from_the_compile_cache(monkeypatch):
     """The walks that replace cut-off trawls are called from Python: a new
     process (here: fresh namespaces) loads them instead of compiling again."""
     kw = dict(estimator="alley", samples=20_000, mode="cpu", threads=2, trawl_window=0.0, seed=4)
-    monkeypatch.setattr(gsword, "_NAMESPACES", {})
+    monkeypatch.setattr(gsword_sampling, "_NAMESPACES", {})
     first = gsword.estimate(_graph(), "house", **kw)
     assert first.trawl_stats["cut_off"] > 0
     assert list((gthinker.cache.cache_dir() / "cpu").glob("gsword_alley_walks-*.gtc"))
-    monkeypatch.setattr(gsword, "_NAMESPACES", {})
+    monkeypatch.setattr(gsword_sampling, "_NAMESPACES", {})
     second = gsword.estimate(_graph(), "house", **kw)
     assert second.trawl_stats["cut_off"] > 0 and second.compile_seconds == 0
 
