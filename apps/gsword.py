@@ -80,6 +80,7 @@ from .gsword_sampling import (  # noqa: F401 - re-exported: the app's public nam
     quicksi_order,
     vertex,
 )
+from .sm_layout import H_BACK, H_BACK_PTR
 
 __all__ = ["Alley", "CandidateGraph", "Estimator", "GSwordResult", "HELPERS", "WanderJoin",
            "candidate_graph", "diagnose", "estimate", "estimators", "quicksi_order"]
@@ -138,8 +139,8 @@ def _prefix_ok(ctx, P, M, k):
         for q in range(p):
             if M[q] == M[p]:
                 return False
-        for s in range(P[P[sm._H_BACK_PTR] + p], P[P[sm._H_BACK_PTR] + p + 1]):
-            nb = ctx.neighbors(M[P[P[sm._H_BACK] + s]])
+        for s in range(P[P[H_BACK_PTR] + p], P[P[H_BACK_PTR] + p + 1]):
+            nb = ctx.neighbors(M[P[P[H_BACK] + s]])
             i = np.searchsorted(nb, M[p])
             if i >= nb.size or nb[i] != M[p]:
                 return False

@@ -45,6 +45,25 @@ import numpy as np
 import gthinker
 from gthinker.setops import intersect
 
+from .sm_layout import (
+    H_BACK,
+    H_BACK_PTR,
+    H_BITMAP,
+    H_CAP,
+    H_LESS,
+    H_LESS_PTR,
+    H_LIMITED,
+    H_MORE,
+    H_MORE_PTR,
+    H_NQ,
+    H_ORDER,
+    H_REUSE,
+    H_SRC,
+    H_SRC_PTR,
+    H_WORDS,
+    HEADER,
+)
+
 __all__ = ["PATTERNS", "Plan", "SMResult", "SubgraphMatching", "choose_gpu_mode", "count",
            "is_pattern", "match", "pattern", "plan"]
 
@@ -263,14 +282,6 @@ def symmetry_constraints(query: gthinker.Graph):
     return constraints, aut
 
 
-# Layout of params (int64): a header of values and offsets, then the arrays.
-_H_NQ, _H_CAP, _H_WORDS, _H_LIMITED = 0, 1, 2, 3
-_H_SRC_PTR, _H_SRC, _H_REUSE = 4, 5, 6
-_H_LESS_PTR, _H_LESS, _H_MORE_PTR, _H_MORE, _H_BITMAP = 7, 8, 9, 10, 11
-_H_BACK_PTR, _H_BACK, _H_ORDER = 12, 13, 14
-_HEADER = 15
-
-
 def plan(data, query, unique: bool = False, limited: bool = False, order=None) -> Plan:
     """Filters candidates, picks the matching order and packs both (with the
     symmetry-breaking constraints when ``unique``) into the job's params.
@@ -323,25 +334,25 @@ def plan(data, query, unique: bool = False, limited: bool = False, order=None) -
         return ptr, flat
 
     parts = {}
-    parts[_H_BACK_PTR], parts[_H_BACK] = csr(back)
-    parts[_H_ORDER] = order
-    parts[_H_SRC_PTR], parts[_H_SRC] = csr(src)
-    parts[_H_REUSE] = np.array(reuse, np.int64)
-    parts[_H_LESS_PTR], parts[_H_LESS] = csr(less)
-    parts[_H_MORE_PTR], parts[_H_MORE] = csr(more)
-    parts[_H_BITMAP] = bitmap.view(np.int64).ravel()
-    header = np.zeros(_HEADER, np.int64)
+    parts[H_BACK_PTR], parts[H_BACK] = csr(back)
+    parts[H_ORDER] = order
+    parts[H_SRC_PTR], parts[H_SRC] = csr(src)
+    parts[H_REUSE] = np.array(reuse, np.int64)
+    parts[H_LESS_PTR], parts[H_LESS] = csr(less)
+    parts[H_MORE_PTR], parts[H_MORE] = csr(more)
+    parts[H_BITMAP] = bitmap.view(np.int64).ravel()
+    header = np.zeros(HEADER, np.int64)
     # Scratch per position: an intersection at d is a subset of the neighbours
     # of each backward neighbour's data vertex, so of the fewest a candidate
     # of any backward position can have.
     ddeg = data.degrees()
     most = [int(ddeg[cands[order[d]]].max()) if len(cands[order[d]]) else 0 for d in range(nq)]
     cap = max([min(most[b] for b in back[d]) for d in range(1, nq)], default=0)
-    header[_H_NQ], header[_H_CAP], header[_H_WORDS] = nq, max(cap, 1), words
-    header[_H_LIMITED] = int(limited)
-    chunks, off = [header], _HEADER
-    for key in (_H_SRC_PTR, _H_SRC, _H_REUSE, _H_LESS_PTR, _H_LESS, _H_MORE_PTR, _H_MORE,
-                _H_BITMAP, _H_BACK_PTR, _H_BACK, _H_ORDER):
+    header[H_NQ], header[H_CAP], header[H_WORDS] = nq, max(cap, 1), words
+    header[H_LIMITED] = int(limited)
+    chunks, off = [header], HEADER
+    for key in (H_SRC_PTR, H_SRC, H_REUSE, H_LESS_PTR, H_LESS, H_MORE_PTR, H_MORE,
+                H_BITMAP, H_BACK_PTR, H_BACK, H_ORDER):
         header[key] = off
         chunks.append(parts[key])
         off += len(parts[key])
@@ -355,7 +366,7 @@ def plan(data, query, unique: bool = False, limited: bool = False, order=None) -
 
 @gthinker.cache.jit("SM functions", nogil=True, inline="always")
 def _is_candidate(P, d, v):
-    w = P[P[_H_BITMAP] + d * P[_H_WORDS] + (v >> 6)]
+    w = P[P[H_BITMAP] + d * P[H_WORDS] + (v >> 6)]
     return (w >> (v & 63)) & 1
 
 
@@ -375,14 +386,14 @@ def _raw(ctx, P, M, raw, rawlen, d):
     """raw[d] = the intersection of N(M[b]) over d's backward neighbours b: an
     earlier position's intersection (reuse) or the shortest list, intersected
     with the rest straight into raw[d] (a copy only for a single list)."""
-    lo, hi = P[P[_H_SRC_PTR] + d], P[P[_H_SRC_PTR] + d + 1]
-    r = P[P[_H_REUSE] + d]
+    lo, hi = P[P[H_SRC_PTR] + d], P[P[H_SRC_PTR] + d + 1]
+    r = P[P[H_REUSE] + d]
     first = -1
     if r < 0:
         for s in range(lo, hi):
-            if first < 0 or ctx.degree(M[P[P[_H_SRC] + s]]) < ctx.degree(M[P[P[_H_SRC] + first]]):
+            if first < 0 or ctx.degree(M[P[P[H_SRC] + s]]) < ctx.degree(M[P[P[H_SRC] + first]]):
                 first = s
-        base = ctx.neighbors(M[P[P[_H_SRC] + first]])
+        base = ctx.neighbors(M[P[P[H_SRC] + first]])
         n = base.size
     else:
         base = raw[r]
@@ -391,9 +402,9 @@ def _raw(ctx, P, M, raw, rawlen, d):
     for s in range(lo, hi):
         if s != first:
             if copied:
-                n = intersect(raw[d], n, ctx.neighbors(M[P[P[_H_SRC] + s]]), raw[d])
+                n = intersect(raw[d], n, ctx.neighbors(M[P[P[H_SRC] + s]]), raw[d])
             else:
-                n = intersect(base, n, ctx.neighbors(M[P[P[_H_SRC] + s]]), raw[d])
+                n = intersect(base, n, ctx.neighbors(M[P[P[H_SRC] + s]]), raw[d])
                 copied = True
     if not copied:
         raw[d, :n] = base[:n]
@@ -404,8 +415,8 @@ def _raw(ctx, P, M, raw, rawlen, d):
 def _candidates(ctx, P, M, raw, rawlen, cand, candlen, d):
     _raw(ctx, P, M, raw, rawlen, d)
     k = 0
-    less_lo, less_hi = P[P[_H_LESS_PTR] + d], P[P[_H_LESS_PTR] + d + 1]
-    more_lo, more_hi = P[P[_H_MORE_PTR] + d], P[P[_H_MORE_PTR] + d + 1]
+    less_lo, less_hi = P[P[H_LESS_PTR] + d], P[P[H_LESS_PTR] + d + 1]
+    more_lo, more_hi = P[P[H_MORE_PTR] + d], P[P[H_MORE_PTR] + d + 1]
     for i in range(rawlen[d]):
         v = raw[d, i]
         if not _is_candidate(P, d, v):
@@ -417,12 +428,12 @@ def _candidates(ctx, P, M, raw, rawlen, cand, candlen, d):
                 break
         if ok:
             for s in range(less_lo, less_hi):
-                if M[P[P[_H_LESS] + s]] >= v:
+                if M[P[P[H_LESS] + s]] >= v:
                     ok = False
                     break
         if ok:
             for s in range(more_lo, more_hi):
-                if M[P[P[_H_MORE] + s]] <= v:
+                if M[P[P[H_MORE] + s]] <= v:
                     ok = False
                     break
         if ok:
@@ -437,13 +448,13 @@ def _leaves(ctx, P, M, last, n, d):
     position): claims them from the run's limit and lists them when the run
     writes output. Returns how many count (fewer than ``n`` once the limit is
     reached)."""
-    if P[_H_LIMITED] != 0:
+    if P[H_LIMITED] != 0:
         n = ctx.take(n)
     if n > 0 and ctx.emitting():
-        line = np.empty(P[_H_NQ], np.int32)  # data vertex per query vertex, in query order
+        line = np.empty(P[H_NQ], np.int32)  # data vertex per query vertex, in query order
         for p in range(d):
-            line[P[P[_H_ORDER] + p]] = M[p]
-        u = P[P[_H_ORDER] + d]
+            line[P[P[H_ORDER] + p]] = M[p]
+        u = P[P[H_ORDER] + d]
         for i in range(n):
             line[u] = last[i]
             ctx.emit(line)
@@ -457,12 +468,12 @@ def _search(ctx, rec, head):
     hands to other workers keeps in front. Returns (matches, records handed out)."""
     P = ctx.params
     k = rec[head]
-    nq = P[_H_NQ]
+    nq = P[H_NQ]
     M = np.empty(nq, np.int32)
     M[:k] = rec[head + 1 : head + 1 + k]
     if k == nq:
         return _leaves(ctx, P, M, M[nq - 1 :], 1, nq - 1), 0
-    cap = P[_H_CAP]
+    cap = P[H_CAP]
     raw = np.empty((nq, cap), np.int32)
     rawlen = np.zeros(nq, np.int64)
     cand = np.empty((nq, cap), np.int32)

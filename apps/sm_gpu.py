@@ -35,16 +35,16 @@ from numba import cuda
 import gthinker
 from gthinker import gpu
 
-from .sm import (
-    _H_BACK,
-    _H_BACK_PTR,
-    _H_BITMAP,
-    _H_LESS,
-    _H_LESS_PTR,
-    _H_MORE,
-    _H_MORE_PTR,
-    _H_NQ,
-    _H_WORDS,
+from .sm_layout import (
+    H_BACK,
+    H_BACK_PTR,
+    H_BITMAP,
+    H_LESS,
+    H_LESS_PTR,
+    H_MORE,
+    H_MORE_PTR,
+    H_NQ,
+    H_WORDS,
 )
 
 __all__ = ["SubgraphMatchingExpandGPU", "SubgraphMatchingPrefixGPU"]
@@ -61,7 +61,7 @@ def _at(rec, k, c, p):
 
 @cuda.jit(device=True, inline=True)
 def _in_bitmap(P, d, v):
-    w = P[P[_H_BITMAP] + d * P[_H_WORDS] + (v >> 6)]
+    w = P[P[H_BITMAP] + d * P[H_WORDS] + (v >> 6)]
     return ((w >> (v & 63)) & 1) != 0
 
 
@@ -69,13 +69,13 @@ def _in_bitmap(P, d, v):
 def _driver(g, P, rec, k, c, d):
     """The backward neighbour (a position) of d whose data vertex has the fewest
     neighbours: its list is the one walked."""
-    lo = P[P[_H_BACK_PTR] + d]
-    hi = P[P[_H_BACK_PTR] + d + 1]
-    best = P[P[_H_BACK] + lo]
+    lo = P[P[H_BACK_PTR] + d]
+    hi = P[P[H_BACK_PTR] + d + 1]
+    best = P[P[H_BACK] + lo]
     v = _at(rec, k, c, best)
     fewest = g.indptr[v + 1] - g.indptr[v]
     for s in range(lo + 1, hi):
-        p = P[P[_H_BACK] + s]
+        p = P[P[H_BACK] + s]
         v = _at(rec, k, c, p)
         if g.indptr[v + 1] - g.indptr[v] < fewest:
             fewest = g.indptr[v + 1] - g.indptr[v]
@@ -92,14 +92,14 @@ def _valid(g, P, rec, k, c, d, drv, v):
     for p in range(d):
         if _at(rec, k, c, p) == v:
             return False
-    for s in range(P[P[_H_LESS_PTR] + d], P[P[_H_LESS_PTR] + d + 1]):
-        if _at(rec, k, c, P[P[_H_LESS] + s]) >= v:
+    for s in range(P[P[H_LESS_PTR] + d], P[P[H_LESS_PTR] + d + 1]):
+        if _at(rec, k, c, P[P[H_LESS] + s]) >= v:
             return False
-    for s in range(P[P[_H_MORE_PTR] + d], P[P[_H_MORE_PTR] + d + 1]):
-        if _at(rec, k, c, P[P[_H_MORE] + s]) <= v:
+    for s in range(P[P[H_MORE_PTR] + d], P[P[H_MORE_PTR] + d + 1]):
+        if _at(rec, k, c, P[P[H_MORE] + s]) <= v:
             return False
-    for s in range(P[P[_H_BACK_PTR] + d], P[P[_H_BACK_PTR] + d + 1]):
-        p = P[P[_H_BACK] + s]
+    for s in range(P[P[H_BACK_PTR] + d], P[P[H_BACK_PTR] + d + 1]):
+        p = P[P[H_BACK] + s]
         if p != drv:
             u = _at(rec, k, c, p)
             if not gpu.contains(g.indices, g.indptr[u], g.indptr[u + 1], v):
@@ -144,7 +144,7 @@ def _expand_match(g, P, rec, k, q):
     """A warp's work on a bare partial match ``[k, M]`` (k = its length):
     counts a full match, or counts the candidates of the last position, or
     queues one entry per candidate of position k (``q.b = -1``)."""
-    nq = P[_H_NQ]
+    nq = P[H_NQ]
     lane = gpu.lane_id()
     if k >= nq:  # a full match (a CPU record)
         if lane == 0:
@@ -187,7 +187,7 @@ class SubgraphMatchingExpandGPU(gthinker.GPUContext):
         P = g.params
         if not _in_bitmap(P, 0, v):
             return
-        if P[_H_NQ] == 1:
+        if P[H_NQ] == 1:
             gpu.count(g, 0, 1)
             return
         pos = gpu.append(out, 2)
@@ -224,7 +224,7 @@ class SubgraphMatchingPrefixGPU(gthinker.GPUContext):
     @staticmethod
     def generate_initial_tasks(g, v, out):
         P = g.params
-        nq = P[_H_NQ]
+        nq = P[H_NQ]
         if not _in_bitmap(P, 0, v):
             return
         if nq == 1:
@@ -245,7 +245,7 @@ class SubgraphMatchingPrefixGPU(gthinker.GPUContext):
     @staticmethod
     def process(g, rec, q):
         P = g.params
-        nq = P[_H_NQ]
+        nq = P[H_NQ]
         k = rec[0]
         lane = gpu.lane_id()
         if k < 0:  # from the CPU: the candidates of position -k are not known yet
@@ -288,7 +288,7 @@ class SubgraphMatchingPrefixGPU(gthinker.GPUContext):
         d = k + 1
         if n < 0:  # queued from a CPU record: the child's candidates are not counted yet
             n = _serial(g, P, rec, k, c, d, rec, 0, False)
-            if d == P[_H_NQ] - 1:
+            if d == P[H_NQ] - 1:
                 if n > 0:
                     gpu.count(g, 0, n)
                 return
