@@ -776,9 +776,11 @@ def _open_pipe():
     return fd, path, lambda: shutil.rmtree(folder, ignore_errors=True)
 
 
-def _read_pipe(fd: int, writer: threading.Thread, poll: float = 0.05) -> bytes | None:
+def _read_pipe(fd: int, writer: threading.Thread, poll: float = 0.005) -> bytes | None:
     """The next bytes in the pipe, waiting for them; None once ``writer`` has
-    ended and the pipe is empty."""
+    ended and the pipe is empty. The end of the run shows only as the thread
+    ending (this process holds the pipe's write end open: no end of file), so
+    the wait is short: 0.05 s cost Enron's 226,859 cliques 0.05 s of their 0.33."""
     while True:
         alive = writer.is_alive()  # before reading: if it had ended, all it wrote is there
         ready, _, _ = select.select([fd], [], [], poll)
