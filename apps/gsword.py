@@ -97,11 +97,11 @@ def _cpu_task(est):
         return cached
     from numba import carray, types
 
-    from gthinker.task import _pointer_intrinsic
+    from gthinker.task import pointer_intrinsic
 
-    f64 = _pointer_intrinsic(types.float64)
-    i64 = _pointer_intrinsic(types.int64)
-    i32 = _pointer_intrinsic(types.int32)
+    f64 = pointer_intrinsic(types.float64)
+    i64 = pointer_intrinsic(types.int64)
+    i32 = pointer_intrinsic(types.int32)
     sample_rounds = ns["_sample_rounds"]
     refines = bool(est.refines)
 
@@ -134,7 +134,7 @@ def _cpu_task(est):
 def _prefix_ok(ctx, P, M, k):
     """Is M[:k] a valid partial match of SM plan P (candidates, injective, edges)?"""
     for p in range(k):
-        if not sm._is_candidate(P, p, M[p]):
+        if not sm.is_candidate(P, p, M[p]):
             return False
         for q in range(p):
             if M[q] == M[p]:
@@ -156,7 +156,7 @@ def _trawl_compute(ctx, rec):
     found = 0
     added = 0
     if rec.size >= 2 and _prefix_ok(ctx, ctx.params, rec[2:], rec[1]):
-        found, added = sm._search(ctx, rec, 1)
+        found, added = sm.search(ctx, rec, 1)
     ctx.add_to_histogram(0, slot, found)
     ctx.add_to_histogram(1, slot, added - 1)
     return 0

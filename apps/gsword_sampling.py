@@ -126,7 +126,7 @@ def _order(data, query, cands, order):
             return sm.matching_order(query, cands)
         raise ValueError(f"order must be 'quicksi', 'sm' or a list of query vertices, "
                          f"got {order!r}")
-    return sm._checked_order(query, order)
+    return sm.checked_order(query, order)
 
 
 def candidate_graph(data, query, order="quicksi") -> CandidateGraph:
@@ -136,7 +136,7 @@ def candidate_graph(data, query, order="quicksi") -> CandidateGraph:
     explicit permutation of the query vertices."""
     data = gthinker.as_graph(data)
     query = sm.as_query(query)
-    sm._check(data, query)
+    sm.check_query(data, query)
     nq = query.num_vertices
     if nq > MAX_QUERY:
         raise ValueError(f"the query has {nq} vertices; gsword samples queries of at most "

@@ -64,8 +64,9 @@ from .sm_layout import (
     HEADER,
 )
 
-__all__ = ["PATTERNS", "Plan", "SMResult", "SubgraphMatching", "choose_gpu_mode", "count",
-           "is_pattern", "match", "pattern", "plan"]
+__all__ = ["PATTERNS", "Plan", "SMResult", "SubgraphMatching", "check_query", "checked_order",
+           "choose_gpu_mode", "count", "is_candidate", "is_pattern", "match", "pattern", "plan",
+           "search"]
 
 # ---- named query patterns ------------------------------------------------------------
 
@@ -137,7 +138,9 @@ def _labels(g):
     return None if g.labels is None else np.asarray(g.labels, np.int64)
 
 
-def _check(data: gthinker.Graph, query: gthinker.Graph):
+def check_query(data: gthinker.Graph, query: gthinker.Graph):
+    """Raises ValueError when ``query`` cannot be matched in ``data`` as given
+    (empty, labeled on one side only, or not connected)."""
     nq = query.num_vertices
     if nq == 0:
         raise ValueError("the query graph is empty")
@@ -212,7 +215,9 @@ def matching_order(query: gthinker.Graph, candidates) -> np.ndarray:
     return np.array(order, np.int64)
 
 
-def _checked_order(query: gthinker.Graph, order) -> np.ndarray:
+def checked_order(query: gthinker.Graph, order) -> np.ndarray:
+    """``order`` as an int64 array, checked to be a connected matching order
+    (a permutation of the query vertices); ValueError otherwise."""
     nq = query.num_vertices
     order = np.asarray(order, np.int64).ravel()
     if sorted(order.tolist()) != list(range(nq)):
@@ -291,13 +296,13 @@ def plan(data, query, unique: bool = False, limited: bool = False, order=None) -
     an earlier neighbour)."""
     data = gthinker.as_graph(data)
     query = as_query(query)
-    _check(data, query)
+    check_query(data, query)
     cands = filter_candidates(data, query)
     nq = query.num_vertices
     if order is None:
         order = matching_order(query, cands)
     else:
-        order = _checked_order(query, order)
+        order = checked_order(query, order)
     pos = np.empty(nq, np.int64)
     pos[order] = np.arange(nq)
     back = [sorted(int(pos[w]) for w in query.neighbors(int(order[d])) if pos[w] < d)
@@ -365,7 +370,8 @@ def plan(data, query, unique: bool = False, limited: bool = False, order=None) -
 
 
 @gthinker.cache.jit("SM functions", nogil=True, inline="always")
-def _is_candidate(P, d, v):
+def is_candidate(P, d, v):
+    """Is data vertex ``v`` a candidate of position ``d`` in plan params ``P``?"""
     w = P[P[H_BITMAP] + d * P[H_WORDS] + (v >> 6)]
     return (w >> (v & 63)) & 1
 
@@ -373,7 +379,7 @@ def _is_candidate(P, d, v):
 @gthinker.cache.jit("SM functions", nogil=True)
 def _spawn(ctx, v):
     P = ctx.params
-    if not _is_candidate(P, 0, v):
+    if not is_candidate(P, 0, v):
         return np.empty(0, np.int32)
     out = np.empty(2, np.int32)
     out[0] = 1
@@ -419,7 +425,7 @@ def _candidates(ctx, P, M, raw, rawlen, cand, candlen, d):
     more_lo, more_hi = P[P[H_MORE_PTR] + d], P[P[H_MORE_PTR] + d + 1]
     for i in range(rawlen[d]):
         v = raw[d, i]
-        if not _is_candidate(P, d, v):
+        if not is_candidate(P, d, v):
             continue
         ok = True
         for p in range(d):
@@ -462,7 +468,7 @@ def _leaves(ctx, P, M, last, n, d):
 
 
 @gthinker.cache.jit("SM functions", nogil=True)
-def _search(ctx, rec, head):
+def search(ctx, rec, head):
     """Counts the full matches that extend the partial match of ``rec[head:]``
     (``[k, M[0], ..., M[k-1]]``); ``rec[:head]`` is a tag that every record it
     hands to other workers keeps in front. Returns (matches, records handed out)."""
@@ -519,7 +525,7 @@ def _search(ctx, rec, head):
 
 @gthinker.cache.jit("SM functions", nogil=True)
 def _compute(ctx, rec):
-    found, _ = _search(ctx, rec, 0)
+    found, _ = search(ctx, rec, 0)
     ctx.count(0, found)
     return 0
 

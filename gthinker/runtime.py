@@ -16,7 +16,7 @@ from . import _core, cache, stopping
 from .errors import SpillLimitError, TaskRuntimeError
 from .graph import as_graph
 from .stopping import StopToken
-from .task import _SPAWN_PHASE, CODES, Task
+from .task import CODES, SPAWN_PHASE, Task
 
 __all__ = ["run", "JobResult", "StopToken", "default_threads", "MODES", "ExternalWorker",
            "Assignment"]
@@ -577,8 +577,8 @@ def _raise_for_status(task, graph, status):
     if kind == "memory":
         raise MemoryError(status["message"])
     code = status["code"]
-    method, what = _USER_ERRORS.get(code % _SPAWN_PHASE, ("compute", f"failed (code {code})"))
-    if code >= _SPAWN_PHASE:
+    method, what = _USER_ERRORS.get(code % SPAWN_PHASE, ("compute", f"failed (code {code})"))
+    if code >= SPAWN_PHASE:
         method = "spawn"
     where = ""
     if status["vertex"] >= 0:

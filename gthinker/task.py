@@ -110,13 +110,15 @@ _E_COUNTER = CODES["COUNTER_INDEX"]
 _E_MAXIMUM = CODES["MAXIMUM_INDEX"]
 _E_HISTOGRAM = CODES["HISTOGRAM_INDEX"]
 #: Added to a helper's error code when it failed inside spawn rather than compute.
-_SPAWN_PHASE = 100
+SPAWN_PHASE = 100
 
 
 # ---- raw pointer helpers --------------------------------------------------
 
 
-def _pointer_intrinsic(dtype):
+def pointer_intrinsic(dtype):
+    """A compiled-code intrinsic ``f(address) -> CPointer(dtype)``: views an int64
+    address (e.g. from a task's ``params``) as a typed pointer, for ``carray``."""
     ptr_type = types.CPointer(dtype)
 
     @intrinsic
@@ -131,8 +133,8 @@ def _pointer_intrinsic(dtype):
     return to_pointer
 
 
-_i64_ptr = _pointer_intrinsic(types.int64)
-_i32_ptr = _pointer_intrinsic(types.int32)
+_i64_ptr = pointer_intrinsic(types.int64)
+_i32_ptr = pointer_intrinsic(types.int32)
 
 
 @intrinsic
@@ -460,7 +462,7 @@ def _entry_point(spawn, compute):
             except Exception:  # noqa: BLE001 - turned into an error code for the runtime
                 return spawn_raised
             if ctx.header[_ERROR] != 0:  # a checked helper failed inside spawn
-                return ctx.header[_ERROR] + _SPAWN_PHASE
+                return ctx.header[_ERROR] + SPAWN_PHASE
             if rec.size == 0:
                 return 0
         try:

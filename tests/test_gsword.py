@@ -77,7 +77,7 @@ def test_orders():
     data = _graph()
     q = sm.pattern("house")
     qs = gsword.candidate_graph(data, q).order
-    assert sm._checked_order(q, qs).tolist() == qs.tolist()
+    assert sm.checked_order(q, qs).tolist() == qs.tolist()
     cands = sm.filter_candidates(data, q)
     assert gsword.candidate_graph(data, q, order="sm").order.tolist() == \
         sm.matching_order(q, cands).tolist()
