@@ -248,6 +248,11 @@ def fingerprint(*objs) -> str:
     return fp.hexdigest()
 
 
+#: Parts of gthinker that no compiled code depends on (pure Python front ends):
+#: editing them does not invalidate the compile cache.
+_NOT_COMPILED = frozenset({"nx_backend", "cli.py"})
+
+
 @functools.lru_cache(maxsize=1)
 def _framework_key() -> str:
     """gthinker's own sources and core constants, and the compilers' versions."""
@@ -261,6 +266,8 @@ def _framework_key() -> str:
     apps = Path(importlib.util.find_spec(f"{__package__}.apps").origin).parent.resolve()
     files = sorted(set(root.rglob("*.py")) | set(apps.rglob("*.py")))
     for path in files:
+        if _NOT_COMPILED.intersection(path.parts[-2:]):  # the folder or the file
+            continue
         h.update(path.name.encode())
         h.update(path.read_bytes())
     h.update(repr((sorted(_core.HEADER), sorted(_core.ERROR_CODES))).encode())
