@@ -9,6 +9,7 @@ import random
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 
@@ -32,7 +33,7 @@ def big(tmp_path_factory):
     small = folder / "small.txt"
     gnp(30, 0.3, seed=1).write(small)
     subprocess.run(_cli("mce", str(small), "--mode", "cpu", "-q"), check=True,
-                   capture_output=True, timeout=600)  # compiles once, for every test here
+                   capture_output=True, timeout=600, cwd=folder)  # compiles once, for every test here
     return path, nx.Graph(graph.edge_array().tolist())
 
 
@@ -41,8 +42,10 @@ def _cli(*args):
 
 
 def _start(cmd, env=None):
+    # Not from the repository root: there `python -m` / `-c` would import the source
+    # folder instead of the installed package.
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, **(env or {})})
+                            env={**os.environ, **(env or {})}, cwd=tempfile.gettempdir())
 
 
 def _wait_for(proc, text, timeout=120):
@@ -107,9 +110,16 @@ def test_sigterm_leaves_an_output_file_of_whole_real_cliques(big, tmp_path):
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_signal_before_the_run_ends_at_once_without_traceback(big, sig, code):
+    """Signals while the command reads the graph, compiles or starts the run. (Before
+    gthinker's code runs at all, in the interpreter's own start-up, Python itself
+    prints a KeyboardInterrupt traceback: hence the marker.)"""
     path, _ = big
-    proc = _start(_cli("mce", str(path), "--mode", "cpu", "--threads", "2"))
-    out, err, took = _signal_and_wait(proc, sig, RNG.uniform(0.05, 0.6))  # importing, loading
+    script = ("import sys, gthinker.cli; print('ready', flush=True); "
+              f"sys.exit(gthinker.cli.main(['mce', {str(path)!r}, '--mode', 'cpu', "
+              "'--threads', '2']))")
+    proc = _start([sys.executable, "-c", script])
+    assert proc.stdout.readline().strip() == "ready"
+    out, err, took = _signal_and_wait(proc, sig, RNG.uniform(0.0, 0.5))
     assert proc.returncode == code, err
     assert "Traceback" not in err
     assert took < 10

@@ -106,14 +106,18 @@ def test_clique_batches_stream_while_the_search_runs(tmp_path, monkeypatch):
     # of output, more than the pipe and the workers' buffers hold.
     G = nx.complete_multipartite_graph(*[3] * 11)
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    def searches():
+        return {t for t in threading.enumerate() if t.name == "gthinker-iter-cliques"}
+
+    before = searches()  # an earlier test's generator may still be collected
     batches = mce.iter_clique_batches(G, threads=2)
     first = next(batches)
     assert np.all(np.diff(first.offsets) == 11)
     # The search is still running: its writer waits for the consumer.
-    assert any(t.name == "gthinker-iter-cliques" for t in threading.enumerate())
+    mine = searches() - before
+    assert len(mine) == 1
     batches.close()  # stops the search, leaves no pipe behind
-    assert not any(t.name == "gthinker-iter-cliques"
-                   for t in threading.enumerate())
+    assert not any(t.is_alive() for t in mine)
     assert not list(tmp_path.iterdir())
     total = sum(b.offsets.size - 1 for b in mce.iter_clique_batches(G, threads=2))
     assert total == 3**11
