@@ -7,9 +7,9 @@ import sys
 import tempfile
 
 import networkx as nx
-from gthinker.apps import mce
 
 import gthinker
+from gthinker.apps import mce
 
 
 def cli(*args):

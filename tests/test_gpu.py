@@ -14,11 +14,11 @@ import sys
 import networkx as nx
 import numpy as np
 import pytest
-from gthinker.apps import mce
 from numba import cuda
 
 import gthinker
 from gthinker import gpu
+from gthinker.apps import mce
 from gthinker.errors import DeviceUnavailableError, GThinkerError, TaskDefinitionError
 from gthinker.gpu import device as dev
 from gthinker.gpu.worker import HostStack

@@ -9,11 +9,11 @@ import networkx as nx
 import numpy as np
 import pytest
 from conftest import REAL_GPU
-from gthinker.apps import gsword, sm
-from gthinker.apps.gsword_gpu import GPUSampler
 from test_gsword import RUNS, Z, _Biased, _graph, _labeled, _z
 
 import gthinker
+from gthinker.apps import gsword, sm
+from gthinker.apps.gsword_gpu import GPUSampler
 from gthinker.gpu.simulator import fast_switching
 
 

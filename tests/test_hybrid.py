@@ -9,9 +9,9 @@ import sys
 
 import networkx as nx
 import pytest
-from gthinker.apps import mce
 
 import gthinker
+from gthinker.apps import mce
 
 
 def _cliques(G):
@@ -55,9 +55,9 @@ def test_cpu_records_stolen_from_s_run_on_the_gpu_exactly_once():
     # CPU task records from S (here: every vertex's initial record, and the
     # master-side hand-over itself is tested in test_external_worker.py).
     import numpy as np
+
     from gthinker.apps.mce import _initial_record
     from gthinker.apps.mce_gpu import MaximalCliquesGPU
-
     from gthinker.gpu.worker import GPUWorker
     from gthinker.runtime import Assignment
 
@@ -125,8 +125,8 @@ def test_gpu_hands_unread_level_records_to_idle_cpus():
 
 def test_level_steals_take_level_ends_lowest_level_first():
     import numpy as np
-    from gthinker.apps.mce_gpu import MaximalCliquesGPU
 
+    from gthinker.apps.mce_gpu import MaximalCliquesGPU
     from gthinker.gpu.worker import GPUWorker, _Level
 
     w = GPUWorker(MaximalCliquesGPU, gthinker.as_graph(nx.path_graph(4)))

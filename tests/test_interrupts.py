@@ -32,8 +32,9 @@ def big(tmp_path_factory):
     graph.write(path)
     small = folder / "small.txt"
     gnp(30, 0.3, seed=1).write(small)
+    # compiles once, for every test here
     subprocess.run(_cli("mce", str(small), "--mode", "cpu", "-q"), check=True,
-                   capture_output=True, timeout=600, cwd=folder)  # compiles once, for every test here
+                   capture_output=True, timeout=600, cwd=folder)
     return path, nx.Graph(graph.edge_array().tolist())
 
 

@@ -5,9 +5,9 @@ from collections import Counter
 import networkx as nx
 import numpy as np
 import pytest
-from gthinker.apps import mce
 
 import gthinker
+from gthinker.apps import mce
 
 
 def reference(G):

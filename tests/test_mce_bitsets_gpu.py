@@ -12,10 +12,10 @@ from collections import Counter
 import networkx as nx
 import numpy as np
 import pytest
-from gthinker.apps import mce
-from gthinker.apps import mce_bitsets_gpu as mb
 
 import gthinker
+from gthinker.apps import mce
+from gthinker.apps import mce_bitsets_gpu as mb
 
 
 def _sizes(G):

@@ -7,10 +7,10 @@ import random
 import networkx as nx
 import numpy as np
 import pytest
-from gthinker.apps import sm
 from networkx.algorithms import isomorphism as iso
 
 import gthinker
+from gthinker.apps import sm
 
 NAMED = ["triangle", "4-cycle", "diamond", "tailed-triangle", "house", "4-clique", "5-clique",
          "3-path", "5-path", "4-star", "2-clique"]

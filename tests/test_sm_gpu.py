@@ -7,11 +7,11 @@ import random
 import networkx as nx
 import numpy as np
 import pytest
-from gthinker.apps import sm
-from gthinker.apps.sm_gpu import SubgraphMatchingPrefixGPU, _prefix_to_cpu
 from test_sm import _embeddings, _random_walk_query
 
 import gthinker
+from gthinker.apps import sm
+from gthinker.apps.sm_gpu import SubgraphMatchingPrefixGPU, _prefix_to_cpu
 
 LAYOUTS = ["prefix", "expand"]
 
