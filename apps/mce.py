@@ -673,8 +673,11 @@ def iter_clique_batches(graph, threads: int | None = None, **options):
     ``containing``, ...); CPU only.
     """
     graph = gthinker.as_graph(graph)
-    for data in _streamed_output(graph, threads, options):
-        yield _parse_cliques(data)
+    # Closed explicitly: a generator only dropped may be closed late (when the
+    # garbage collector finds it), and its search would run on meanwhile.
+    with contextlib.closing(_streamed_output(graph, threads, options)) as stream:
+        for data in stream:
+            yield _parse_cliques(data)
 
 
 def iter_cliques(graph, threads: int | None = None, **options):
@@ -695,11 +698,12 @@ def iter_cliques(graph, threads: int | None = None, **options):
     """
     graph = gthinker.as_graph(graph)
     names = graph.node_names
-    for batch in iter_clique_batches(graph, threads, **options):
-        bounds = batch.offsets.tolist()
-        for a, b in zip(bounds[:-1], bounds[1:], strict=True):
-            ids = np.sort(batch.vertices[a:b])
-            yield [names[i] for i in ids.tolist()] if names is not None else ids
+    with contextlib.closing(iter_clique_batches(graph, threads, **options)) as batches:
+        for batch in batches:
+            bounds = batch.offsets.tolist()
+            for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+                ids = np.sort(batch.vertices[a:b])
+                yield [names[i] for i in ids.tolist()] if names is not None else ids
 
 
 def _parse_cliques(data: bytes) -> CliqueBatch:

@@ -7,6 +7,7 @@ streams them while the search runs; node names are looked up a batch at a time.
 
 from __future__ import annotations
 
+import contextlib
 from collections import defaultdict
 
 import numpy as np
@@ -58,17 +59,19 @@ def _maximal_cliques(G, nodes, seeds=None):
         seeds = _seeds(G, nodes or [])
     containing = seeds or None
     first = set(seeds)
-    for batch in mce.iter_clique_batches(G.graph, threads=setting("threads"),
-                                         containing=containing):
-        flat = G.node_array[batch.vertices].tolist()
-        bounds = batch.offsets.tolist()
-        if containing is None:
+    batches = mce.iter_clique_batches(G.graph, threads=setting("threads"),
+                                      containing=containing)
+    with contextlib.closing(batches):  # closing this generator stops the search at once
+        for batch in batches:
+            flat = G.node_array[batch.vertices].tolist()
+            bounds = batch.offsets.tolist()
+            if containing is None:
+                for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+                    yield flat[a:b]
+                continue
+            ids = batch.vertices.tolist()
             for a, b in zip(bounds[:-1], bounds[1:], strict=True):
-                yield flat[a:b]
-            continue
-        ids = batch.vertices.tolist()
-        for a, b in zip(bounds[:-1], bounds[1:], strict=True):
-            yield list(nodes) + [flat[t] for t in range(a, b) if ids[t] not in first]
+                yield list(nodes) + [flat[t] for t in range(a, b) if ids[t] not in first]
 
 
 @networkx_algorithm("find_cliques", can_run=_nodes_list, should_run=_big_enough)
