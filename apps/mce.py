@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
 import select
 import shutil
@@ -415,9 +414,6 @@ class MCEResult:
             "threads": self.threads,
             "stats": self.stats,
         }
-
-    def to_json(self, **kwargs) -> str:
-        return json.dumps(self.to_dict(), **kwargs)
 
 
 #: Auto mode's GPU engine is "bitsets" up to this degree. Measured (docs/benchmarks.md):

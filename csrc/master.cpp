@@ -126,8 +126,8 @@ JobStatus Master::run(const std::function<bool()>& tick, double tick_seconds) {
     const bool all_idle = idle_.size() == slots_.size();
     if (abort_ && all_idle) break;
     if (all_idle && !has_cpu_work()) break;
-    // The first idle worker that can use what there is (a GPU worker cannot
-    // take vertices handed back by CPU workers).
+    // The first idle worker that can use what there is (can_take: a CPU worker
+    // needs CPU work; a GPU or external worker takes V, S or handed-back vertices).
     WorkerSlot* w = nullptr;
     if (!abort_) {
       for (auto it = idle_.begin(); it != idle_.end(); ++it) {

@@ -6,7 +6,7 @@
 //            +-----------+-------------------------------+--------------+
 //      front chunks (GPU) |                             | back chunks (CPU), S batches
 //                         v                             v
-//                  [GPU worker, next issue]     [CPU worker] x n_threads
+//        [GPU / external workers]             [CPU worker] x n_threads
 //                                                  | compute(task); on timeout the
 //                                                  | remaining branches go to L_o,
 //                                                  +-> flushed to S in batches

@@ -2,8 +2,8 @@
 //
 // A record is an opaque int32 sequence whose layout belongs to the application
 // (e.g. MCE keeps [|R|, |P|, |X|, R..., P..., X...]). Records move between the
-// spill stack S, the per-worker output buffers and (later) the GPU's host
-// buffer by memcpy of whole ranges.
+// spill stack S, the per-worker output buffers and the GPU worker's host
+// buffer H by memcpy of whole ranges.
 #pragma once
 
 #include <cstddef>

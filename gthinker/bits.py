@@ -12,8 +12,7 @@ Numba has no builtin for them, so they are LLVM intrinsics. Use int64 words
 from numba import types
 from numba.extending import intrinsic, register_jitable
 
-__all__ = ["popcount", "lowest_bit", "pop_lowest", "bit_words", "test_bit", "set_bit",
-           "clear_bit"]
+__all__ = ["popcount", "lowest_bit", "pop_lowest"]
 
 
 @intrinsic
@@ -52,24 +51,3 @@ def pop_lowest(words, n):
             words[w] = word & (word - 1)
             return (w << 6) + lowest_bit(word)
     return -1
-
-
-@register_jitable
-def bit_words(nbits):
-    """Number of int64 words that hold `nbits` bits."""
-    return (nbits + 63) >> 6
-
-
-@register_jitable
-def test_bit(words, i):
-    return (words[i >> 6] >> (i & 63)) & 1
-
-
-@register_jitable
-def set_bit(words, i):
-    words[i >> 6] |= 1 << (i & 63)
-
-
-@register_jitable
-def clear_bit(words, i):
-    words[i >> 6] &= ~(1 << (i & 63))

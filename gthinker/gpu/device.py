@@ -32,7 +32,7 @@ from .. import setops
 
 __all__ = [
     "GPUGraph", "Appender", "Queue", "FULL_MASK",
-    "lane_id", "warp_id", "warp_broadcast", "warp_sum", "warp_max", "warp_any",
+    "lane_id", "warp_broadcast", "warp_sum", "warp_max", "warp_any",
     "warp_prefix", "append", "warp_append", "push", "next_record", "pop",
     "count", "update_max", "add_to_histogram", "neighbors", "degree", "contains",
     "lower_bound",
@@ -73,12 +73,6 @@ Queue = namedtuple("Queue", "rec a b ctrl failed warp record length")
 def lane_id():
     """Lane of this thread in its warp (0..31)."""
     return cuda.threadIdx.x & 31
-
-
-@cuda.jit(device=True, inline=True)
-def warp_id():
-    """Global index of this thread's warp."""
-    return cuda.grid(1) >> 5
 
 
 @cuda.jit(device=True, inline=True)
