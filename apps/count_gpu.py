@@ -28,7 +28,7 @@ from numba import cuda
 
 import gthinker
 from gthinker.gpu import simulator
-from gthinker.gpu.device import FULL_MASK, lower_bound, warp_sum
+from gthinker.gpu.device import FULL_MASK, adjacency_row, lower_bound, warp_sum
 
 __all__ = ["Device", "worker", "WARPS_PER_BLOCK"]
 
@@ -92,19 +92,7 @@ def _build_rows(indptr, indices, cand, c, rows, words, lane):
     """rows[i * words + w]: bit j of word w set when cand[32 w + j] is an
     out-neighbour of cand[i]."""
     for i in range(c):
-        x = cand[i]
-        lo = indptr[x]
-        hi = indptr[x + 1]
-        for w in range(words):
-            j = (w << 5) + lane
-            hit = False
-            if j < c:
-                y = cand[j]
-                p = lower_bound(indices, lo, hi, y)
-                hit = p < hi and indices[p] == y
-            word = cuda.ballot_sync(FULL_MASK, hit)
-            if lane == 0:
-                rows[i * words + w] = word
+        adjacency_row(indptr, indices, cand[i], cand, c, rows, i * words, words, lane)
     cuda.syncwarp(FULL_MASK)
 
 

@@ -33,7 +33,14 @@ from numba import cuda
 
 import gthinker
 from gthinker.gpu import simulator
-from gthinker.gpu.device import FULL_MASK, contains, lower_bound, warp_max, warp_sum
+from gthinker.gpu.device import (
+    FULL_MASK,
+    adjacency_row,
+    contains,
+    lower_bound,
+    warp_max,
+    warp_sum,
+)
 
 __all__ = ["Device", "worker", "record_need"]
 
@@ -129,17 +136,8 @@ def _keep_blocking(indptr, indices, ids, p, nx, lane):
 def _build_rows(indptr, indices, ids, p, q, kw, pw, bits, lane):
     """bits[i*kw:(i+1)*kw]: P vertex i's row over P and X' (local indices: P
     first, then X'); after them, X' vertex x's row over P (pw words)."""
-    n = p + q
     for i in range(p):
-        a = ids[i]
-        lo = indptr[a]
-        hi = indptr[a + 1]
-        for w in range(kw):
-            j = (w << 5) + lane
-            hit = j < n and contains(indices, lo, hi, ids[j])
-            word = cuda.ballot_sync(FULL_MASK, hit)
-            if lane == 0:
-                bits[i * kw + w] = word
+        adjacency_row(indptr, indices, ids[i], ids, p + q, bits, i * kw, kw, lane)
     cuda.syncwarp(FULL_MASK)
     rx = p * kw
     for x in range(q):

@@ -72,14 +72,21 @@ def _signal_and_wait(proc, sig, delay):
     return out, err, time.monotonic() - sent
 
 
+def _stop_mce_mid_run(path, sig, *extra):
+    """``gthinker mce PATH --json`` stopped by ``sig`` once it runs: (exit code,
+    stderr, the JSON result, seconds from the signal to the exit)."""
+    proc = _start(_cli("mce", str(path), "--mode", "cpu", "--threads", "2", "--json", *extra))
+    _wait_for(proc, "loaded")
+    out, err, took = _signal_and_wait(proc, sig, RNG.uniform(0.5, 1.5))
+    assert "Traceback" not in err
+    return proc.returncode, err, json.loads(out), took
+
+
 def test_ctrl_c_mid_run_prints_the_partial_result_marked(big):
     path, _ = big
-    proc = _start(_cli("mce", str(path), "--mode", "cpu", "--threads", "2", "--json"))
-    _wait_for(proc, "loaded")
-    out, err, took = _signal_and_wait(proc, signal.SIGINT, RNG.uniform(0.5, 1.5))
-    assert proc.returncode == 130, err
-    assert "Traceback" not in err and "interrupted" in err
-    result = json.loads(out)
+    code, err, result, took = _stop_mce_mid_run(path, signal.SIGINT)
+    assert code == 130, err
+    assert "interrupted" in err
     assert result["stopped"] == "interrupted"
     assert result["count"] == sum(result["histogram"].values()) > 0
     assert took < 10  # within about a second on an idle machine; generous for CI
@@ -88,13 +95,9 @@ def test_ctrl_c_mid_run_prints_the_partial_result_marked(big):
 def test_sigterm_leaves_an_output_file_of_whole_real_cliques(big, tmp_path):
     path, graph = big
     out_file = tmp_path / "cliques.txt"
-    proc = _start(_cli("mce", str(path), "--mode", "cpu", "--threads", "2", "--json",
-                       "-o", str(out_file)))
-    _wait_for(proc, "loaded")
-    out, err, _ = _signal_and_wait(proc, signal.SIGTERM, RNG.uniform(0.5, 1.5))
-    assert proc.returncode == 143, err
-    assert "Traceback" not in err and "terminated" in err
-    result = json.loads(out)
+    code, err, result, _ = _stop_mce_mid_run(path, signal.SIGTERM, "-o", str(out_file))
+    assert code == 143, err
+    assert "terminated" in err
     assert result["stopped"] == "terminated"
     text = out_file.read_text()
     assert text.endswith("\n")

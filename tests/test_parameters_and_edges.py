@@ -116,12 +116,8 @@ class _WritesNeighbours(gthinker.Task):
         ctx.count(0, 1)
 
 
-class _AddsEmptyRecord(gthinker.Task):
+class _AddsEmptyRecord(gthinker.Task):  # the default spawn: one record [v] per vertex
     counters = ("n",)
-
-    @staticmethod
-    def spawn(ctx, v):
-        return ctx.neighbors(v).copy()
 
     @staticmethod
     def compute(ctx, record):
@@ -130,10 +126,6 @@ class _AddsEmptyRecord(gthinker.Task):
 
 class _CountsParams(gthinker.Task):
     counters = ("n",)
-
-    @staticmethod
-    def spawn(ctx, v):
-        return ctx.neighbors(v).copy()
 
     @staticmethod
     def compute(ctx, record):

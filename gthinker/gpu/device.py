@@ -35,7 +35,7 @@ __all__ = [
     "lane_id", "warp_broadcast", "warp_sum", "warp_max", "warp_any",
     "warp_prefix", "append", "warp_append", "push", "next_record", "pop",
     "count", "update_max", "add_to_histogram", "neighbors", "degree", "contains",
-    "lower_bound",
+    "lower_bound", "adjacency_row",
 ]
 
 FULL_MASK = 0xFFFFFFFF
@@ -294,3 +294,18 @@ def contains(arr, lo, hi, x):
     """True if sorted ``arr[lo:hi]`` holds ``x`` (binary search)."""
     p = lower_bound(arr, lo, hi, x)
     return p < hi and arr[p] == x
+
+
+@cuda.jit(device=True)
+def adjacency_row(indptr, indices, v, ids, n, out, start, words, lane):
+    """A warp writes ``out[start:start + words]``: bit j (word j // 32) set when
+    ``ids[j]``, j < n, is a neighbour of ``v`` (sorted adjacency lists), one
+    ballot per 32 ids; lane 0 writes. The local graphs of the bitset apps."""
+    lo = indptr[v]
+    hi = indptr[v + 1]
+    for w in range(words):
+        j = (w << 5) + lane
+        hit = j < n and contains(indices, lo, hi, ids[j])
+        word = cuda.ballot_sync(FULL_MASK, hit)
+        if lane == 0:
+            out[start + w] = word
