@@ -81,10 +81,12 @@ _LAZY = {
     "Graph": "graph", "LoadReport": "graph", "as_graph": "graph",
     "Task": "task", "TaskContext": "task",
     "GPUContext": "gpu.context",
-    "run": "runtime", "JobResult": "runtime", "StopToken": "runtime",
+    "run": "runtime", "Job": "runtime", "JobResult": "runtime", "StopToken": "runtime",
     "default_threads": "runtime",
+    "RunOptions": "options", "GPUOptions": "options", "HybridOptions": "options",
 }
-_SUBMODULES = ("apps", "cache", "gpu", "generate", "graph", "runtime", "task", "trace")
+_SUBMODULES = ("apps", "cache", "gpu", "generate", "graph", "options", "runtime", "task",
+               "trace")
 
 __all__ = [
     "Graph",
@@ -95,7 +97,11 @@ __all__ = [
     "GPUContext",
     "gpu",
     "run",
+    "Job",
     "JobResult",
+    "RunOptions",
+    "GPUOptions",
+    "HybridOptions",
     "StopToken",
     "default_threads",
     "GThinkerError",

@@ -15,11 +15,12 @@ import psutil
 from . import _core, cache, stopping
 from .errors import SpillLimitError, TaskRuntimeError
 from .graph import as_graph
+from .options import MAX_THREADS, GPUOptions, HybridOptions, RunOptions, positive_int
 from .stopping import StopToken
 from .task import CODES, SPAWN_PHASE, Task
 
-__all__ = ["run", "JobResult", "StopToken", "default_threads", "MODES", "ExternalWorker",
-           "Assignment"]
+__all__ = ["run", "Job", "JobResult", "RunOptions", "StopToken", "default_threads", "MODES",
+           "ExternalWorker", "Assignment", "MAX_THREADS", "positive_int"]
 
 MODES = ("cpu", "gpu", "hybrid")
 
@@ -162,19 +163,6 @@ def _drive_external(job, slot, fn, errors):
             worker.done()
 
 
-#: The most CPU worker threads one job starts (each is an OS thread with its own stack).
-MAX_THREADS = 4096
-_INT64_MAX = 2**63 - 1
-
-
-def positive_int(name, value, maximum=_INT64_MAX):
-    """``value`` as an int in 1..maximum, or ValueError naming the range."""
-    if (isinstance(value, bool) or not isinstance(value, (int, np.integer))
-            or not 1 <= value <= maximum):
-        raise ValueError(f"{name} must be an integer from 1 to {maximum:,}, got {value!r}")
-    return int(value)
-
-
 def _record_arrays(records):
     """Initial task records as (data int32, starts int64), or raises ValueError."""
     int32 = np.iinfo(np.int32)
@@ -221,15 +209,7 @@ def run(
     *,
     mode: str = "cpu",
     gpu=None,
-    threads: int | None = None,
-    time_budget: float = 0.1,
-    early_split: float | None = None,
-    gpu_idle_split: float | None = None,
-    cpu_chunk: int = 50,
-    cpu_task_batch: int = 8,
-    flush_batch: int = 64,
-    timeout_check_interval: int = 64,
-    spill_limit: int | None = None,
+    options: RunOptions | None = None,
     vertices: Sequence[int] | np.ndarray | None = None,
     records: Sequence[Sequence[int] | np.ndarray] | tuple[np.ndarray, np.ndarray] | None = None,
     params: Sequence[int] = (),
@@ -237,13 +217,11 @@ def run(
     output: str | os.PathLike | None = None,
     limit: int | None = None,
     progress: Callable[[dict], None] | None = None,
-    progress_interval: float = 2.0,
     external: Sequence[Callable[[ExternalWorker], None]] = (),
-    gpu_chunk: int = 500_000,
-    gpu_task_batch: int = 100_000,
-    gpu_options: dict | None = None,
     trace: str | os.PathLike | None = None,
     stop: StopToken | None = None,
+    gpu_options: dict | GPUOptions | HybridOptions | None = None,
+    **option_keywords,
 ) -> JobResult:
     """Runs ``task`` over ``graph`` on ``threads`` CPU workers and returns the merged results.
 
@@ -258,33 +236,25 @@ def run(
     gpu : GPUContext subclass, optional
         The application's GPU side (required in gpu and hybrid modes); it declares
         the same counters, maxima and histograms as ``task``.
-    threads : int, optional
-        CPU workers; default: every core this process may use (0 in gpu
-        mode). 0 is allowed when an ``external`` worker is given.
-    time_budget : float
-        Seconds a task may run before ``ctx.timed_out()`` turns true and it
-        should decompose (G-ThinkerCG's tau_time, 0.1 s).
-    early_split : float, optional
-        While a CPU worker is idle and S is empty, running tasks time out after
-        this many seconds instead of ``time_budget`` (demand-driven splitting,
-        which keeps the critical path of deep search trees short). Default
-        ``time_budget / 20``; 0 turns it off.
-    gpu_idle_split : float, optional
-        The same while the GPU worker waits for work and S is empty (hybrid).
-        Default ``early_split``. A shorter value (a GPU finishes a split
-        task's rest far sooner than one core) is meant for the tail of short
-        hybrid jobs; it is not measured on a GPU yet. 0 turns it off.
-    cpu_chunk : int
-        Initial vertices per CPU assignment, taken from the back of the deque.
-    cpu_task_batch : int
-        Spilled tasks per CPU assignment, taken from the top of S.
-    flush_batch : int
-        Decomposed tasks a worker buffers before flushing them to S in one lock.
-    timeout_check_interval : int
-        ``ctx.timed_out()`` reads the clock once every this many calls (1: every call).
-    spill_limit : int, optional
-        Bytes S may hold before the job fails with :class:`SpillLimitError`;
-        default half the memory available when the job starts.
+    options : RunOptions, optional
+        How the master schedules the job: ``threads`` (default: every core this
+        process may use; 0 in gpu mode, and allowed beside an ``external``
+        worker), ``time_budget``, ``early_split``, ``gpu_idle_split``,
+        ``cpu_chunk``, ``cpu_task_batch``, ``flush_batch``,
+        ``timeout_check_interval``, ``spill_limit``, ``progress_interval``,
+        and the GPU worker's (``options.gpu``: :class:`GPUOptions`) and
+        stealing (``options.hybrid``: :class:`HybridOptions`) options. Each
+        field, its default and its rule is described in
+        :mod:`gthinker.options`.
+    **option_keywords
+        The same options as keywords, by field name (``time_budget=0.5``,
+        ``gpu_chunk=1024``, ``tau_c=2``); they override ``options``.
+    gpu_options : dict, GPUOptions or HybridOptions, optional
+        The GPU worker's and stealing options as one dict (the older form of
+        the keywords above: ``eta_per_warp``, ``buffer_bytes``,
+        ``host_limit_bytes``, ``blocks``, ``threads_per_block``, ``fanout``,
+        ``tau_c``, ``steal_bound``, ``steal_batch``, ``give_back``,
+        ``level_steal``, ``steal_interval``).
     vertices : array of int, optional
         Initial vertices in deque order; default all vertices, 0..n-1
         (``[]`` for none, e.g. a job of ``records`` only).
@@ -324,35 +294,62 @@ def run(
         steals) sampled every 0.1 s; needs matplotlib.
     external : sequence of callables
         Workers outside the CPU pool (the GPU worker): each ``fn(worker)`` runs
-        on its own thread with an :class:`ExternalWorker` handle.
-    gpu_chunk, gpu_task_batch : int
-        Vertices from the front of the deque, and spilled tasks once it is empty,
-        per assignment to an external worker (G-ThinkerCG: 500,000 and 100,000).
-    gpu_options : dict, optional
-        GPU worker settings: ``eta_per_warp`` (new subgraphs per level and
-        warp), ``buffer_bytes`` (cap on the device subgraph buffer; default 85%
-        of the free device memory), ``host_limit_bytes`` (cap on the host
-        subgraph stack H; default half the free host memory), ``blocks``,
-        ``threads_per_block``, ``fanout`` (queue entries one subgraph may need);
-        hybrid stealing: ``tau_c`` (GPU-to-CPU stealing starts while more than
-        this many CPU workers are idle; default half of them), ``steal_bound``
-        (only while S holds fewer tasks; default 1,000,000), ``steal_batch``
-        (subgraphs moved from H to S at a time; default 1,000,000),
-        ``give_back`` (also hand unstarted vertices of the GPU's chunk back to
-        idle CPU workers; default True), ``level_steal`` (also hand idle CPU
-        workers unread subgraphs from the GPU's device levels; default True),
-        ``steal_interval`` (seconds between the GPU's checks; default 0.005).
+        on its own thread with an :class:`ExternalWorker` handle, served
+        ``gpu_chunk`` vertices and ``gpu_task_batch`` records per assignment.
     """
     sigints_before = stopping.sigints()  # a Ctrl-C from here on (compiling, say) stops the job
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-    if task is not None and (not (isinstance(task, type) and issubclass(task, Task))
-                             or task is Task):
-        raise TypeError(f"task must be a subclass of gthinker.Task, got {task!r}")
-    names_from = task
-    external = list(external)
-    gpu_worker = None
-    if mode in ("gpu", "hybrid"):
+    options = RunOptions.from_keywords(options, gpu_options, **option_keywords)
+    job = Job(task, graph, mode=mode, gpu=gpu, options=options, vertices=vertices,
+              records=records, params=params, histogram_bins=histogram_bins, output=output,
+              limit=limit, progress=progress, external=external, trace=trace, stop=stop)
+    return job.run(sigints_before)
+
+
+class Job:
+    """One job: a task over a graph on the master's workers, from set-up to results.
+
+    :func:`run` is ``Job(...).run()``. The steps, each a method:
+
+    1. ``__init__``: check the task's sides and the mode (:meth:`_check_sides`),
+       resolve the options against the job (:meth:`_resolve_options`) and
+       prepare its inputs (:meth:`_prepare_inputs`); nothing is started.
+    2. :meth:`run`: start the GPU worker (:meth:`_start_gpu_worker`), the trace
+       and progress ticker (:meth:`_tick`), build the C++ job (:meth:`_core_job`),
+       run the external workers' threads (:meth:`_start_external`) and the
+       master under the Ctrl-C watch, and always stop and join them.
+    3. :meth:`_finish`: raise what failed, write the trace, merge the CPU and
+       GPU results into a :class:`JobResult` (:meth:`_result`).
+    """
+
+    def __init__(self, task, graph, *, mode="cpu", gpu=None, options=None, vertices=None,
+                 records=None, params=(), histogram_bins=None, output=None, limit=None,
+                 progress=None, external=(), trace=None, stop=None):
+        self.task, self.gpu, self.mode = task, gpu, mode
+        self.options = RunOptions() if options is None else options
+        self.external = list(external)
+        self.output, self.progress, self.trace, self.stop = output, progress, trace, stop
+        self.names_from = self._check_sides()
+        self._resolve_options(limit)
+        self.record_arrays = _record_arrays(records) if records is not None else None
+        self._prepare_inputs(graph, vertices, params, histogram_bins)
+        self.gpu_worker = None
+        self.tracer = None
+
+    # ---- set-up ---------------------------------------------------------------------
+
+    def _check_sides(self):
+        """Checks the mode and the app's CPU and GPU sides; returns the side that
+        names the results (finding the GPU first in gpu and hybrid modes)."""
+        task, gpu, mode = self.task, self.gpu, self.mode
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        if task is not None and (not (isinstance(task, type) and issubclass(task, Task))
+                                 or task is Task):
+            raise TypeError(f"task must be a subclass of gthinker.Task, got {task!r}")
+        if mode == "cpu":
+            if task is None:
+                raise TypeError("task is required in mode='cpu'")
+            return task
         from .gpu import GPUContext, require_device
 
         if not (isinstance(gpu, type) and issubclass(gpu, GPUContext)) or gpu is GPUContext:
@@ -365,172 +362,215 @@ def run(
                     raise TypeError(f"{task.__qualname__}.{what} and {gpu.__qualname__}.{what} "
                                     "differ; the CPU and GPU sides must declare the same results")
         require_device()
-        names_from = gpu
-        if mode == "gpu":
+        return gpu
+
+    def _resolve_options(self, limit):
+        """The thread count, spill limit and result limit this job runs with."""
+        threads = self.options.threads
+        if self.mode == "gpu":
             threads = 0
-    elif task is None:
-        raise TypeError("task is required in mode='cpu'")
-    if threads is None:
-        threads = default_threads()
-    elif not ((external or mode != "cpu") and threads == 0):  # an external worker may run alone
-        threads = positive_int("threads", threads, MAX_THREADS)
-    gpu_chunk = positive_int("gpu_chunk", gpu_chunk)
-    gpu_task_batch = positive_int("gpu_task_batch", gpu_task_batch)
-    if not (isinstance(time_budget, (int, float)) and time_budget > 0):
-        raise ValueError(f"time_budget must be a positive number of seconds, got {time_budget!r}")
-    if early_split is None:
-        early_split = time_budget / 20
-    if not (isinstance(early_split, (int, float)) and early_split >= 0):
-        raise ValueError(f"early_split must be a number of seconds >= 0, got {early_split!r}")
-    if gpu_idle_split is None:
-        gpu_idle_split = early_split
-    if not (isinstance(gpu_idle_split, (int, float)) and gpu_idle_split >= 0):
-        raise ValueError(f"gpu_idle_split must be a number of seconds >= 0, "
-                         f"got {gpu_idle_split!r}")
-    cpu_chunk = positive_int("cpu_chunk", cpu_chunk)
-    cpu_task_batch = positive_int("cpu_task_batch", cpu_task_batch)
-    flush_batch = positive_int("flush_batch", flush_batch)
-    timeout_check_interval = positive_int("timeout_check_interval", timeout_check_interval)
-    if spill_limit is None:
-        spill_limit = psutil.virtual_memory().available // 2
-    spill_limit = positive_int("spill_limit", spill_limit)
-    if limit is not None:
-        limit = positive_int("limit", limit)
-        if mode != "cpu":
-            raise ValueError(f"limit runs on the CPU workers only (mode='cpu'), not in {mode!r}")
-    if stop is not None and not isinstance(stop, StopToken):
-        raise TypeError(f"stop must be a gthinker.StopToken, got {stop!r}")
-    record_arrays = _record_arrays(records) if records is not None else None
+        elif threads is None:
+            threads = default_threads()
+        elif not (self.external or self.mode != "cpu") or threads != 0:
+            threads = positive_int("threads", threads, MAX_THREADS)  # 0 needs an external worker
+        self.threads = threads
+        spill_limit = self.options.spill_limit
+        self.spill_limit = (psutil.virtual_memory().available // 2 if spill_limit is None
+                            else spill_limit)
+        self.spill_limit = positive_int("spill_limit", self.spill_limit)
+        if limit is not None:
+            limit = positive_int("limit", limit)
+            if self.mode != "cpu":
+                raise ValueError(f"limit runs on the CPU workers only (mode='cpu'), "
+                                 f"not in {self.mode!r}")
+        self.limit = limit
+        if self.stop is not None and not isinstance(self.stop, StopToken):
+            raise TypeError(f"stop must be a gthinker.StopToken, got {self.stop!r}")
 
-    graph = as_graph(graph)
-    compiled_before = cache.compile_seconds()
-    n = graph.num_vertices
-    if vertices is None:
-        init = np.arange(n, dtype=np.int32)
-    else:
-        init = np.ascontiguousarray(vertices, dtype=np.int64)
-        if init.ndim != 1 or (init.size and (init.min() < 0 or init.max() >= n)):
-            raise ValueError(f"vertices must be a 1-d array of vertex indices in [0, {n})")
-        init = init.astype(np.int32)
-    params = np.ascontiguousarray(params, dtype=np.int64).ravel()
-    if histogram_bins is None:
-        histogram_bins = int(graph.max_degree) + 2 if n else 2
-    histogram_bins = positive_int("histogram_bins", histogram_bins)
+    def _prepare_inputs(self, graph, vertices, params, histogram_bins):
+        """The graph, the initial vertices, the params and the histogram width."""
+        self.graph = graph = as_graph(graph)
+        self.compiled_before = cache.compile_seconds()
+        n = graph.num_vertices
+        if vertices is None:
+            init = np.arange(n, dtype=np.int32)
+        else:
+            init = np.ascontiguousarray(vertices, dtype=np.int64)
+            if init.ndim != 1 or (init.size and (init.min() < 0 or init.max() >= n)):
+                raise ValueError(f"vertices must be a 1-d array of vertex indices in [0, {n})")
+            init = init.astype(np.int32)
+        self.init = init
+        self.params = np.ascontiguousarray(params, dtype=np.int64).ravel()
+        if histogram_bins is None:
+            histogram_bins = int(graph.max_degree) + 2 if n else 2
+        self.histogram_bins = positive_int("histogram_bins", histogram_bins)
 
-    if mode in ("gpu", "hybrid"):
-        from .gpu.worker import GPUWorker
+    def _start_gpu_worker(self):
+        """The GPU worker (gpu and hybrid modes) as the first external worker, and
+        the tracer that samples it."""
+        if self.mode in ("gpu", "hybrid"):
+            from .gpu.worker import GPUWorker
 
-        gpu_worker = GPUWorker(gpu, graph, params=params, histogram_bins=histogram_bins,
-                               cpu_threads=threads, **(gpu_options or {}))
-        external.insert(0, gpu_worker)
-    tracer = None
-    if trace is not None:
-        from .trace import Tracer
+            self.gpu_worker = GPUWorker(
+                self.gpu, self.graph, params=self.params, histogram_bins=self.histogram_bins,
+                cpu_threads=self.threads, options=self.options.gpu, hybrid=self.options.hybrid)
+            self.external.insert(0, self.gpu_worker)
+        if self.trace is not None:
+            from .trace import Tracer
 
-        tracer = Tracer(threads, gpu_worker)
-    on_tick, tick_interval = _ticker(progress, progress_interval, gpu_worker, tracer)
-    entry_address = task.compiled().address if task is not None and threads else 0
-    config = {
-        "threads": threads,
-        "time_budget": float(time_budget),
-        "early_split": float(early_split),
-        "gpu_idle_split": float(gpu_idle_split),
-        "cpu_chunk": cpu_chunk,
-        "cpu_task_batch": cpu_task_batch,
-        "flush_batch": flush_batch,
-        "spill_limit_bytes": spill_limit,
-        "timeout_check_interval": timeout_check_interval,
-        "n_counters": len(names_from.counters),
-        "n_maxima": len(names_from.maxima),
-        "hist_rows": len(names_from.histograms),
-        "hist_bins": histogram_bins if names_from.histograms else 0,
-        "params": params.tolist(),
-        "output": os.fspath(output) if output is not None else "",
-        "limit": -1 if limit is None else limit,
-        "external_workers": len(external),
-        "gpu_chunk": gpu_chunk,
-        "gpu_task_batch": gpu_task_batch,
-    }
-    try:
-        job = _core.Job(
-            graph.indptr, graph.indices, graph.labels, graph.ids, init,
-            entry_address, config,
-        )
-    except RuntimeError as exc:  # e.g. the output file cannot be opened
-        raise OSError(str(exc)) from None
-    errors: list[BaseException] = []
-    drivers = [
-        threading.Thread(target=_drive_external, args=(job, threads + i, fn, errors),
-                         name=f"gthinker-external-{i}", daemon=True)
-        for i, fn in enumerate(external)
-    ]
-    start = time.perf_counter()
-    compiled_at_start = cache.compile_seconds()
-    started = []
-    try:
-        if record_arrays is not None and len(record_arrays[1]) > 1:
-            if not job.push_tasks(*record_arrays):
-                raise SpillLimitError(
-                    f"the {len(record_arrays[1]) - 1} initial records do not fit in the spill "
-                    f"stack S (spill_limit={spill_limit} bytes). Raise spill_limit.")
-        if stop is not None:
-            stop.attach(job)
-        for t in drivers:
+            self.tracer = Tracer(self.threads, self.gpu_worker)
+
+    def _config(self) -> dict:
+        """The C++ master's configuration (``JobConfig``)."""
+        o, names_from = self.options, self.names_from
+        return {
+            "threads": self.threads,
+            "time_budget": o.time_budget,
+            "early_split": o.early_split_seconds,
+            "gpu_idle_split": o.gpu_idle_split_seconds,
+            "cpu_chunk": o.cpu_chunk,
+            "cpu_task_batch": o.cpu_task_batch,
+            "flush_batch": o.flush_batch,
+            "spill_limit_bytes": self.spill_limit,
+            "timeout_check_interval": o.timeout_check_interval,
+            "n_counters": len(names_from.counters),
+            "n_maxima": len(names_from.maxima),
+            "hist_rows": len(names_from.histograms),
+            "hist_bins": self.histogram_bins if names_from.histograms else 0,
+            "params": self.params.tolist(),
+            "output": os.fspath(self.output) if self.output is not None else "",
+            "limit": -1 if self.limit is None else self.limit,
+            "external_workers": len(self.external),
+            "gpu_chunk": o.gpu.gpu_chunk,
+            "gpu_task_batch": o.gpu.gpu_task_batch,
+        }
+
+    def _core_job(self):
+        """The C++ job (compiling the task's entry point if it is not cached yet)."""
+        g = self.graph
+        runs_task = self.task is not None and self.threads
+        entry_address = self.task.compiled().address if runs_task else 0
+        try:
+            return _core.Job(g.indptr, g.indices, g.labels, g.ids, self.init, entry_address,
+                             self._config())
+        except RuntimeError as exc:  # e.g. the output file cannot be opened
+            raise OSError(str(exc)) from None
+
+    # ---- running ----------------------------------------------------------------------
+
+    def _tick(self):
+        """The master's tick callback and its interval: adds the GPU worker's figures
+        and live counters to each snapshot, samples the trace, and calls
+        ``progress`` when it is due."""
+        progress, interval = self.progress, self.options.progress_interval
+        if self.gpu_worker is None and self.tracer is None:
+            return progress, interval
+        due = [interval]
+
+        def on_tick(snap):
+            _with_gpu(snap, self.gpu_worker)
+            if self.tracer is not None:
+                self.tracer.sample(snap)
+            if progress is not None and snap["elapsed"] >= due[0]:
+                due[0] = snap["elapsed"] + interval
+                progress(snap)
+
+        return on_tick, (0.1 if self.tracer is not None else interval)
+
+    def _start_external(self, job, errors, started):
+        """One thread per external worker (the GPU worker first), appended to
+        ``started`` as each starts."""
+        for i, fn in enumerate(self.external):
+            t = threading.Thread(target=_drive_external, args=(job, self.threads + i, fn, errors),
+                                 name=f"gthinker-external-{i}", daemon=True)
             t.start()
             started.append(t)
-        with stopping.running(job, sigints_before) as watch:
-            status = job.run(on_tick, tick_interval)
-    finally:
-        if stop is not None:
-            stop.detach(job)
-        for t in started:
-            t.join()
-        if gpu_worker is not None:
-            gpu_worker.close()
-    compiled_in_run = cache.compile_seconds() - compiled_at_start  # GPU kernels, at first launch
-    seconds = time.perf_counter() - start - compiled_in_run
-    if errors:
-        raise errors[0]
-    if watch.interrupted:  # Ctrl-C reached this job's thread through the SIGINT handler
-        raise KeyboardInterrupt
-    _raise_for_status(task, graph, status)
-    stopped = {"limit": "limit", "stopped": "stop"}.get(status["error"])
-    trace_error = None
-    if tracer is not None:
-        # The end state, also for jobs shorter than one tick.
-        tracer.sample(_with_gpu(job.snapshot(), gpu_worker))
-        try:
-            tracer.write(trace, start, seconds)
-        except OSError as exc:  # keep the job's result; the caller learns why in stats
-            trace_error = f"cannot write the trace to {trace}: {exc.strerror or exc}"
 
-    res = job.results()
-    stats = job.stats()
-    counter_values = np.asarray(res["counters"], np.int64)
-    maxima_values = np.asarray(res["maxima"], np.int64)
-    hists = [np.asarray(h, np.int64) for h in res["histograms"]]
-    if gpu_worker is not None:
-        g_counters, g_maxima, g_hists = gpu_worker.results()
-        counter_values = counter_values + g_counters
-        maxima_values = np.maximum(maxima_values, g_maxima)
-        hists = [h + g_hists[i][: len(h)] for i, h in enumerate(hists)]
-        stats["gpu"] = gpu_worker.snapshot()
-    if trace_error:
-        stats["trace_error"] = trace_error
-    minimum = np.iinfo(np.int64).min
-    counters = zip(names_from.counters, counter_values, strict=True)
-    maxima = zip(names_from.maxima, maxima_values, strict=True)
-    return JobResult(
-        counters={k: int(v) for k, v in counters},
-        maxima={k: (None if v == minimum else int(v)) for k, v in maxima},
-        histograms={k: hists[i] for i, k in enumerate(names_from.histograms)},
-        stats=stats,
-        seconds=seconds,
-        threads=threads,
-        mode=mode,
-        stopped=stopped,
-        compile_seconds=cache.compile_seconds() - compiled_before,
-    )
+    def _push_records(self, job):
+        records = self.record_arrays
+        if records is not None and len(records[1]) > 1 and not job.push_tasks(*records):
+            raise SpillLimitError(
+                f"the {len(records[1]) - 1} initial records do not fit in the spill "
+                f"stack S (spill_limit={self.spill_limit} bytes). Raise spill_limit.")
+
+    def run(self, sigints_before: int | None = None) -> JobResult:
+        """Runs the job to its end and returns its results (raises what failed)."""
+        if sigints_before is None:
+            sigints_before = stopping.sigints()
+        self._start_gpu_worker()
+        on_tick, tick_interval = self._tick()
+        job = self._core_job()
+        errors: list[BaseException] = []
+        start = time.perf_counter()
+        compiled_at_start = cache.compile_seconds()
+        started: list[threading.Thread] = []
+        try:
+            self._push_records(job)
+            if self.stop is not None:
+                self.stop.attach(job)
+            self._start_external(job, errors, started)
+            with stopping.running(job, sigints_before) as watch:
+                status = job.run(on_tick, tick_interval)
+        finally:
+            if self.stop is not None:
+                self.stop.detach(job)
+            for t in started:
+                t.join()
+            if self.gpu_worker is not None:
+                self.gpu_worker.close()
+        compiled_in_run = cache.compile_seconds() - compiled_at_start  # GPU kernels, at launch
+        seconds = time.perf_counter() - start - compiled_in_run
+        if errors:
+            raise errors[0]
+        if watch.interrupted:  # Ctrl-C reached this job's thread through the SIGINT handler
+            raise KeyboardInterrupt
+        return self._finish(job, status, start, seconds)
+
+    # ---- finishing --------------------------------------------------------------------
+
+    def _finish(self, job, status, start, seconds) -> JobResult:
+        """Raises for a failed status, writes the trace, and gathers the results."""
+        _raise_for_status(self.task, self.graph, status)
+        trace_error = None
+        if self.tracer is not None:
+            # The end state, also for jobs shorter than one tick.
+            self.tracer.sample(_with_gpu(job.snapshot(), self.gpu_worker))
+            try:
+                self.tracer.write(self.trace, start, seconds)
+            except OSError as exc:  # keep the job's result; the caller learns why in stats
+                trace_error = f"cannot write the trace to {self.trace}: {exc.strerror or exc}"
+        stats = job.stats()
+        if trace_error:
+            stats["trace_error"] = trace_error
+        stopped = {"limit": "limit", "stopped": "stop"}.get(status["error"])
+        return self._result(job.results(), stats, seconds, stopped)
+
+    def _result(self, res, stats, seconds, stopped) -> JobResult:
+        """The CPU workers' results plus the GPU worker's, by the names the app declared."""
+        counter_values = np.asarray(res["counters"], np.int64)
+        maxima_values = np.asarray(res["maxima"], np.int64)
+        hists = [np.asarray(h, np.int64) for h in res["histograms"]]
+        if self.gpu_worker is not None:
+            g_counters, g_maxima, g_hists = self.gpu_worker.results()
+            counter_values = counter_values + g_counters
+            maxima_values = np.maximum(maxima_values, g_maxima)
+            hists = [h + g_hists[i][: len(h)] for i, h in enumerate(hists)]
+            stats["gpu"] = self.gpu_worker.snapshot()
+        names_from = self.names_from
+        minimum = np.iinfo(np.int64).min
+        counters = zip(names_from.counters, counter_values, strict=True)
+        maxima = zip(names_from.maxima, maxima_values, strict=True)
+        return JobResult(
+            counters={k: int(v) for k, v in counters},
+            maxima={k: (None if v == minimum else int(v)) for k, v in maxima},
+            histograms={k: hists[i] for i, k in enumerate(names_from.histograms)},
+            stats=stats,
+            seconds=seconds,
+            threads=self.threads,
+            mode=self.mode,
+            stopped=stopped,
+            compile_seconds=cache.compile_seconds() - self.compiled_before,
+        )
 
 
 def _with_gpu(snap, gpu_worker):
@@ -541,24 +581,6 @@ def _with_gpu(snap, gpu_worker):
         snap["counters"] = [int(a) + int(b) for a, b in
                             zip(snap["counters"], gpu_worker.live_counters, strict=True)]
     return snap
-
-
-def _ticker(progress, progress_interval, gpu_worker, tracer):
-    """The job's tick callback: adds the GPU worker's figures and live counters
-    to each snapshot, samples the trace, and calls ``progress`` when it is due."""
-    if gpu_worker is None and tracer is None:
-        return progress, progress_interval
-    due = [progress_interval]
-
-    def on_tick(snap):
-        _with_gpu(snap, gpu_worker)
-        if tracer is not None:
-            tracer.sample(snap)
-        if progress is not None and snap["elapsed"] >= due[0]:
-            due[0] = snap["elapsed"] + progress_interval
-            progress(snap)
-
-    return on_tick, (0.1 if tracer is not None else progress_interval)
 
 
 def _raise_for_status(task, graph, status):

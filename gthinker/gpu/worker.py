@@ -26,6 +26,7 @@ from numba import cuda
 
 from .. import cache
 from ..errors import GThinkerError
+from ..options import GPUOptions, HybridOptions, RunOptions
 from . import device_status
 from .device import (
     CAPR,
@@ -181,21 +182,44 @@ class GPUWorker:
     (or Numba's simulator). ``__call__(worker)`` is the loop an
     :class:`gthinker.runtime.ExternalWorker` slot runs."""
 
-    def __init__(self, app_cls, graph, *, params=(), histogram_bins=2, eta_per_warp=None,
-                 buffer_bytes=None, blocks=None, threads_per_block=None, fanout=None,
-                 host_limit_bytes=None, cpu_threads=0, tau_c=None, steal_bound=1_000_000,
-                 steal_batch=1_000_000, give_back=True, level_steal=True,
-                 steal_interval=0.005):
+    def __init__(self, app_cls, graph, *, params=(), histogram_bins=2, cpu_threads=0,
+                 options: GPUOptions | None = None, hybrid: HybridOptions | None = None,
+                 **settings):
+        """``options`` and ``hybrid`` (:mod:`gthinker.options`), or their fields as
+        ``settings`` keywords (``eta_per_warp=``, ``tau_c=``, ...)."""
+        run_options = RunOptions.from_keywords(
+            RunOptions(gpu=options or GPUOptions(), hybrid=hybrid or HybridOptions()),
+            **settings)
+        self.options, self.hybrid = run_options.gpu, run_options.hybrid
         self.app = app_cls()
         self.kern = app_cls.kernels()
         self.simulated = simulator_enabled()
         self.t0 = time.perf_counter()
-        n = graph.num_vertices
         self.n_counters = len(app_cls.counters)
         self.n_maxima = len(app_cls.maxima)
         self.n_hists = len(app_cls.histograms)
         self.hist_bins = histogram_bins if app_cls.histograms else 1
+        self._launch_geometry(app_cls, graph)
+        # Graph, results and the app's own buffers first; the subgraph buffer
+        # takes what is left.
+        self._upload(graph, params)
+        self._allocate_queues()
+        self._allocate_subgraph_buffer(graph)
+        self._set_up_stealing(cpu_threads)
+        _gather(np.zeros((1, 2), np.int64), np.zeros(1, np.int32), 0)  # compiled or loaded now
+        self.timeline: list[tuple[float, float]] = []  # GPU busy intervals
+        self._live_at = time.perf_counter()
+        self.live_counters = np.zeros(self.n_counters, np.int64)
+        self.stack: list[_Level] = []
+        self.otail = 0
+        self.vtail = 0
+        self.ndefer = 0
+        self.pending = np.zeros(0, np.int32)
+        self.stats = self._initial_stats()
 
+    def _launch_geometry(self, app_cls, graph):
+        """Grids of the process and extend kernels, warps, eta and the queue size."""
+        o = self.options
         if self.simulated:
             pblocks, pthreads = 1, 64
             eblocks, ethreads = 1, 32
@@ -203,21 +227,20 @@ class GPUWorker:
             sms = cuda.get_current_device().MULTIPROCESSOR_COUNT
             pblocks, pthreads = sms * 16, 128
             eblocks, ethreads = sms * 8, 256
-        if blocks is not None:
-            pblocks = eblocks = int(blocks)
-        if threads_per_block is not None:
-            if threads_per_block % 32:
-                raise ValueError("gpu threads per block must be a multiple of 32")
-            pthreads = ethreads = int(threads_per_block)
+        if o.blocks is not None:
+            pblocks = eblocks = o.blocks
+        if o.threads_per_block is not None:
+            pthreads = ethreads = o.threads_per_block
         self.pgrid = (pblocks, pthreads)
         self.egrid = (eblocks, ethreads)
         self.warps = pblocks * pthreads // 32
-        self.eta = int(eta_per_warp or app_cls.eta_per_warp) * self.warps
-        fanout = int(fanout or app_cls.max_fanout or (int(graph.max_degree) + 1 if n else 1))
+        self.eta = int(o.eta_per_warp or app_cls.eta_per_warp) * self.warps
+        n = graph.num_vertices
+        fanout = int(o.fanout or app_cls.max_fanout or (int(graph.max_degree) + 1 if n else 1))
         self.qcap = self.eta + self.eta // 2 + fanout
 
-        # Graph, results and the app's own buffers first; the subgraph buffer
-        # takes what is left.
+    def _upload(self, graph, params):
+        """The graph, the params, the result arrays and the app's own arrays, on the device."""
         self.d_indptr = cuda.to_device(graph.indptr)
         self.d_indices = cuda.to_device(graph.indices if graph.indices.size else
                                         np.zeros(1, np.int32))
@@ -234,6 +257,10 @@ class GPUWorker:
                       for a in self.app.initialize(graph))
         self.g_args = (self.d_indptr, self.d_indices, self.d_labels, self.d_params,
                        self.d_counters, self.d_maxima, self.d_hists, extra)
+
+    def _allocate_queues(self):
+        """The work queues Q and R, and the per-warp defer and failure flags."""
+        eblocks, ethreads = self.egrid
         self.q = [cuda.device_array(self.qcap, np.int64), cuda.device_array(self.qcap, np.int32),
                   cuda.device_array(self.qcap, np.int32)]
         self.r = [cuda.device_array(self.qcap, np.int64), cuda.device_array(self.qcap, np.int32),
@@ -245,7 +272,11 @@ class GPUWorker:
         self.d_gen_in = cuda.device_array(self.eta, np.int32)
         self.d_gen_retry = cuda.device_array(self.eta, np.int32)
 
-        record_bound = int(graph.max_degree) + 8 if n else 8
+    def _allocate_subgraph_buffer(self, graph):
+        """The device subgraph buffer (what device memory is left, or ``buffer_bytes``),
+        its overflow marks and the control block."""
+        buffer_bytes = self.options.buffer_bytes
+        record_bound = int(graph.max_degree) + 8 if graph.num_vertices else 8
         self._keep_buffer = False
         if self.simulated:
             budget = int(buffer_bytes or 1 << 20)
@@ -277,31 +308,28 @@ class GPUWorker:
         self.ctrl[QCAP] = self.qcap
         self.d_ctrl = cuda.to_device(self.ctrl)
 
+    def _set_up_stealing(self, cpu_threads):
+        """The host stack H and the hybrid mode's GPU-to-CPU stealing
+        (H -> S, and unstarted chunk vertices back)."""
+        host_limit_bytes = self.options.host_limit_bytes
         if host_limit_bytes is None:
             host_limit_bytes = psutil.virtual_memory().available // 2
         self.H = HostStack(int(host_limit_bytes))
-        # Hybrid mode: GPU-to-CPU stealing (H -> S, and unstarted chunk vertices back).
+        h = self.hybrid
         self.cpu_threads = int(cpu_threads)
-        self.tau_c = self.cpu_threads // 2 if tau_c is None else int(tau_c)
-        self.steal_bound = int(steal_bound)
-        self.steal_batch = int(steal_batch)
-        self.give_back = bool(give_back)
-        self.level_steal = bool(level_steal)
-        self.steal_interval = float(steal_interval)
+        self.tau_c = self.cpu_threads // 2 if h.tau_c is None else h.tau_c
+        self.steal_bound = h.steal_bound
+        self.steal_batch = h.steal_batch
+        self.give_back = h.give_back
+        self.level_steal = h.level_steal
+        self.steal_interval = h.steal_interval
         self._steal_at = 0.0
         self._per_cpu = 1  # level steals: subgraphs per idle CPU worker
         self._polls_since_steal = 0
         self._ext = None
-        _gather(np.zeros((1, 2), np.int64), np.zeros(1, np.int32), 0)  # compiled or loaded now
-        self.timeline: list[tuple[float, float]] = []  # GPU busy intervals
-        self._live_at = time.perf_counter()
-        self.live_counters = np.zeros(self.n_counters, np.int64)
-        self.stack: list[_Level] = []
-        self.otail = 0
-        self.vtail = 0
-        self.ndefer = 0
-        self.pending = np.zeros(0, np.int32)
-        self.stats = {
+
+    def _initial_stats(self) -> dict:
+        return {
             "device": device_status()[1],
             "eta": self.eta,
             "warps": self.warps,

@@ -1,0 +1,279 @@
+"""The options of a run, each with its default and its rule written once.
+
+Three frozen dataclasses:
+
+* :class:`RunOptions`: the scheduler's (CPU threads, the time budget and demand-driven
+  splitting, assignment sizes, the spill limit, the progress interval);
+* :class:`GPUOptions`: the GPU worker's (chunk sizes from the master, the device
+  subgraph buffer, launch geometry);
+* :class:`HybridOptions`: stealing between the GPU worker and the CPU workers.
+
+``RunOptions`` holds the other two (``options.gpu``, ``options.hybrid``).
+:func:`gthinker.run` takes ``options=RunOptions(...)`` or the same names as keywords
+(:meth:`RunOptions.from_keywords`; every field of the three classes is one flat name),
+and the command line builds its shared flags and their help from the fields' metadata
+(``help``, ``flag``, ``metavar``, ``default_text``), so that what a flag says and what
+it checks is what the API says and checks. The module imports nothing heavy: the
+command line builds its parser from it before it handles signals.
+
+>>> RunOptions(time_budget=0.5).early_split_seconds
+0.025
+>>> RunOptions.from_keywords(tau_c=2, gpu_chunk=1024).gpu.gpu_chunk
+1024
+>>> RunOptions(cpu_chunk=0)
+Traceback (most recent call last):
+...
+ValueError: cpu_chunk must be an integer from 1 to 9,223,372,036,854,775,807, got 0
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+from dataclasses import dataclass, field
+
+__all__ = ["RunOptions", "GPUOptions", "HybridOptions", "MAX_THREADS", "positive_int",
+           "positive_seconds", "seconds_or_off", "option_field", "describe"]
+
+#: The most CPU worker threads one job starts (each is an OS thread with its own stack).
+MAX_THREADS = 4096
+_INT64_MAX = 2**63 - 1
+
+
+# ---- the rules ------------------------------------------------------------------------
+
+def positive_int(name, value, maximum=_INT64_MAX):
+    """``value`` as an int in 1..maximum, or ValueError naming the range."""
+    if (isinstance(value, bool) or not isinstance(value, numbers.Integral)
+            or not 1 <= value <= maximum):
+        raise ValueError(f"{name} must be an integer from 1 to {maximum:,}, got {value!r}")
+    return int(value)
+
+
+def positive_seconds(name, value):
+    """``value`` as a float > 0, or ValueError."""
+    if isinstance(value, bool) or not (isinstance(value, (int, float)) and value > 0):
+        raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
+    return float(value)
+
+
+def seconds_or_off(name, value):
+    """``value`` as a float >= 0 (0: off), or ValueError."""
+    if isinstance(value, bool) or not (isinstance(value, (int, float)) and value >= 0):
+        raise ValueError(f"{name} must be a number of seconds >= 0, got {value!r}")
+    return float(value)
+
+
+def _threads(name, value):
+    return positive_int(name, value, MAX_THREADS)
+
+
+def _any_int(name, value):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    return int(value)
+
+
+def _flag(name, value):
+    return bool(value)
+
+
+def _warp_multiple(name, value):
+    value = positive_int(name, value)
+    if value % 32:
+        raise ValueError(f"{name} (gpu threads per block) must be a multiple of 32, got {value}")
+    return value
+
+
+def option_field(default, help, check, *, flag=None, metavar=None, default_text=None):
+    """A dataclass field with what the rest of gthinker needs to know of it.
+
+    ``check(name, value)`` returns the value (normalised) or raises ValueError; it
+    runs for every value but None. ``help`` is the command line's text (with
+    ``default_text``, or the default itself, appended); ``flag`` its flag
+    (``--name-with-dashes`` when not given; ``--no-...`` for a flag that turns a
+    default True off).
+    """
+    return field(default=default, metadata={
+        "help": help, "check": check, "flag": flag, "metavar": metavar,
+        "default_text": default_text})
+
+
+def _check_fields(obj, skip=()):
+    for f in dataclasses.fields(obj):
+        check = f.metadata.get("check")
+        if f.name in skip:
+            continue
+        value = getattr(obj, f.name)
+        if check is not None and value is not None:
+            object.__setattr__(obj, f.name, check(f.name, value))
+
+
+def describe(cls, name) -> dataclasses.Field:
+    """The field ``name`` of an options class (its metadata: help, check, flag, ...)."""
+    for f in dataclasses.fields(cls):
+        if f.name == name:
+            return f
+    raise KeyError(name)
+
+
+# ---- the options ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class GPUOptions:
+    """What the master hands the GPU worker, and how the GPU worker uses the device.
+
+    The chunk sizes are G-ThinkerCG's. ``None`` means the GPU worker's or the app's own choice (said in each help).
+    A multi-GPU run would add its device list here (one worker slot per GPU).
+    """
+
+    gpu_chunk: int = option_field(
+        500_000, "initial vertices per GPU assignment, from the front of the vertex order", positive_int, metavar="N")
+    gpu_task_batch: int = option_field(
+        100_000, "spilled tasks the idle GPU takes from S at a time once the vertex deque "
+        "is empty (CPU-to-GPU stealing)", positive_int, metavar="N")
+    eta_per_warp: int | None = option_field(
+        None, "new subgraphs per level and warp", positive_int, metavar="N",
+        default_text="the app's, 1000 for mce")
+    buffer_bytes: int | None = option_field(
+        None, "cap on the device subgraph buffer; a level that does not fit goes to host "
+        "memory", positive_int, flag="--gpu-buffer", metavar="BYTES",
+        default_text="85% of the free GPU memory")
+    host_limit_bytes: int | None = option_field(
+        None, "cap on the host subgraph stack H", positive_int, metavar="BYTES",
+        default_text="half the free host memory")
+    blocks: int | None = option_field(
+        None, "thread blocks per kernel launch", positive_int, metavar="N",
+        default_text="16 (process) and 8 (extend) per multiprocessor")
+    threads_per_block: int | None = option_field(
+        None, "threads per block, a multiple of 32", _warp_multiple, metavar="N",
+        default_text="128 (process), 256 (extend)")
+    fanout: int | None = option_field(
+        None, "queue entries one subgraph may need", positive_int, metavar="N",
+        default_text="the app's max_fanout, else max degree + 1")
+
+    #: The fields the GPU worker takes (the others are the master's).
+    WORKER_FIELDS = ("eta_per_warp", "buffer_bytes", "host_limit_bytes", "blocks",
+                     "threads_per_block", "fanout")
+
+    def __post_init__(self):
+        _check_fields(self)
+
+
+@dataclass(frozen=True)
+class HybridOptions:
+    """Stealing between the GPU worker and the CPU workers (``mode="hybrid"``)."""
+
+    tau_c: int | None = option_field(
+        None, "the GPU hands work to the CPUs while more than N CPU workers are idle",
+        _any_int, metavar="N", default_text="half of them")
+    steal_bound: int = option_field(
+        1_000_000, "... and while S holds fewer than N tasks", positive_int, metavar="N")
+    steal_batch: int = option_field(
+        1_000_000, "subgraphs moved from H to S at a time", positive_int, metavar="N")
+    give_back: bool = option_field(
+        True, "the GPU hands half of its chunk's unstarted vertices back to idle CPU workers",
+        _flag)
+    level_steal: bool = option_field(
+        True, "idle CPU workers also get unread subgraphs from the GPU's device levels "
+        "(not only H and handed-back vertices)", _flag)
+    steal_interval: float = option_field(
+        0.005, "seconds between the GPU's checks for idle CPU workers", seconds_or_off,
+        metavar="SECONDS")
+
+    def __post_init__(self):
+        _check_fields(self)
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How the master schedules a job (G-ThinkerCG's parameters, with its defaults)."""
+
+    threads: int | None = option_field(
+        None, "CPU worker threads", _threads, metavar="N", default_text="all cores")
+    time_budget: float = option_field(
+        0.1, "seconds a task runs before it is decomposed (G-ThinkerCG's tau_time)",
+        positive_seconds, metavar="SECONDS")
+    early_split: float | None = option_field(
+        None, "while a worker starves (idle, S empty), tasks split after this long instead "
+        "(demand-driven splitting)", seconds_or_off, metavar="SECONDS",
+        default_text="time budget / 20; 0: off")
+    gpu_idle_split: float | None = option_field(
+        None, "the same while the GPU worker waits for work (hybrid)", seconds_or_off,
+        metavar="SECONDS", default_text="early split; 0: off")
+    cpu_chunk: int = option_field(
+        50, "initial vertices per CPU assignment, from the back of the vertex order",
+        positive_int, flag="--chunk", metavar="N")
+    cpu_task_batch: int = option_field(
+        8, "spilled tasks per CPU assignment, from the top of S", positive_int,
+        flag="--task-batch", metavar="N")
+    flush_batch: int = option_field(
+        64, "decomposed tasks a worker buffers before it flushes them to S in one lock",
+        positive_int, metavar="N")
+    timeout_check_interval: int = option_field(
+        64, "ctx.timed_out() reads the clock once every this many calls", positive_int,
+        metavar="N")
+    spill_limit: int | None = option_field(
+        None, "fail if the spill stack S grows past this many bytes", positive_int,
+        metavar="BYTES", default_text="half the free memory")
+    progress_interval: float = option_field(
+        2.0, "seconds between progress reports", seconds_or_off, metavar="SECONDS")
+    gpu: GPUOptions = field(default_factory=GPUOptions)
+    hybrid: HybridOptions = field(default_factory=HybridOptions)
+
+    def __post_init__(self):
+        # threads=0 (no CPU workers) is allowed beside an external worker: the job checks.
+        _check_fields(self, skip=("threads",) if self.threads == 0 else ())
+        for name, cls in (("gpu", GPUOptions), ("hybrid", HybridOptions)):
+            if not isinstance(getattr(self, name), cls):
+                raise TypeError(f"{name} must be a gthinker.options.{cls.__name__}, "
+                                f"got {getattr(self, name)!r}")
+
+    @property
+    def early_split_seconds(self) -> float:
+        """``early_split``, or its default: a 20th of the time budget."""
+        return self.time_budget / 20 if self.early_split is None else self.early_split
+
+    @property
+    def gpu_idle_split_seconds(self) -> float:
+        """``gpu_idle_split``, or its default: the early split."""
+        return self.early_split_seconds if self.gpu_idle_split is None else self.gpu_idle_split
+
+    @classmethod
+    def keywords(cls) -> dict[str, type]:
+        """Every flat keyword :meth:`from_keywords` takes, and the class it belongs to."""
+        names = {f.name: RunOptions for f in dataclasses.fields(RunOptions)
+                 if f.name not in ("gpu", "hybrid")}
+        names.update({f.name: GPUOptions for f in dataclasses.fields(GPUOptions)})
+        names.update({f.name: HybridOptions for f in dataclasses.fields(HybridOptions)})
+        return names
+
+    @classmethod
+    def from_keywords(cls, options: RunOptions | None = None, gpu_options=None,
+                      **keywords) -> RunOptions:
+        """``options`` (default: all defaults) with ``keywords`` put in.
+
+        A keyword is any field of the three classes by its own name
+        (``time_budget=``, ``gpu_chunk=``, ``tau_c=``); ``gpu_options`` is the
+        older dict (or a :class:`GPUOptions` or :class:`HybridOptions`) of the
+        GPU worker's and stealing fields. TypeError names an unknown keyword.
+        """
+        base = cls() if options is None else options
+        if not isinstance(base, RunOptions):
+            raise TypeError(f"options must be a gthinker.RunOptions, got {base!r}")
+        if isinstance(gpu_options, GPUOptions):
+            base = dataclasses.replace(base, gpu=gpu_options)
+        elif isinstance(gpu_options, HybridOptions):
+            base = dataclasses.replace(base, hybrid=gpu_options)
+        elif gpu_options is not None:
+            keywords = {**dict(gpu_options), **keywords}
+        owner = cls.keywords()
+        parts: dict[type, dict] = {RunOptions: {}, GPUOptions: {}, HybridOptions: {}}
+        for name, value in keywords.items():
+            if name not in owner:
+                raise TypeError(f"unknown option {name!r}; the options are "
+                                f"{', '.join(sorted(owner))}")
+            parts[owner[name]][name] = value
+        gpu = dataclasses.replace(base.gpu, **parts[GPUOptions])
+        hybrid = dataclasses.replace(base.hybrid, **parts[HybridOptions])
+        return dataclasses.replace(base, gpu=gpu, hybrid=hybrid, **parts[RunOptions])
