@@ -26,18 +26,70 @@ and numba-cuda are needed; without them it stops at once and says why).
 """
 
 
-def _positive_float(text):
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
-    return value
-
-
 def _positive_int(text):
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
     return value
+
+
+def _option_parser(f):
+    """The argparse ``type`` of an options field: parses the text and applies the
+    field's own rule (:mod:`gthinker.options`), so that a bad value stops at once."""
+    number = float if "float" in f.type else int
+
+    def parse(text):
+        try:
+            value = number(text)
+        except ValueError:
+            value = text  # the rule names the field and what it takes
+        try:
+            return f.metadata["check"](f.name, value)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
+
+
+def _add_option_flags(p, names, notes=None):
+    """Flags for the fields ``names`` of :mod:`gthinker.options`, with their help and
+    defaults from the fields. A flag not given is left out of ``args`` (the API's
+    default applies); ``notes`` adds a command's own words to a field's default."""
+    from .options import HybridOptions, RunOptions, describe
+
+    owners = RunOptions.keywords()
+    for name in names:
+        f = describe(owners[name], name)
+        meta = f.metadata
+        default = meta["default_text"] or f.default
+        if notes and name in notes:
+            default = f"{default}; {notes[name]}"
+        help = ("hybrid: " if owners[name] is HybridOptions else "") + meta["help"]
+        flag = meta["flag"] or "--" + name.replace("_", "-")
+        if isinstance(f.default, bool):
+            p.add_argument(flag, action=argparse.BooleanOptionalAction, dest=name,
+                           default=argparse.SUPPRESS,
+                           help=f"{help} (default: {'on' if f.default else 'off'})")
+            continue
+        text = f"{help} (default: {default})".replace("%", "%%")
+        p.add_argument(flag, type=_option_parser(f), dest=name, default=argparse.SUPPRESS,
+                       metavar=meta["metavar"], help=text)
+
+
+def _given(args, names) -> dict:
+    """The options among ``names`` that the command line gave."""
+    return {k: getattr(args, k) for k in names if hasattr(args, k)}
+
+
+#: The scheduler's flags of `gthinker mce` (the other apps take threads and time budget).
+_MCE_RUN_FLAGS = ("threads", "time_budget", "early_split", "cpu_chunk", "cpu_task_batch",
+                  "spill_limit")
+#: The GPU worker's flags (their values travel to the app as ``gpu_options``).
+_GPU_WORKER_FLAGS = ("eta_per_warp", "buffer_bytes")
+#: Stealing flags, the same.
+_HYBRID_FLAGS = ("tau_c", "steal_bound", "steal_batch", "give_back", "level_steal")
+#: The master's GPU flags (plain keywords of the app and of gthinker.run).
+_GPU_MASTER_FLAGS = ("gpu_chunk", "gpu_task_batch")
 
 
 def _add_mce_parser(sub):
@@ -53,20 +105,9 @@ def _add_mce_parser(sub):
                    help="where to run: cpu (all cores), gpu (the GPU worker alone), hybrid "
                         "(both, with work stealing); auto: hybrid if a CUDA GPU is usable, "
                         "else cpu (default: auto)")
-    p.add_argument("--threads", type=_positive_int, default=None,
-                   help="CPU worker threads (default: all cores)")
-    p.add_argument("--time-budget", type=_positive_float, default=0.1, metavar="SECONDS",
-                   help="seconds a task runs before it is decomposed (default: 0.1)")
-    p.add_argument("--early-split", type=float, default=None, metavar="SECONDS",
-                   help="while a worker starves, tasks split after this long instead "
-                        "(default: time budget / 20; 0: off)")
-    p.add_argument("--chunk", type=_positive_int, default=None, metavar="N",
-                   help="initial vertices per CPU assignment (default: 50; 1 in hybrid mode, "
-                        "where CPU workers take the hardest vertices from the back)")
-    p.add_argument("--task-batch", type=_positive_int, default=8, metavar="N",
-                   help="spilled tasks per CPU assignment (default: 8)")
-    p.add_argument("--spill-limit", type=_positive_int, default=None, metavar="BYTES",
-                   help="fail if the spill stack S grows past this (default: half the free memory)")
+    _add_option_flags(p, _MCE_RUN_FLAGS, notes={
+        "cpu_chunk": "1 in hybrid mode, where CPU workers take the hardest vertices from the "
+                     "back"})
     _add_gpu_options(p)
     p.add_argument("--gpu-engine", choices=["auto", "bitsets", "levels"], default="auto",
                    help="GPU search: bitsets (a warp per subtree over a bitset graph) or levels "
@@ -86,31 +127,8 @@ def _add_mce_parser(sub):
 def _add_gpu_options(p):
     """The GPU and hybrid options that every app's command shares."""
     g = p.add_argument_group("GPU options (--mode gpu or hybrid)")
-    g.add_argument("--gpu-chunk", type=_positive_int, default=None, metavar="N",
-                   help="initial vertices per GPU assignment, from the front of the vertex "
-                        "order (default: 500000; mce hybrid: a 16th of the vertices, at least "
-                        "1024)")
-    g.add_argument("--eta-per-warp", type=_positive_int, default=None, metavar="N",
-                   help="new subgraphs per level and warp (default: 1000)")
-    g.add_argument("--gpu-buffer", type=_positive_int, default=None, metavar="BYTES",
-                   help="cap on the device subgraph buffer (default: 85%% of the free GPU "
-                        "memory); a level that does not fit goes to host memory")
-    g.add_argument("--gpu-task-batch", type=_positive_int, default=100_000, metavar="N",
-                   help="hybrid: spilled tasks the idle GPU takes from S at a time once the "
-                        "vertex deque is empty (CPU-to-GPU stealing; default: 100000)")
-    g.add_argument("--tau-c", type=int, default=None, metavar="N",
-                   help="hybrid: the GPU hands work to the CPUs while more than N CPU workers "
-                        "are idle (default: half of them)")
-    g.add_argument("--steal-bound", type=_positive_int, default=None, metavar="N",
-                   help="hybrid: ... and while S holds fewer than N tasks (default: 1000000)")
-    g.add_argument("--steal-batch", type=_positive_int, default=None, metavar="N",
-                   help="hybrid: subgraphs moved from H to S at a time (default: 1000000)")
-    g.add_argument("--no-give-back", dest="give_back", action="store_false", default=None,
-                   help="hybrid: the GPU keeps its chunk's unstarted vertices instead of "
-                        "handing half back to idle CPU workers")
-    g.add_argument("--no-level-steal", dest="level_steal", action="store_false", default=None,
-                   help="hybrid: idle CPU workers get no unread subgraphs from the GPU's "
-                        "device levels (only H and handed-back vertices)")
+    _add_option_flags(g, _GPU_MASTER_FLAGS + _GPU_WORKER_FLAGS + _HYBRID_FLAGS, notes={
+        "gpu_chunk": "mce hybrid: a 16th of the vertices, at least 1024"})
 
 
 def _progress_printer(counter_name, stream=sys.stderr):
@@ -131,14 +149,8 @@ def _progress_printer(counter_name, stream=sys.stderr):
 
 def _gpu_options(args) -> dict:
     """The GPU flags the user gave; the rest keep the GPU worker's own defaults."""
-    flags = {"eta_per_warp": args.eta_per_warp, "buffer_bytes": args.gpu_buffer,
-             "tau_c": args.tau_c, "steal_bound": args.steal_bound,
-             "steal_batch": args.steal_batch, "give_back": args.give_back,
-             "level_steal": args.level_steal}
-    options = {k: v for k, v in flags.items() if v is not None}
-    out = {"gpu_task_batch": args.gpu_task_batch}
-    if args.gpu_chunk is not None:
-        out["gpu_chunk"] = args.gpu_chunk
+    out = _given(args, _GPU_MASTER_FLAGS)
+    options = _given(args, _GPU_WORKER_FLAGS + _HYBRID_FLAGS)
     # Options of the levels engine (mce) pick it; none given leaves the choice to the app.
     if options or getattr(args, "gpu_engine", "levels") == "levels":
         out["gpu_options"] = options
@@ -177,21 +189,18 @@ def _run_mce(args, stopper) -> int:
     load_seconds = time.perf_counter() - t0
     if not args.quiet:
         print(f"loaded {graph.report} in {load_seconds:.2f}s", file=sys.stderr)
+    options = _given(args, _MCE_RUN_FLAGS)
     result = mce.run(
         graph,
         mode=args.mode,
-        threads=args.threads,
-        time_budget=args.time_budget,
-        chunk=args.chunk,
-        cpu_task_batch=args.task_batch,
-        early_split=args.early_split,
-        spill_limit=args.spill_limit,
+        chunk=options.pop("cpu_chunk", None),
         output=args.output,
         progress=None if args.quiet else _progress_printer("cliques"),
         progress_interval=3.0,
         trace=args.trace,
         gpu_engine=args.gpu_engine,
         stop=stopper.token,
+        **options,
         **(_gpu_options(args) if args.mode in ("gpu", "hybrid") else {}),
     )
     if result.mode_reason and not args.quiet:
@@ -277,10 +286,7 @@ def _add_sm_parser(sub):
     p.add_argument("--output", "-o", default=None, metavar="FILE",
                    help="write the matches to FILE, one per line: the data vertices (original "
                         "ids) matched to query vertices 0, 1, ... (CPU; one query)")
-    p.add_argument("--threads", type=_positive_int, default=None,
-                   help="CPU worker threads (default: all cores)")
-    p.add_argument("--time-budget", type=_positive_float, default=0.1, metavar="SECONDS",
-                   help="seconds a task runs before it is decomposed (default: 0.1)")
+    _add_option_flags(p, ("threads", "time_budget"))
     _add_gpu_options(p)
     p.add_argument("--json", action="store_true", help="one JSON object per query")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
@@ -296,9 +302,9 @@ def _run_sm(args, stopper) -> int:
         raise ValueError("--output lists the matches of one query; QUERY is a directory of "
                          f"{len(queries)} queries")
     for q in queries:
-        res = sm.count(data, str(q), unique=args.unique, mode=args.mode, threads=args.threads,
-                       time_budget=args.time_budget, gpu_mode=args.gpu_mode, limit=args.limit,
-                       output=args.output,
+        res = sm.count(data, str(q), unique=args.unique, mode=args.mode,
+                       gpu_mode=args.gpu_mode, limit=args.limit, output=args.output,
+                       **_given(args, ("threads", "time_budget")),
                        progress=None if args.quiet else _progress_printer("matches"),
                        progress_interval=3.0, stop=stopper.token, **_gpu_options(args))
         name = _query_name(q)
@@ -373,10 +379,7 @@ def _add_count_parser(sub):
                    help="where to count: cpu (all cores), gpu, hybrid (both); auto: gpu if a "
                         "CUDA GPU is usable and the graph is not small, else cpu "
                         "(default: auto)")
-    p.add_argument("--threads", type=_positive_int, default=None,
-                   help="CPU worker threads (default: all cores)")
-    p.add_argument("--time-budget", type=_positive_float, default=0.1, metavar="SECONDS",
-                   help="seconds a task runs before it is decomposed (default: 0.1)")
+    _add_option_flags(p, ("threads", "time_budget"))
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
 
@@ -386,8 +389,8 @@ def _run_count(args, stopper) -> int:
     from .apps import count
 
     graph = _load(Graph, args.graph, args.quiet)
-    res = count.count(graph, args.pattern, mode=args.mode, threads=args.threads,
-                      time_budget=args.time_budget,
+    res = count.count(graph, args.pattern, mode=args.mode,
+                      **_given(args, ("threads", "time_budget")),
                       progress=None if args.quiet else _progress_printer("count"),
                       progress_interval=3.0, stop=stopper.token)
     out = res.to_dict()
@@ -457,8 +460,7 @@ def _add_gsword_parser(sub):
                    help="GPU sample inheritance (default: on)")
     p.add_argument("--streaming", action=argparse.BooleanOptionalAction, default=True,
                    help="GPU warp streaming (default: on)")
-    p.add_argument("--threads", type=_positive_int, default=None,
-                   help="CPU worker threads (default: all cores)")
+    _add_option_flags(p, ("threads",))
     p.add_argument("--json", action="store_true", help="one JSON object per query")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
 
@@ -477,7 +479,8 @@ def _run_gsword(args, stopper) -> int:
         name = _query_name(q)
         res = gsword.estimate(
             data, str(q), estimator=args.estimator, samples=args.samples, mode=args.mode,
-            trawl=args.trawl, batches=args.batches, seed=args.seed, threads=args.threads,
+            trawl=args.trawl, batches=args.batches, seed=args.seed,
+            threads=getattr(args, "threads", None),
             order=args.order, inheritance=args.inheritance, streaming=args.streaming,
             name=name, progress=None if args.quiet else progress, stop=stopper.token)
         out = res.to_dict()
@@ -674,6 +677,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_gsword_parser(sub)
     _add_count_parser(sub)
     _add_warmup_parser(sub)
+    from .cluster.cli import add_options as add_ray_options  # --ray (no Ray imported here)
+
+    add_ray_options(sub)
     return parser
 
 
@@ -693,6 +699,10 @@ def main(argv=None) -> int:
                 return run_generate(args)
             if args.command == "warmup":
                 return _run_warmup(args)
+            if getattr(args, "ray", None):
+                from .cluster.cli import run as run_on_ray
+
+                return run_on_ray(args, stopper)
             run = {"sm": _run_sm, "gsword": _run_gsword, "count": _run_count, "mce": _run_mce}
             return run[args.command](args, stopper)
     except GThinkerError as exc:
