@@ -575,7 +575,7 @@ class CountResult:
 
 
 def count(graph, pattern: str = "triangle", mode: str = "auto", threads: int | None = None,
-          time_budget: float = 0.1, progress=None, per_vertex: bool = False,
+          time_budget: float | None = None, progress=None, per_vertex: bool = False,
           **options) -> CountResult:
     """Counts the distinct subgraphs of ``graph`` isomorphic to ``pattern``
     (not necessarily induced), or, for ``pattern="cliques"``, the k-cliques of

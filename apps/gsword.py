@@ -335,7 +335,7 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
              trawl: bool = True, batches: int = 6, seed: int = 0, threads: int | None = None,
              order="quicksi", inheritance: bool = True, streaming: bool = True,
              trawl_samples: int = 4096, trawl_window: float | None = None,
-             cutoff_walks: int = 16, time_budget: float = 0.1, name: str | None = None,
+             cutoff_walks: int = 16, time_budget: float | None = None, name: str | None = None,
              progress=None, gpu_options: dict | None = None,
              stop: gthinker.StopToken | None = None) -> GSwordResult:
     """Estimates the number of embeddings of ``query`` in ``data`` by sampling.

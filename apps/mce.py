@@ -441,7 +441,7 @@ def run(
     graph: gthinker.Graph,
     mode: str = "auto",
     threads: int | None = None,
-    time_budget: float = 0.1,
+    time_budget: float | None = None,
     chunk: int | None = None,
     output: str | os.PathLike | None = None,
     progress=None,
@@ -474,7 +474,7 @@ def run(
     threads : int, optional
         CPU workers (default: all cores; unused in gpu mode).
     time_budget : float
-        Seconds before a task decomposes (default 0.1).
+        Seconds before a task decomposes (default: gthinker's, ``RunOptions.time_budget``).
     chunk : int, optional
         Vertices per CPU assignment: default 50, or 1 in hybrid mode (the CPU
         workers take the hardest vertices, from the back of the degeneracy
@@ -547,7 +547,7 @@ def run(
         mode=run_mode,
         threads=threads,
         time_budget=time_budget,
-        cpu_chunk=chunk if chunk is not None else (1 if mode == "hybrid" else 50),
+        cpu_chunk=chunk if chunk is not None else (1 if mode == "hybrid" else None),
         histogram_bins=bins,
         output=output,
         progress=progress,

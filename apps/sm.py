@@ -624,7 +624,7 @@ class SMResult:
 
 
 def count(data, query, unique: bool = False, mode: str = "auto", threads: int | None = None,
-          time_budget: float = 0.1, gpu_mode: str = "auto", limit: int | None = None,
+          time_budget: float | None = None, gpu_mode: str = "auto", limit: int | None = None,
           output=None, progress=None, **options) -> SMResult:
     """Counts the embeddings of ``query`` in ``data`` (or, with ``unique``, the
     distinct subgraphs).
