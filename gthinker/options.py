@@ -254,9 +254,14 @@ class RunOptions:
         """``options`` (default: all defaults) with ``keywords`` put in.
 
         A keyword is any field of the three classes by its own name
-        (``time_budget=``, ``gpu_chunk=``, ``tau_c=``); ``gpu_options`` is the
-        older dict (or a :class:`GPUOptions` or :class:`HybridOptions`) of the
-        GPU worker's and stealing fields. TypeError names an unknown keyword.
+        (``time_budget=``, ``gpu_chunk=``, ``tau_c=``); None leaves a field as
+        it is (so an app can take ``time_budget=None`` to mean gthinker's
+        default). ``gpu_options`` is the older dict (or a :class:`GPUOptions`
+        or :class:`HybridOptions`) of the GPU worker's and stealing fields.
+        TypeError names an unknown keyword.
+
+        >>> RunOptions.from_keywords(time_budget=None, cpu_chunk=4).time_budget
+        0.1
         """
         base = cls() if options is None else options
         if not isinstance(base, RunOptions):
@@ -273,7 +278,8 @@ class RunOptions:
             if name not in owner:
                 raise TypeError(f"unknown option {name!r}; the options are "
                                 f"{', '.join(sorted(owner))}")
-            parts[owner[name]][name] = value
+            if value is not None:
+                parts[owner[name]][name] = value
         gpu = dataclasses.replace(base.gpu, **parts[GPUOptions])
         hybrid = dataclasses.replace(base.hybrid, **parts[HybridOptions])
         return dataclasses.replace(base, gpu=gpu, hybrid=hybrid, **parts[RunOptions])
