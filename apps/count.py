@@ -377,14 +377,15 @@ class VertexTriangles(gthinker.Task):
         _vertex_triangles_range(ctx, -1 - record[0], record[1])
 
 
-def vertex_ranges(dag: gthinker.Graph, parts: int) -> tuple[np.ndarray, np.ndarray]:
-    """About ``parts`` range records ``[-1 - lo, hi]`` of first vertices, of
-    alike estimated work (out-degree squared), in the flat form of
-    :func:`gthinker.run`'s ``records``."""
-    n = dag.num_vertices
-    work = np.cumsum(np.diff(dag.indptr) ** 2 + 1)
-    cuts = np.searchsorted(work, np.linspace(0, work[-1], parts + 1)[1:-1]) if n else []
-    bounds = np.unique(np.concatenate([[0], cuts, [n]])).astype(np.int64)
+def vertex_ranges(dag: gthinker.Graph, parts: int,
+                  within: range | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """About ``parts`` range records ``[-1 - lo, hi]`` of first vertices (all, or
+    those of ``within``), of alike estimated work (out-degree squared), in the
+    flat form of :func:`gthinker.run`'s ``records``."""
+    lo, hi = (0, dag.num_vertices) if within is None else (within.start, within.stop)
+    work = np.cumsum(np.diff(dag.indptr[lo : hi + 1]) ** 2 + 1)
+    cuts = lo + np.searchsorted(work, np.linspace(0, work[-1], parts + 1)[1:-1]) if hi > lo else []
+    bounds = np.unique(np.concatenate([[lo], cuts, [hi]])).astype(np.int64)
     data = np.empty((bounds.size - 1, 2), np.int32)
     data[:, 0] = -1 - bounds[:-1]
     data[:, 1] = bounds[1:]
@@ -576,7 +577,7 @@ class CountResult:
 
 def count(graph, pattern: str = "triangle", mode: str = "auto", threads: int | None = None,
           time_budget: float | None = None, progress=None, per_vertex: bool = False,
-          **options) -> CountResult:
+          vertices: range | None = None, **options) -> CountResult:
     """Counts the distinct subgraphs of ``graph`` isomorphic to ``pattern``
     (not necessarily induced), or, for ``pattern="cliques"``, the k-cliques of
     every size k.
@@ -594,6 +595,11 @@ def count(graph, pattern: str = "triangle", mode: str = "auto", threads: int | N
         With ``pattern="triangle"``: also count the triangles at every vertex,
         into :attr:`CountResult.per_vertex`. CPU only (each worker keeps one
         int64 per vertex).
+    vertices : range, optional
+        Only the subgraphs counted from these first vertices (ids of ``graph``;
+        for other patterns than cliques, the data vertex of the first query
+        vertex in the matching order): ranges partition the count, for
+        splitting it over processes (:mod:`gthinker.cluster`).
     **options
         Passed on to :func:`gthinker.run` (``spill_limit``, ``cpu_chunk``, ...).
 
@@ -608,6 +614,10 @@ def count(graph, pattern: str = "triangle", mode: str = "auto", threads: int | N
     graph = gthinker.as_graph(graph)
     name = pattern if isinstance(pattern, str) else "pattern"
     k = clique_size(pattern)
+    if vertices is not None:
+        if not (isinstance(vertices, range) and vertices.step == 1):
+            raise TypeError(f"vertices must be a range(lo, hi), got {vertices!r}")
+        options["vertices"] = vertices
     if per_vertex:
         return _per_vertex(graph, name, k, mode, threads, time_budget, progress, options)
     if pattern != "cliques" and k is None:
@@ -650,7 +660,8 @@ def _per_vertex(graph, name, k, mode, threads, time_budget, progress, options):
     options.setdefault("cpu_task_batch", 1)
     res = gthinker.run(VertexTriangles, dag, mode="cpu", threads=threads,
                        time_budget=time_budget, vertices=[],
-                       records=vertex_ranges(dag, 16 * threads), histogram_bins=n,
+                       records=vertex_ranges(dag, 16 * threads, options.pop("vertices", None)),
+                       histogram_bins=n,
                        progress=progress, **options)
     per = res.histograms["triangles"]
     return CountResult(name, int(per.sum()) // 3, res.seconds, mode, res.threads,
@@ -672,7 +683,8 @@ def _run_cliques(dag, k, mode, threads, time_budget, progress, options):
     parts = 1 if mode == "gpu" else (64 if mode == "hybrid" else 16) * threads
     options.setdefault("cpu_task_batch", 1)
     res = gthinker.run(CliqueCount, dag, mode="cpu", threads=threads, time_budget=time_budget,
-                       params=[k], vertices=[], records=vertex_ranges(dag, parts),
+                       params=[k], vertices=[],
+                       records=vertex_ranges(dag, parts, options.pop("vertices", None)),
                        progress=progress, **options)
     if on_gpu:
         res.stats["gpu"] = {key: v for key, v in on_gpu.items() if key != "count"}

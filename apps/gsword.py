@@ -212,6 +212,9 @@ class GSwordResult:
     #: "stop" when a stop token ended the run early (the estimate is over the
     #: batches completed by then); None when every batch ran.
     stopped: str | None = None
+    #: Per completed batch ``(first sample, samples, round sums, valid per round)``:
+    #: what estimates merge from (:mod:`gthinker.cluster`).
+    rounds: list = field(default_factory=list, repr=False)
 
     @property
     def reliable(self) -> bool:
@@ -337,7 +340,8 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
              trawl_samples: int = 4096, trawl_window: float | None = None,
              cutoff_walks: int = 16, time_budget: float | None = None, name: str | None = None,
              progress=None, gpu_options: dict | None = None,
-             stop: gthinker.StopToken | None = None) -> GSwordResult:
+             stop: gthinker.StopToken | None = None,
+             first_sample: int = 0) -> GSwordResult:
     """Estimates the number of embeddings of ``query`` in ``data`` by sampling.
 
     Parameters
@@ -368,6 +372,10 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
     batches : int
         Batches the samples are split into when trawling (the pipeline runs
         over them); without trawling all samples go in one batch.
+    first_sample : int
+        Global index of the first sample: sample ``i``'s value depends on the
+        seed and its index only, so runs of consecutive samples split one
+        estimate over processes (:mod:`gthinker.cluster`).
     seed : int
         The same seed, data, query and options give the same estimate (trawl
         enumerations that get cut off depend on timing).
@@ -430,7 +438,7 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
     sampling_seconds = 0.0
     pending = None  # (trawl job, batch, slots) of the previous batch
     done = []
-    first = 0
+    first = first_sample
     for b, n in enumerate(sizes):
         last = b == len(sizes) - 1
         every = 0
@@ -495,7 +503,8 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
         streaming=bool(streaming) and mode == "gpu" and refines,
         order=[int(u) for u in cg.order], candidates=[len(c) for c in cg.candidates],
         trawl_stats=stats, threads=threads, compile_seconds=compile_seconds,
-        warnings=diagnose(done, valid), stopped="stop" if len(done) < len(sizes) else None)
+        warnings=diagnose(done, valid), stopped="stop" if len(done) < len(sizes) else None,
+        rounds=[(b.first, b.n, b.out_sum, b.out_valid) for b in done])
 
 
 #: Fewer valid samples than this: the interval is flagged (the normal

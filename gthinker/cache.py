@@ -250,7 +250,7 @@ def fingerprint(*objs) -> str:
 
 #: Parts of gthinker that no compiled code depends on (pure Python front ends):
 #: editing them does not invalidate the compile cache.
-_NOT_COMPILED = frozenset({"nx_backend", "cli.py"})
+_NOT_COMPILED = frozenset({"nx_backend", "cli.py", "cluster"})
 
 
 @functools.lru_cache(maxsize=1)

@@ -1,0 +1,414 @@
+"""The driver: Ray start-up, one worker actor per node, the range queue and the merge.
+
+The driver keeps all the state that matters (the queue, which ranges are running
+where, the parts of the completed ranges), so a lost actor loses only the ranges
+it held: they go back into the queue and run elsewhere, and since a range counts
+only once its part has come back, nothing is counted twice.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import weakref
+
+from ..graph import as_graph
+from ..runtime import default_threads
+from .jobs import Job
+from .node import NodeWorker, graph_payload
+from .ranges import RangeQueue
+
+RAY_HINT = ('running on a Ray cluster needs Ray: pip install "gthinker[ray]" '
+            '(or pip install "ray>=2.9")')
+
+#: Ranges queued on each worker at once: one running, one waiting, so a worker
+#: never idles while the driver answers.
+DEPTH = 2
+
+
+class RayNotInstalled(ImportError):
+    """``ray`` is not installed (the message says how to install it)."""
+
+
+def require_ray():
+    """The ``ray`` module, or :class:`RayNotInstalled` saying how to install it."""
+    try:
+        import ray
+    except ImportError as exc:
+        raise RayNotInstalled(RAY_HINT) from exc
+    return ray
+
+
+def parse_address(address: str) -> int | None:
+    """N for ``"local:N"`` (N worker actors on this machine), None for the address
+    of a running Ray cluster (``"auto"``, ``"HOST:PORT"``, ``"ray://HOST:PORT"``)."""
+    if not isinstance(address, str) or not address:
+        raise ValueError(f"a Ray address must be 'local:N', 'auto', 'HOST:PORT' or "
+                         f"'ray://HOST:PORT', got {address!r}")
+    if address.startswith("local:"):
+        text = address[len("local:"):]
+        if not text.isdigit() or int(text) < 1:
+            raise ValueError(f"'local:N' needs a number of workers N >= 1, got {address!r}")
+        return int(text)
+    return None
+
+
+class Cluster:
+    """Worker actors on a Ray cluster (one per node, or ``N`` on this machine for
+    ``"local:N"``), ready to run jobs.
+
+    Parameters
+    ----------
+    address : str
+        ``"local:N"`` starts Ray here (unless it is running already) with ``N``
+        workers; ``"auto"``, ``"HOST:PORT"`` or ``"ray://HOST:PORT"`` joins a
+        running cluster and starts one worker on every node with CPUs.
+
+    Each job (:meth:`mce`, :meth:`count`, :meth:`sm`, :meth:`gsword`, :meth:`run`)
+    puts the graph into the object store once; workers lost in a job are
+    replaced at the start of the next one. Use as a context manager, or call
+    :meth:`shutdown`.
+    """
+
+    def __init__(self, address: str = "local:2"):
+        self._local = parse_address(address)
+        ray = require_ray()
+        self.address = address
+        self._owns_ray = False
+        if not ray.is_initialized():
+            if self._local is not None:
+                ray.init(num_cpus=self._local, include_dashboard=False,
+                         configure_logging=False)
+            else:
+                ray.init(address=address, configure_logging=False)
+            self._owns_ray = True
+        self._actors: list = []
+        self._info: list[dict] = []
+        self._nodes: list[str | None] = []
+        self._graph = (None, None)  # (weak reference to the graph, its object ref)
+        #: The last job's figures (workers, ranges, ranges run again, workers lost,
+        #: per worker); also in the result's ``stats["cluster"]`` where it has stats.
+        self.last_stats: dict = {}
+        self._ensure_workers()
+
+    # ---- workers --------------------------------------------------------------
+
+    def _actor_options(self, node: str | None) -> dict:
+        ray = require_ray()
+        # No CPUs reserved on this machine (local:N), so the workers start beside a Ray
+        # that someone started with fewer; one on each node of a cluster.
+        opts = {"max_concurrency": 4, "max_restarts": 0,
+                "num_cpus": 0 if node is None else 1}
+        cache = os.environ.get("GTHINKER_CACHE_DIR")
+        if cache:  # the nodes share the driver's compile cache folder, where it is set
+            opts["runtime_env"] = {"env_vars": {"GTHINKER_CACHE_DIR": cache}}
+        if node is None:
+            gpus = ray.cluster_resources().get("GPU", 0)
+            opts["num_gpus"] = gpus / self._local if gpus else 0
+        else:
+            from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+            res = next(n["Resources"] for n in ray.nodes() if n["NodeID"] == node)
+            opts["num_gpus"] = res.get("GPU", 0)  # the node's GPUs are its worker's
+            opts["scheduling_strategy"] = NodeAffinitySchedulingStrategy(node, soft=False)
+        return opts
+
+    def _wanted_nodes(self) -> list[str | None]:
+        ray = require_ray()
+        if self._local is not None:
+            return [None] * self._local
+        return [n["NodeID"] for n in ray.nodes()
+                if n["Alive"] and n["Resources"].get("CPU", 0) > 0]
+
+    def _ensure_workers(self) -> None:
+        """Drops the workers that do not answer and starts the missing ones."""
+        ray = require_ray()
+        keep = []
+        if self._actors:
+            pings = [a.describe.remote() for a in self._actors]
+            for k, ping in enumerate(pings):
+                try:
+                    ray.get(ping, timeout=30)
+                    keep.append(k)
+                except ray.exceptions.RayError:
+                    pass
+        self._actors = [self._actors[k] for k in keep]
+        self._info = [self._info[k] for k in keep]
+        self._nodes = [self._nodes[k] for k in keep]
+        missing = list(self._wanted_nodes())
+        for node in self._nodes:
+            if node in missing:
+                missing.remove(node)
+        if not missing and self._actors:
+            return
+        remote = ray.remote(NodeWorker)
+        new = [remote.options(**self._actor_options(node)).remote() for node in missing]
+        self._info += ray.get([a.describe.remote() for a in new], timeout=300)
+        self._actors += new
+        self._nodes += missing
+        if not self._actors:
+            raise RuntimeError(f"the Ray cluster at {self.address!r} has no node with CPUs")
+
+    @property
+    def num_workers(self) -> int:
+        return len(self._actors)
+
+    def pids(self) -> list[int]:
+        """The process id of each worker actor (on its node)."""
+        return [info["pid"] for info in self._info]
+
+    def workers(self) -> list[dict]:
+        """Each worker's host, process id, cores and compile cache folder."""
+        return [dict(info) for info in self._info]
+
+    def shutdown(self) -> None:
+        """Ends the worker actors (and Ray, when this object started it)."""
+        ray = require_ray()
+        for a in self._actors:
+            ray.kill(a)
+        self._actors, self._info, self._nodes = [], [], []
+        if self._owns_ray and ray.is_initialized():
+            ray.shutdown()
+        self._owns_ray = False
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.shutdown()
+
+    # ---- jobs -----------------------------------------------------------------
+
+    def _put(self, graph):
+        """The graph's object ref: put once, kept while the same Graph comes back."""
+        ray = require_ray()
+        held, ref = self._graph
+        if held is not None and held() is graph:
+            return ref, 0.0
+        t0 = time.perf_counter()
+        ref = ray.put(graph_payload(graph))
+        self._graph = (weakref.ref(graph), ref)
+        return ref, time.perf_counter() - t0
+
+    def run_job(self, job: Job, graph, *, threads: int | None = None,
+                ranges_per_worker: int = 16, output_per_node: bool = False,
+                progress=None, stop=None):
+        """Runs ``job`` over ``graph`` on every worker; returns the app's result."""
+        graph = as_graph(graph)
+        done = job.local(graph)
+        if done is not None:  # nothing to split: computed here
+            self.last_stats = {"address": self.address, "workers": self.num_workers,
+                               "ranges": 0, "retried": 0, "workers_lost": 0}
+            return done
+        ray = require_ray()
+        self._ensure_workers()
+        ref, put_seconds = self._put(graph)
+        if threads is None and self._local is not None:
+            threads = max(1, default_threads() // self._local)
+        run = _Run(self, job, ref, threads, output_per_node, progress, stop,
+                   RangeQueue(job.weights(graph), self.num_workers, ranges_per_worker))
+        try:
+            run.loop()
+        except BaseException:
+            run.halt()
+            raise
+        finally:
+            run.close()
+        stats = run.stats(put_seconds)
+        self.last_stats = stats["cluster"]
+        result = job.merge([run.parts[r] for r in sorted(run.parts)],
+                           run.seconds, run.threads(), stats)
+        if run.stopped and hasattr(result, "stopped"):
+            result.stopped = "stop"
+        del ray
+        return result
+
+    def run(self, task, graph, *, mode: str = "cpu", threads: int | None = None,
+            time_budget: float | None = None, output=None, progress=None, stop=None,
+            ranges_per_worker: int = 16, output_per_node: bool = False, **options):
+        """:func:`gthinker.run` of a Task over the cluster (initial vertices split in
+        ranges); returns the merged :class:`gthinker.JobResult`."""
+        from .jobs import TaskJob
+
+        for name in ("vertices", "records", "limit"):
+            if name in options:
+                raise ValueError(f"{name}= is not supported on a cluster (the driver splits "
+                                 "the initial vertices itself)")
+        job = TaskJob(task, mode=mode, time_budget=time_budget, output=output, options=options)
+        return self.run_job(job, graph, threads=threads, ranges_per_worker=ranges_per_worker,
+                            output_per_node=output_per_node, progress=progress, stop=stop)
+
+    def mce(self, graph, *, mode: str = "auto", threads: int | None = None,
+            time_budget: float | None = None, chunk=None, output=None, min_size: int = 1,
+            gpu_engine: str = "auto", progress=None, stop=None, ranges_per_worker: int = 16,
+            output_per_node: bool = False, **options):
+        """:func:`gthinker.apps.mce.run` over the cluster; the same
+        :class:`~gthinker.apps.mce.MCEResult` (``stats["cluster"]`` added)."""
+        from .jobs import MCEJob
+
+        _no_subset(options, "containing")
+        job = MCEJob(min_size=min_size, gpu_engine=gpu_engine, chunk=chunk, mode=mode,
+                     time_budget=time_budget, output=output, options=options)
+        return self.run_job(job, graph, threads=threads, ranges_per_worker=ranges_per_worker,
+                            output_per_node=output_per_node, progress=progress, stop=stop)
+
+    def count(self, graph, pattern: str = "triangle", *, mode: str = "auto",
+              threads: int | None = None, time_budget: float | None = None, progress=None,
+              stop=None, ranges_per_worker: int = 16, **options):
+        """:func:`gthinker.apps.count.count` over the cluster (not ``per_vertex``)."""
+        from .jobs import CountJob
+
+        _no_subset(options, "per_vertex")
+        job = CountJob(pattern, mode=mode, time_budget=time_budget, options=options)
+        return self.run_job(job, graph, threads=threads, ranges_per_worker=ranges_per_worker,
+                            progress=progress, stop=stop)
+
+    def sm(self, data, query, *, unique: bool = False, mode: str = "auto",
+           threads: int | None = None, time_budget: float | None = None, gpu_mode: str = "auto",
+           output=None, progress=None, stop=None, ranges_per_worker: int = 16,
+           output_per_node: bool = False, **options):
+        """:func:`gthinker.apps.sm.count` over the cluster (no ``limit``)."""
+        from .jobs import SMJob
+
+        _no_subset(options, "limit")
+        job = SMJob(query, unique=unique, gpu_mode=gpu_mode, mode=mode,
+                    time_budget=time_budget, output=output, options=options)
+        return self.run_job(job, data, threads=threads, ranges_per_worker=ranges_per_worker,
+                            output_per_node=output_per_node, progress=progress, stop=stop)
+
+    def gsword(self, data, query, estimator="alley", *, samples: int = 1_000_000,
+               mode: str = "auto", trawl: bool = True, batches: int = 6, seed: int = 0,
+               threads: int | None = None, order="quicksi", time_budget: float | None = None,
+               name: str | None = None, progress=None, stop=None,
+               ranges_per_worker: int = 16, **options):
+        """:func:`gthinker.apps.gsword.estimate` over the cluster: rounds of samples
+        split in ranges; without ``trawl``, the same estimate as one process."""
+        from ..runtime import positive_int
+        from .jobs import GSwordJob
+
+        samples = positive_int("samples", samples)
+        job = GSwordJob(query, estimator=estimator, samples=samples, trawl=trawl,
+                        batches=batches, seed=seed, order=order, name=name, mode=mode,
+                        time_budget=time_budget, options=options)
+        return self.run_job(job, data, threads=threads, ranges_per_worker=ranges_per_worker,
+                            progress=progress, stop=stop)
+
+
+def _no_subset(options, name):
+    if options.get(name):
+        raise ValueError(f"{name}= is not supported on a cluster; run it in one process")
+
+
+class _Run:
+    """One job's dispatch loop on the driver."""
+
+    def __init__(self, cluster, job, ref, threads, per_node, progress, stop, queue):
+        self.ray = require_ray()
+        self.cluster, self.job, self.ref, self.queue = cluster, job, ref, queue
+        self.threads_each, self.progress, self.stop = threads, progress, stop
+        n = cluster.num_workers
+        self.alive = set(range(n))
+        self.load = [0] * n
+        self.inflight: dict = {}  # object ref -> (worker, range)
+        self.parts: dict = {}  # range -> part
+        self.ran = [0] * n
+        self.busy = [0.0] * n
+        self.width = [0] * n  # threads each worker ran with
+        self.retried = 0
+        self.lost: list[int] = []
+        self.stopped = False
+        self.out = None
+        self.node_outputs = [None] * n
+        if job.output is not None:
+            if per_node:
+                self.node_outputs = [f"{job.output}.node{i}" for i in range(n)]
+                for path in self.node_outputs:  # (on this machine; each node makes its own)
+                    if os.path.exists(path):
+                        os.remove(path)
+            else:
+                self.out = open(job.output, "wb")
+        self.t0 = time.perf_counter()
+        self.seconds = 0.0
+
+    def _submit(self):
+        actors = self.cluster._actors
+        for i in sorted(self.alive, key=lambda k: self.load[k]):
+            while self.load[i] < DEPTH and self.queue:
+                rng = self.queue.next()
+                obj = actors[i].run_range.remote(self.job, [self.ref], rng[0], rng[1],
+                                                 self.threads_each, self.node_outputs[i])
+                self.inflight[obj] = (i, rng)
+                self.load[i] += 1
+
+    def loop(self):
+        ray = self.ray
+        while self.queue or self.inflight:
+            if self.stop is not None and self.stop.is_set() and not self.stopped:
+                self.stopped = True
+                self.halt()
+            if not self.stopped:
+                self._submit()
+            if not self.inflight:
+                if not self.stopped:
+                    raise RuntimeError(f"every worker of the Ray cluster died; "
+                                       f"{len(self.lost)} lost in this job")
+                break
+            ready, _ = ray.wait(list(self.inflight), num_returns=1, timeout=0.1)
+            for obj in ready:
+                self._collect(obj)
+        self.seconds = time.perf_counter() - self.t0
+
+    def _collect(self, obj):
+        ray = self.ray
+        i, rng = self.inflight.pop(obj)
+        self.load[i] -= 1
+        try:
+            part = ray.get(obj)
+        except ray.exceptions.RayTaskError as exc:  # the app raised: the job fails
+            if not isinstance(exc.cause, Exception):
+                raise
+            raise exc.cause from exc
+        except ray.exceptions.RayError:  # the worker (or its node) is gone
+            if i in self.alive:
+                self.alive.discard(i)
+                self.lost.append(i)
+            self.queue.give_back(rng)
+            self.retried += 1
+            return
+        if part.get("stopped"):  # a range cut short counts for nothing
+            return
+        data = part.pop("output", None)
+        if data and self.out is not None:
+            self.out.write(data)
+        self.parts[rng] = part
+        self.ran[i] += 1
+        self.busy[i] += part["seconds"]
+        self.width[i] = max(self.width[i], part["threads"])
+        if self.progress is not None:
+            self.progress({"elapsed": time.perf_counter() - self.t0,
+                           "ranges_done": len(self.parts), "ranges_running": len(self.inflight),
+                           "running": {k: n for k, n in enumerate(self.load) if n},
+                           "workers": len(self.alive), "workers_lost": len(self.lost)})
+
+    def halt(self):
+        """Asks every worker to stop its range (a stop token, Ctrl-C, an error)."""
+        for i in self.alive:
+            self.cluster._actors[i].stop.remote()
+
+    def close(self):
+        if self.out is not None:
+            self.out.close()
+
+    def threads(self) -> int:
+        return sum(self.width)
+
+    def stats(self, put_seconds) -> dict:
+        info = self.cluster._info
+        return {"cluster": {
+            "address": self.cluster.address, "workers": len(info),
+            "ranges": len(self.parts), "retried": self.retried, "workers_lost": len(self.lost),
+            "graph_put_seconds": round(put_seconds, 6), "stopped": self.stopped,
+            "per_worker": [{"host": info[i]["host"], "pid": info[i]["pid"], "ranges": self.ran[i],
+                            "threads": self.width[i], "busy_seconds": round(self.busy[i], 6),
+                            "lost": i in self.lost} for i in range(len(info))],
+        }}
