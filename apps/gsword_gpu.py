@@ -42,7 +42,8 @@ from numba import cuda, int32
 import gthinker
 from gthinker.gpu.simulator import enabled as simulator_enabled
 
-from .gsword_sampling import MAX_QUERY, ROUND, namespace
+from .gsword_candidates import MAX_QUERY
+from .gsword_sampling import ROUND, namespace
 
 __all__ = ["GPUSampler", "build_kernel"]
 
@@ -53,6 +54,228 @@ _KERNELS: dict = {}
 _LOCK = threading.Lock()
 
 
+# ---- device functions shared by every estimator's kernel ----------------------------
+
+
+@cuda.jit(device=True, inline=True)
+def _lowest(mask):
+    """Index of the lowest set bit of a non-zero mask."""
+    return cuda.popc(mask ^ (mask - 1)) - 1
+
+
+@cuda.jit(device=True)
+def _hand_over(inst, d, slot, weight, t_inst, t_depth, t_weight):
+    """Trawling: writes the lane's prefix ``inst[:d]`` and its weight to ``slot``
+    for the CPU workers."""
+    for p in range(d):
+        t_inst[slot, p] = inst[p]
+    t_depth[slot] = d
+    t_weight[slot] = weight
+
+
+@cuda.jit(device=True)
+def _inherit(sh, w, lane, inst, d, mask, alive, weight):
+    """Sample inheritance (all lanes; ``mask``: the live lanes, neither 0 nor
+    FULL): dead lanes copy the prefix of the lowest live lane, and the parent's
+    weight is shared among the lanes that now hold it. Returns (alive, weight)."""
+    parent = _lowest(mask)
+    share = cuda.shfl_sync(FULL, weight, parent) / (33 - cuda.popc(mask))
+    if not alive:
+        for p in range(d):
+            inst[p] = sh[w, parent, p]
+        alive = True
+        weight = share
+    elif lane == parent:
+        weight = share
+    cuda.syncwarp(FULL)
+    return alive, weight
+
+
+@cuda.jit(device=True)
+def _round_totals(alive, weight):
+    """The round's value (the sum of the live lanes' weights) and its number of
+    full valid instances, on every lane."""
+    val = weight if alive else 0.0
+    off = 16
+    while off > 0:
+        val += cuda.shfl_xor_sync(FULL, val, off)
+        off >>= 1
+    return val, cuda.popc(cuda.ballot_sync(FULL, alive))
+
+
+# ---- device functions built from an estimator's -------------------------------------
+
+
+def _warp_stream(ns):
+    """Warp streaming of estimator namespace ``ns``: see the module docs."""
+    refine, weigh, rng_next = ns["_est_refine"], ns["_est_weight"], ns["_rng_next"]
+
+    @cuda.jit(device=True)
+    def warp_stream(cgp, cgi, sh, w, lane, d, alive, src, it, hi, state):
+        """While some lane has 32 or more candidates left (from ``it`` to ``hi``),
+        the warp refines 32 of the lowest such lane's at once and that lane folds
+        the A-Res pick into its reservoir. Returns (cur, curw, total, it, state)."""
+        cur = -1
+        curw = 0.0
+        total = 0.0
+        while True:
+            m = cuda.ballot_sync(FULL, alive and hi - it >= 32)
+            if m == 0:
+                break
+            leader = _lowest(m)
+            l_it = cuda.shfl_sync(FULL, it, leader)
+            l_src = cuda.shfl_sync(FULL, src, leader)
+            c = cgi[l_it + lane]
+            linst = sh[w, leader]
+            wt = 0.0
+            if refine(cgp, cgi, linst, d, c, l_src):
+                wt = weigh(cgp, cgi, linst, d, c)
+            state, uu = rng_next(state)
+            key = -1.0
+            if wt > 0.0:
+                key = uu ** (1.0 / wt)
+            bk = key
+            bv = c
+            bw = wt
+            tot = wt
+            off = 16
+            while off > 0:
+                ok = cuda.shfl_xor_sync(FULL, bk, off)
+                ov = cuda.shfl_xor_sync(FULL, bv, off)
+                ow = cuda.shfl_xor_sync(FULL, bw, off)
+                tot += cuda.shfl_xor_sync(FULL, tot, off)
+                if ok > bk or (ok == bk and ov < bv):
+                    bk = ok
+                    bv = ov
+                    bw = ow
+                off >>= 1
+            if lane == leader:
+                it += 32
+                if tot > 0.0:
+                    total += tot
+                    state, u2 = rng_next(state)
+                    if u2 * total < tot:
+                        cur = bv
+                        curw = bw
+        return cur, curw, total, it, state
+
+    return warp_stream
+
+
+def _position_step(ns, refines, streams):
+    """Refine and Sample at one position, for estimator namespace ``ns``."""
+    source, stream, uniform = ns["_source"], ns["_stream"], ns["_uniform"]
+    warp_stream = _warp_stream(ns)
+
+    @cuda.jit(device=True)
+    def step(cgp, cgi, sh, w, lane, inst, d, alive, weight, state):
+        """All lanes together: the candidate v a live lane picks at position d,
+        from the local list of backward edge src. Returns (alive, v, src,
+        weight, state)."""
+        src = -1
+        lo = 0
+        hi = 0
+        if alive:
+            src, lo, hi = source(cgp, inst, d)
+        v = -1
+        if refines:
+            cur = -1
+            curw = 0.0
+            total = 0.0
+            it = lo
+            if streams:
+                cur, curw, total, it, state = warp_stream(cgp, cgi, sh, w, lane, d, alive, src,
+                                                          it, hi, state)
+            if alive:
+                cur, curw, total, state = stream(cgp, cgi, inst, d, src, it, hi, cur, curw,
+                                                 total, state)
+                if total <= 0.0:
+                    alive = False
+                else:
+                    weight *= total / curw
+                    v = cur
+        elif alive:
+            if hi <= lo:
+                alive = False
+            else:
+                v, state = uniform(cgi, lo, hi, state)
+                weight *= float(hi - lo)
+        return alive, v, src, weight, state
+
+    return step
+
+
+def _sampling_kernel(ns, step, inherit, warps):
+    """The kernel (not compiled): a warp draws rounds from its block's pool and
+    runs each round's 32 samples position by position."""
+    rng_init, trawl_depth = ns["_rng_init"], ns["_trawl_depth"]
+    num_positions, first_vertex = ns["num_positions"], ns["_first"]
+    validate = ns["_est_validate"]
+    maxq = MAX_QUERY
+
+    def kernel(cgp, cgi, seed, first, n, every, rounds, per_block, out_sum, out_valid,
+               t_inst, t_depth, t_weight):
+        sh = cuda.shared.array((warps, 32, maxq), int32)
+        pool = cuda.shared.array(1, int32)
+        tid = cuda.threadIdx.x
+        lane = tid & 31
+        w = tid >> 5
+        if tid == 0:
+            pool[0] = 0
+        cuda.syncthreads()
+        r_lo = cuda.blockIdx.x * per_block
+        r_hi = min(r_lo + per_block, rounds)
+        nq = num_positions(cgp)
+        inst = sh[w, lane]
+        while True:
+            r = 0
+            if lane == 0:
+                r = cuda.atomic.add(pool, 0, 1) + r_lo
+            r = cuda.shfl_sync(FULL, r, 0)
+            if r >= r_hi:
+                break
+            i = r * 32 + lane
+            sid = first + i
+            state = rng_init(seed, sid)
+            td = 0
+            if i < n and every > 0 and i % every == 0:
+                td = trawl_depth(seed, sid, nq)
+                if td >= nq:
+                    td = 0
+            alive = False
+            weight = 0.0
+            if i < n:
+                k, n0, state = first_vertex(cgp, state)
+                if k >= 0:
+                    alive = True
+                    inst[0] = k
+                    weight = float(n0)
+            for d in range(1, nq):
+                if alive and d == td:  # trawl: hand the prefix to the CPU
+                    _hand_over(inst, d, i // every, weight, t_inst, t_depth, t_weight)
+                    alive = False
+                cuda.syncwarp(FULL)
+                mask = cuda.ballot_sync(FULL, alive)
+                if mask == 0:
+                    break
+                if inherit and mask != FULL:
+                    alive, weight = _inherit(sh, w, lane, inst, d, mask, alive, weight)
+                alive, v, src, weight, state = step(cgp, cgi, sh, w, lane, inst, d, alive,
+                                                    weight, state)
+                if alive:
+                    if validate(cgp, cgi, inst, d, v, src):
+                        inst[d] = v
+                    else:
+                        alive = False
+            val, cnt = _round_totals(alive, weight)
+            if lane == 0:
+                out_sum[r] = val
+                out_valid[r] = cnt
+            cuda.syncwarp(FULL)
+
+    return kernel
+
+
 def build_kernel(est, inheritance: bool, streaming: bool, warps: int = WARPS):
     """The sampling kernel of estimator ``est`` with ``warps`` warps per block
     (cached per options and process)."""
@@ -61,162 +284,9 @@ def build_kernel(est, inheritance: bool, streaming: bool, warps: int = WARPS):
         if key in _KERNELS:
             return _KERNELS[key]
         ns = namespace(est, "cuda")
-        source, stream, uniform = ns["_source"], ns["_stream"], ns["_uniform"]
-        rng_init, rng_next, trawl_depth = ns["_rng_init"], ns["_rng_next"], ns["_trawl_depth"]
-        num_positions, first_vertex = ns["num_positions"], ns["_first"]
-        refine, weigh, validate = ns["_est_refine"], ns["_est_weight"], ns["_est_validate"]
         refines = bool(est.refines)
-        inherit = bool(inheritance)
-        streams = bool(streaming) and refines
-        maxq = MAX_QUERY
-
-        @cuda.jit(device=True, inline=True)
-        def lowest(mask):
-            """Index of the lowest set bit of a non-zero mask."""
-            return cuda.popc(mask ^ (mask - 1)) - 1
-
-        def kernel(cgp, cgi, seed, first, n, every, rounds, per_block, out_sum, out_valid,
-                   t_inst, t_depth, t_weight):
-            sh = cuda.shared.array((warps, 32, maxq), int32)
-            pool = cuda.shared.array(1, int32)
-            tid = cuda.threadIdx.x
-            lane = tid & 31
-            w = tid >> 5
-            if tid == 0:
-                pool[0] = 0
-            cuda.syncthreads()
-            r_lo = cuda.blockIdx.x * per_block
-            r_hi = min(r_lo + per_block, rounds)
-            nq = num_positions(cgp)
-            inst = sh[w, lane]
-            while True:
-                r = 0
-                if lane == 0:
-                    r = cuda.atomic.add(pool, 0, 1) + r_lo
-                r = cuda.shfl_sync(FULL, r, 0)
-                if r >= r_hi:
-                    break
-                i = r * 32 + lane
-                sid = first + i
-                state = rng_init(seed, sid)
-                td = 0
-                if i < n and every > 0 and i % every == 0:
-                    td = trawl_depth(seed, sid, nq)
-                    if td >= nq:
-                        td = 0
-                alive = False
-                weight = 0.0
-                if i < n:
-                    k, n0, state = first_vertex(cgp, state)
-                    if k >= 0:
-                        alive = True
-                        inst[0] = k
-                        weight = float(n0)
-                for d in range(1, nq):
-                    if alive and d == td:  # trawl: hand the prefix to the CPU
-                        slot = i // every
-                        for p in range(d):
-                            t_inst[slot, p] = inst[p]
-                        t_depth[slot] = d
-                        t_weight[slot] = weight
-                        alive = False
-                    cuda.syncwarp(FULL)
-                    mask = cuda.ballot_sync(FULL, alive)
-                    if mask == 0:
-                        break
-                    if inherit and mask != FULL:
-                        parent = lowest(mask)
-                        share = cuda.shfl_sync(FULL, weight, parent) / (33 - cuda.popc(mask))
-                        if not alive:
-                            for p in range(d):
-                                inst[p] = sh[w, parent, p]
-                            alive = True
-                            weight = share
-                        elif lane == parent:
-                            weight = share
-                        cuda.syncwarp(FULL)
-                    src = -1
-                    lo = 0
-                    hi = 0
-                    if alive:
-                        src, lo, hi = source(cgp, inst, d)
-                    v = -1
-                    if refines:
-                        cur = -1
-                        curw = 0.0
-                        total = 0.0
-                        it = lo
-                        if streams:
-                            while True:
-                                m = cuda.ballot_sync(FULL, alive and hi - it >= 32)
-                                if m == 0:
-                                    break
-                                leader = lowest(m)
-                                l_it = cuda.shfl_sync(FULL, it, leader)
-                                l_src = cuda.shfl_sync(FULL, src, leader)
-                                c = cgi[l_it + lane]
-                                linst = sh[w, leader]
-                                wt = 0.0
-                                if refine(cgp, cgi, linst, d, c, l_src):
-                                    wt = weigh(cgp, cgi, linst, d, c)
-                                state, uu = rng_next(state)
-                                key = -1.0
-                                if wt > 0.0:
-                                    key = uu ** (1.0 / wt)
-                                bk = key
-                                bv = c
-                                bw = wt
-                                tot = wt
-                                off = 16
-                                while off > 0:
-                                    ok = cuda.shfl_xor_sync(FULL, bk, off)
-                                    ov = cuda.shfl_xor_sync(FULL, bv, off)
-                                    ow = cuda.shfl_xor_sync(FULL, bw, off)
-                                    tot += cuda.shfl_xor_sync(FULL, tot, off)
-                                    if ok > bk or (ok == bk and ov < bv):
-                                        bk = ok
-                                        bv = ov
-                                        bw = ow
-                                    off >>= 1
-                                if lane == leader:
-                                    it += 32
-                                    if tot > 0.0:
-                                        total += tot
-                                        state, u2 = rng_next(state)
-                                        if u2 * total < tot:
-                                            cur = bv
-                                            curw = bw
-                        if alive:
-                            cur, curw, total, state = stream(cgp, cgi, inst, d, src, it, hi, cur,
-                                                             curw, total, state)
-                            if total <= 0.0:
-                                alive = False
-                            else:
-                                weight *= total / curw
-                                v = cur
-                    elif alive:
-                        if hi <= lo:
-                            alive = False
-                        else:
-                            v, state = uniform(cgi, lo, hi, state)
-                            weight *= float(hi - lo)
-                    if alive:
-                        if validate(cgp, cgi, inst, d, v, src):
-                            inst[d] = v
-                        else:
-                            alive = False
-                val = weight if alive else 0.0
-                off = 16
-                while off > 0:
-                    val += cuda.shfl_xor_sync(FULL, val, off)
-                    off >>= 1
-                cnt = cuda.popc(cuda.ballot_sync(FULL, alive))
-                if lane == 0:
-                    out_sum[r] = val
-                    out_valid[r] = cnt
-                cuda.syncwarp(FULL)
-
-        compiled = cuda.jit(kernel)
+        step = _position_step(ns, refines, bool(streaming) and refines)
+        compiled = cuda.jit(_sampling_kernel(ns, step, bool(inheritance), int(warps)))
         if not simulator_enabled():  # the simulator compiles nothing
             gthinker.cache.attach(compiled, target="cuda", name=f"gsword_{est.name}",
                                   label=f"the gSWORD {est.name} sampler (GPU)")

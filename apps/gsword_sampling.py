@@ -1,204 +1,58 @@
 """gSWORD's sampling core, shared by the CPU and the GPU samplers: the candidate
-graph (:func:`candidate_graph`), its device-neutral helpers (:data:`HELPERS`),
-the random walk of one sample, the estimators (:class:`Estimator`,
-:class:`WanderJoin`, :class:`Alley`) and :func:`namespace`, which compiles the
-helpers with an estimator's three functions for the CPU or for the GPU.
+graph's device-neutral helpers (:data:`HELPERS`), the random walk of one sample,
+the estimators (:class:`Estimator`, :class:`WanderJoin`, :class:`Alley`),
+:func:`namespace`, which compiles the helpers with an estimator's three
+functions for the CPU or for the GPU, and :class:`Batch`, the outputs of one
+batch of samples that either sampler fills.
 
-:mod:`gthinker.apps.gsword` (the estimate, batches, trawling, the CPU sampler)
-and :mod:`gthinker.apps.gsword_gpu` (the GPU sampler) both build on this module;
-see :mod:`gthinker.apps.gsword` for the method.
+:mod:`gthinker.apps.gsword` (the estimate and its batches),
+:mod:`gthinker.apps.gsword_cpu` (the CPU sampler), :mod:`gthinker.apps.gsword_trawl`
+(trawling) and :mod:`gthinker.apps.gsword_gpu` (the GPU sampler) build on this
+module and on the candidate graph (:mod:`gthinker.apps.gsword_candidates`); see
+:mod:`gthinker.apps.gsword` for the method.
 """
 
 from __future__ import annotations
 
 import threading
 import types as pytypes
-from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
 
 import gthinker
 
-from . import sm
+__all__ = ["Alley", "Batch", "Estimator", "HELPERS", "MAX_SAMPLES", "ROUND", "WanderJoin",
+           "estimators", "namespace"]
 
-__all__ = ["Alley", "CandidateGraph", "Estimator", "HELPERS", "MAX_QUERY", "MAX_SAMPLES", "ROUND",
-           "WanderJoin", "candidate_graph", "estimators", "namespace", "quicksi_order"]
-
-#: Largest query the samplers take (per-sample state lives in fixed-size arrays).
-MAX_QUERY = 32
 #: Samples per round: one warp's worth. Rounds are the units of the standard error.
 ROUND = 32
 #: The most samples one estimate takes (each batch keeps 16 bytes per ROUND samples).
 MAX_SAMPLES = 2**34
 
-# ---- the candidate graph (host side) --------------------------------------------------
 
-# Header of cgp (int64): offsets of its arrays.
-_G_NQ, _G_COFF, _G_BPTR, _G_BPOS, _G_ROWS = 0, 1, 2, 3, 4
-_G_HEADER = 5
+class Batch:
+    """Outputs of one batch of ``n`` samples, global samples ``first`` to
+    ``first + n - 1``: per round the sum of the sample values (``out_sum``) and
+    the full valid instances (``out_valid``); with ``every > 0``, per trawl slot
+    (sample ``i`` of the batch with ``i % every == 0`` goes to slot ``i // every``)
+    the prefix a stopped sample reached (``t_inst``, candidate indices), its
+    length (``t_depth``, 0: the sample was not stopped) and its weight."""
 
-
-@dataclass
-class CandidateGraph:
-    """The candidate graph in gSWORD's format, flattened into two arrays.
-
-    ``cgp`` (int64): a header, then ``coff`` (where each position's global
-    candidates start in ``cgi``), ``bptr``/``bpos`` (per position ``d``, a
-    CSR of its backward edges: the earlier positions ``j`` adjacent to it),
-    and per backward edge the row pointers of its CSR (absolute offsets into
-    ``cgi``, one row per candidate of ``j``). ``cgi`` (int32): the global
-    candidates (data vertex ids, sorted) and the local candidate lists
-    (indices into ``C(u_d)``, sorted).
-    """
-
-    order: np.ndarray  # query vertex at each position
-    candidates: list  # per position: sorted data vertex ids
-    cgp: np.ndarray
-    cgi: np.ndarray
-    edges: int  # candidate-graph edges stored
-
-    @property
-    def num_positions(self) -> int:
-        return len(self.order)
-
-    def empty(self) -> bool:
-        return any(len(c) == 0 for c in self.candidates)
-
-    def candidate_offsets(self) -> np.ndarray:
-        """Where each position's global candidates start in ``cgi``."""
-        return self.cgp[self.cgp[_G_COFF]: self.cgp[_G_COFF] + self.num_positions]
-
-
-def _edge_weights(data, cands, query):
-    """Per query edge (u, w): the number of data edges between C(u) and C(w)."""
-    out = {}
-    for u in range(query.num_vertices):
-        for w in query.neighbors(u):
-            w = int(w)
-            if w < u:
-                continue
-            mask = np.zeros(data.num_vertices, bool)
-            mask[cands[w]] = True
-            hits = mask[data.indices].astype(np.int64)
-            csum = np.concatenate(([0], np.cumsum(hits)))
-            c = cands[u]
-            out[u, w] = out[w, u] = int((csum[data.indptr[c + 1]] - csum[data.indptr[c]]).sum())
-    return out
-
-
-def quicksi_order(data, query, cands) -> np.ndarray:
-    """QuickSI-style order (infrequent edges first): start at the query edge with
-    the fewest candidate-graph edges, on its endpoint with fewer candidates;
-    then, Prim-like, add the vertex joined to the placed ones by the lightest
-    edge (ties: more placed neighbours, fewer candidates, lower id)."""
-    nq = query.num_vertices
-    if nq == 1:
-        return np.zeros(1, np.int64)
-    w = _edge_weights(data, cands, query)
-    size = [len(c) for c in cands]
-    u, v = min(((a, b) for (a, b) in w if a < b),
-               key=lambda e: (w[e], min(size[e[0]], size[e[1]]), e))
-    first, second = (u, v) if (size[u], u) <= (size[v], v) else (v, u)
-    order, placed = [first, second], np.zeros(nq, bool)
-    placed[[first, second]] = True
-    while len(order) < nq:
-        best = None
-        for x in range(nq):
-            if placed[x]:
-                continue
-            nb = [int(y) for y in query.neighbors(x) if placed[y]]
-            if not nb:
-                continue
-            key = (min(w[x, y] for y in nb), -len(nb), size[x], x)
-            if best is None or key < best[0]:
-                best = (key, x)
-        order.append(best[1])
-        placed[best[1]] = True
-    return np.array(order, np.int64)
-
-
-def _order(data, query, cands, order):
-    if isinstance(order, str):
-        if order == "quicksi":
-            return quicksi_order(data, query, cands)
-        if order == "sm":
-            return sm.matching_order(query, cands)
-        raise ValueError(f"order must be 'quicksi', 'sm' or a list of query vertices, "
-                         f"got {order!r}")
-    return sm.checked_order(query, order)
-
-
-def candidate_graph(data, query, order="quicksi") -> CandidateGraph:
-    """Builds the candidate graph of ``query`` in ``data`` (see :class:`CandidateGraph`).
-
-    ``order``: ``"quicksi"`` (default), ``"sm"`` (the SM app's order) or an
-    explicit permutation of the query vertices."""
-    data = gthinker.as_graph(data)
-    query = sm.as_query(query)
-    sm.check_query(data, query)
-    nq = query.num_vertices
-    if nq > MAX_QUERY:
-        raise ValueError(f"the query has {nq} vertices; gsword samples queries of at most "
-                         f"{MAX_QUERY}")
-    cands = sm.filter_candidates(data, query)
-    order = _order(data, query, cands, order)
-    pos = np.empty(nq, np.int64)
-    pos[order] = np.arange(nq)
-    pc = [cands[int(u)].astype(np.int32) for u in order]  # candidates per position
-    back = [sorted(int(pos[w]) for w in query.neighbors(int(order[d])) if pos[w] < d)
-            for d in range(nq)]
-    coff = np.zeros(nq + 1, np.int64)
-    coff[1:] = np.cumsum([len(c) for c in pc])
-    pieces = list(pc)
-    cgi_len = int(coff[-1])
-    rows_blocks, bpos = [], []
-    indptr, indices = data.indptr, data.indices
-    for d in range(nq):
-        index_of = np.full(data.num_vertices, -1, np.int64)
-        index_of[pc[d]] = np.arange(len(pc[d]))
-        for j in back[d]:
-            c = pc[j].astype(np.int64)
-            deg = indptr[c + 1] - indptr[c]
-            starts = np.repeat(indptr[c], deg)
-            within = np.arange(int(deg.sum())) - np.repeat(np.cumsum(deg) - deg, deg)
-            mapped = index_of[indices[starts + within]]
-            keep = mapped >= 0
-            rows = np.repeat(np.arange(len(c)), deg)[keep]
-            counts = np.bincount(rows, minlength=len(c))
-            ptr = np.zeros(len(c) + 1, np.int64)
-            ptr[1:] = np.cumsum(counts)
-            rows_blocks.append(ptr + cgi_len)
-            pieces.append(mapped[keep].astype(np.int32))
-            cgi_len += int(ptr[-1])
-            bpos.append(j)
-    bptr = np.zeros(nq + 1, np.int64)
-    bptr[1:] = np.cumsum([len(b) for b in back])
-    header = np.zeros(_G_HEADER, np.int64)
-    header[_G_NQ] = nq
-    off = _G_HEADER
-    header[_G_COFF] = off
-    off += nq + 1
-    header[_G_BPTR] = off
-    off += nq + 1
-    header[_G_BPOS] = off
-    off += len(bpos)
-    header[_G_ROWS] = off  # per backward edge: where its row pointers start in cgp
-    row_starts = np.zeros(len(rows_blocks), np.int64)
-    off += len(rows_blocks)
-    for e, blk in enumerate(rows_blocks):
-        row_starts[e] = off
-        off += len(blk)
-    cgp = np.concatenate([header, coff, bptr, np.array(bpos, np.int64), row_starts]
-                         + rows_blocks).astype(np.int64)
-    cgi = np.concatenate(pieces).astype(np.int32) if pieces else np.zeros(0, np.int32)
-    return CandidateGraph(order=order, candidates=pc, cgp=cgp, cgi=cgi,
-                          edges=int(cgi_len - coff[-1]))
+    def __init__(self, first, n, every, nq):
+        self.first, self.n, self.every = first, n, every
+        self.rounds = (n + ROUND - 1) // ROUND
+        self.slots = (n + every - 1) // every if every > 0 else 0
+        self.out_sum = np.zeros(self.rounds, np.float64)
+        self.out_valid = np.zeros(self.rounds, np.int64)
+        self.t_inst = np.zeros((max(self.slots, 1), nq), np.int32)
+        self.t_depth = np.zeros(max(self.slots, 1), np.int64)
+        self.t_weight = np.zeros(max(self.slots, 1), np.float64)
 
 
 # ---- device-neutral helpers ---------------------------------------------------------
 # Plain Python, compiled per target (njit for the CPU, cuda.jit(device=True) for
-# the GPU) by _namespace(): the functions below call each other by name, and the
+# the GPU) by namespace(): the functions below call each other by name, and the
 # name resolves to the same target's version.
 
 _U64 = np.uint64

@@ -23,8 +23,9 @@ record, so very skewed fanouts spread over all warps.
 
 A candidate of position d must be a neighbour of the data vertex of each of
 d's backward neighbours: the warp walks the shortest of those neighbour lists
-(32 entries at a time) and looks the others up by binary search, then checks
-the candidate bitmap, injectivity and the ``M(a) < M(b)`` constraints.
+(32 entries at a time) and looks the others up by binary search, then applies
+the planner's rule (:func:`gthinker.apps.planner.admissible`: the candidate
+bitmap, injectivity and the ``M(a) < M(b)`` constraints).
 """
 
 from __future__ import annotations
@@ -35,17 +36,7 @@ from numba import cuda
 import gthinker
 from gthinker import gpu
 
-from .sm_layout import (
-    H_BACK,
-    H_BACK_PTR,
-    H_BITMAP,
-    H_LESS,
-    H_LESS_PTR,
-    H_MORE,
-    H_MORE_PTR,
-    H_NQ,
-    H_WORDS,
-)
+from .planner import H_BACK, H_BACK_PTR, H_NQ, device_functions
 
 __all__ = ["SubgraphMatchingExpandGPU", "SubgraphMatchingPrefixGPU"]
 
@@ -59,10 +50,9 @@ def _at(rec, k, c, p):
     return c
 
 
-@cuda.jit(device=True, inline=True)
-def _in_bitmap(P, d, v):
-    w = P[P[H_BITMAP] + d * P[H_WORDS] + (v >> 6)]
-    return ((w >> (v & 63)) & 1) != 0
+_RULE = device_functions()  # the planner's candidate rule, as device functions
+_in_bitmap = _RULE["in_candidates"]
+_admissible = _RULE["admissible"]
 
 
 @cuda.jit(device=True)
@@ -87,17 +77,8 @@ def _driver(g, P, rec, k, c, d):
 def _valid(g, P, rec, k, c, d, drv, v):
     """True if ``v``, a neighbour of the driver's data vertex, is a candidate of
     position d for the match ``M + c``."""
-    if not _in_bitmap(P, d, v):
+    if not _admissible(P, rec, 1, k, c, d, v):
         return False
-    for p in range(d):
-        if _at(rec, k, c, p) == v:
-            return False
-    for s in range(P[P[H_LESS_PTR] + d], P[P[H_LESS_PTR] + d + 1]):
-        if _at(rec, k, c, P[P[H_LESS] + s]) >= v:
-            return False
-    for s in range(P[P[H_MORE_PTR] + d], P[P[H_MORE_PTR] + d + 1]):
-        if _at(rec, k, c, P[P[H_MORE] + s]) <= v:
-            return False
     for s in range(P[P[H_BACK_PTR] + d], P[P[H_BACK_PTR] + d + 1]):
         p = P[P[H_BACK] + s]
         if p != drv:

@@ -18,7 +18,7 @@ from gthinker.gpu.simulator import fast_switching
 
 
 def _batch(cg, n, every=0, first=0):
-    return gsword._Batch(first, n, every, cg.num_positions)
+    return gsword.Batch(first, n, every, cg.num_positions)
 
 
 def _run(est, data, query, n, blocks=1, every=0, seed=3, **kw):

@@ -10,7 +10,7 @@ import pytest
 from networkx.algorithms import isomorphism as iso
 
 import gthinker
-from gthinker.apps import sm
+from gthinker.apps import planner, sm
 
 NAMED = ["triangle", "4-cycle", "diamond", "tailed-triangle", "house", "4-clique", "5-clique",
          "3-path", "5-path", "4-star", "2-clique"]
@@ -113,6 +113,39 @@ def test_plan_filters_candidates_by_label_degree_and_neighbour_labels():
     assert p.candidates[0].tolist() == [0, 2, 4]
     assert sm.count(data, query).count == 4  # 0-1-2, 2-1-0, 2-3-4, 4-3-2
     assert sm.count(data, query, unique=True).count == 2
+
+
+def test_the_candidate_rule_is_one_function_on_every_target():
+    """planner.admissible (C(u), injectivity, M(a) < M(b)) gives the same answers as
+    plain Python and compiled for the CPU, reading the match from an offset or with
+    the vertex at position k given apart, as the GPU reads it."""
+    data = gthinker.Graph.from_networkx(nx.complete_graph(6))
+    p = sm.plan(data, "triangle", unique=True)  # constraints M(0) < M(1) < M(2) by position
+    P = p.params
+    M = np.array([1, 3, -1], np.int32)
+    tagged = np.array([7, 1, 3, -1], np.int32)  # the same match behind a one-value tag
+    for v in range(6):
+        want = v > 3  # position 2: unused and above both earlier vertices
+        assert planner.admissible(P, M, 0, 2, -1, 2, v) == want
+        assert planner.is_admissible(P, M, 0, 2, -1, 2, v) == want
+        assert planner.is_admissible(P, tagged, 1, 2, -1, 2, v) == want
+        assert planner.is_admissible(P, M, 0, 1, 3, 2, v) == want  # M[1] = 3 given apart
+    assert planner.is_candidate(P, 0, 5) and planner.in_candidates(P, 0, 5)
+
+
+def test_orders_are_picked_by_name_or_checked():
+    data = gthinker.Graph.from_networkx(nx.karate_club_graph())
+    q = sm.pattern("tailed-triangle")
+    cands = planner.filter_candidates(data, q)
+    assert planner.order_for(data, q, cands, "sm").tolist() == \
+        planner.matching_order(q, cands).tolist()
+    assert sorted(planner.order_for(data, q, cands, "quicksi").tolist()) == [0, 1, 2, 3]
+    assert planner.order_for(data, q, cands, [3, 2, 0, 1]).tolist() == [3, 2, 0, 1]
+    with pytest.raises(ValueError, match="no neighbour earlier"):
+        planner.order_for(data, q, cands, [3, 0, 1, 2])
+    with pytest.raises(ValueError, match="'quicksi', 'sm'"):
+        planner.order_for(data, q, cands, "fastest")
+    assert planner.backward_positions(q, [3, 2, 0, 1]) == [[], [0], [1], [1, 2]]
 
 
 def test_bad_queries_get_clear_errors():

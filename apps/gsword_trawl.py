@@ -1,0 +1,142 @@
+"""gSWORD's trawling: the samples stopped after ``d`` vertices get the rest of
+their matches counted exactly on the CPU workers (the SM app's enumeration,
+:func:`gthinker.apps.sm_search.search`), while the sampler draws the next batch.
+
+A batch's stopped samples become records ``[slot, d, M[0], ..., M[d-1]]``
+(:func:`trawl_records`; the planner's partial-match record with the sample's
+trawl slot as its tag), enumerated by :class:`Trawl` tasks in a job of their own
+(:class:`TrawlJob`) until the window closes; :func:`finish_trawl` adds each
+sample's value to its round.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+
+import gthinker
+
+from .gsword_sampling import ROUND
+from .planner import H_BACK, H_BACK_PTR, is_admissible
+from .sm_search import search
+
+__all__ = ["Trawl", "TrawlJob", "finish_trawl", "trawl_records"]
+
+
+@gthinker.cache.jit("gSWORD functions", nogil=True)
+def _prefix_ok(ctx, P, M, k):
+    """Is M[:k] a valid partial match of plan P (the planner's rule, and every
+    backward edge a data edge)?"""
+    for p in range(k):
+        if not is_admissible(P, M, 0, p, -1, p, M[p]):
+            return False
+        for s in range(P[P[H_BACK_PTR] + p], P[P[H_BACK_PTR] + p + 1]):
+            nb = ctx.neighbors(M[P[P[H_BACK] + s]])
+            i = np.searchsorted(nb, M[p])
+            if i >= nb.size or nb[i] != M[p]:
+                return False
+    return True
+
+
+@gthinker.cache.jit("gSWORD functions", nogil=True)
+def _trawl_compute(ctx, rec):
+    """Record [slot, k, M...]: count the matches that extend M[:k] (the SM
+    app's enumeration) into histogram 0, bin slot; histogram 1, bin slot gets
+    (records handed out - 1), so a slot whose enumeration finished sums to -1."""
+    slot = rec[0]
+    found = 0
+    added = 0
+    if rec.size >= 2 and _prefix_ok(ctx, ctx.params, rec[2:], rec[1]):
+        found, added = search(ctx, rec, 1)
+    ctx.add_to_histogram(0, slot, found)
+    ctx.add_to_histogram(1, slot, added - 1)
+    return 0
+
+
+class Trawl(gthinker.Task):
+    """CPU side of trawling: exact enumeration of a sampled partial instance."""
+
+    histograms = ("matches", "pending")
+
+    @staticmethod
+    def compute(ctx, record):
+        _trawl_compute(ctx, record)
+
+
+def trawl_records(cg, batch):
+    """SM records ``(data, starts)``, record i = [slot, d, data vertices...], of the
+    batch's stopped samples, and their slots."""
+    nq = cg.num_positions
+    slots = np.flatnonzero(batch.t_depth[: batch.slots] > 0)
+    d = batch.t_depth[slots]
+    coff = cg.candidate_offsets()
+    rows = np.empty((len(slots), nq + 2), np.int64)
+    rows[:, 0] = slots
+    rows[:, 1] = d
+    rows[:, 2:] = cg.cgi[coff[None, :] + batch.t_inst[slots]]
+    keep = np.arange(nq + 2)[None, :] < (d + 2)[:, None]
+    starts = np.zeros(len(slots) + 1, np.int64)
+    starts[1:] = np.cumsum(d + 2)
+    return slots, (rows[keep].astype(np.int32), starts)
+
+
+class TrawlJob:
+    """Enumerates a batch's trawled prefixes on the CPU workers, in a thread,
+    until ``cut()``."""
+
+    def __init__(self, data, plan_params, records, slots, threads, time_budget):
+        self.stop = gthinker.StopToken()
+        self.result = None
+        self.error = None
+        self.slots = slots
+        self.started = time.perf_counter()
+
+        def work():
+            try:
+                self.result = gthinker.run(
+                    Trawl, data, vertices=np.zeros(0, np.int32), records=records,
+                    params=plan_params, threads=threads, time_budget=time_budget,
+                    histogram_bins=max(int(slots.max()) + 1 if len(slots) else 1, 1),
+                    stop=self.stop)
+            except BaseException as exc:  # noqa: BLE001 - re-raised by cut()
+                self.error = exc
+
+        self.thread = threading.Thread(target=work, name="gsword-trawl", daemon=True)
+        self.thread.start()
+
+    def wait(self, seconds):
+        """Waits until ``seconds`` after the start, or until the enumeration ends."""
+        self.thread.join(max(0.0, self.started + seconds - time.perf_counter()))
+
+    def cut(self):
+        """Stops the enumeration; returns (matches, finished) per slot."""
+        self.stop.set()
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        hist = self.result.histograms
+        matches = hist["matches"][self.slots]
+        finished = hist["pending"][self.slots] == -1
+        return matches, finished
+
+
+def finish_trawl(ns, cg, batch, slots, matches, finished, seed, walks, refines, stats):
+    """Adds each trawled sample's value to its round: W_d x (its exact count
+    when the enumeration finished, else a fresh sampled estimate of it from
+    ``walks`` walks, with ``ns``, the estimator's CPU namespace)."""
+    rest = matches.astype(np.float64)
+    cut = np.flatnonzero(~finished)
+    if cut.size:
+        values = np.empty(cut.size)
+        ns["_walk_many"](cg.cgp, cg.cgi, batch.t_inst, batch.t_depth,
+                         np.ascontiguousarray(slots[cut], dtype=np.int64),
+                         np.int64(seed ^ 0x5DEECE66D), np.int64(batch.first),
+                         np.int64(batch.every), np.int64(walks), refines, values)
+        rest[cut] = values
+    np.add.at(batch.out_sum, (slots * batch.every) // ROUND, batch.t_weight[slots] * rest)
+    stats["matches"] += int(matches[finished].sum())
+    stats["records"] += len(slots)
+    stats["finished"] += int(finished.sum())
+    stats["cut_off"] += int((~finished).sum())

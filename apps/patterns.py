@@ -1,0 +1,66 @@
+"""Named query patterns, and query graphs from a name, a file or a graph.
+
+Shared by the matching apps (:mod:`gthinker.apps.sm`, :mod:`gthinker.apps.gsword`,
+:mod:`gthinker.apps.count`) through :func:`as_query`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import numpy as np
+
+import gthinker
+
+__all__ = ["PATTERNS", "as_query", "is_pattern", "pattern"]
+
+#: The patterns known by name, as edge lists (the k-vertex families are built on demand).
+PATTERNS = {
+    "triangle": [(0, 1), (1, 2), (0, 2)],
+    "4-cycle": [(0, 1), (1, 2), (2, 3), (3, 0)],
+    "diamond": [(0, 1), (1, 2), (2, 3), (3, 0), (0, 2)],
+    "tailed-triangle": [(0, 1), (1, 2), (0, 2), (2, 3)],
+    "house": [(0, 1), (1, 2), (2, 3), (3, 0), (2, 4), (3, 4)],
+}
+_FAMILY = re.compile(r"^(\d+)-(clique|path|star)$")
+
+
+def pattern(name: str) -> gthinker.Graph:
+    """A named, unlabeled query: ``triangle``, ``4-cycle``, ``diamond``,
+    ``tailed-triangle``, ``house``, or ``k-clique``, ``k-path``, ``k-star``
+    (each with k vertices: a k-star is a centre and k - 1 leaves)."""
+    if name in PATTERNS:
+        edges = PATTERNS[name]
+    else:
+        m = _FAMILY.match(name)
+        if not m:
+            raise ValueError(
+                f"unknown query pattern {name!r} (and no such file): use one of "
+                f"{', '.join(PATTERNS)}, or k-clique, k-path, k-star (k vertices, k >= 2), "
+                "or a query graph file")
+        k, kind = int(m.group(1)), m.group(2)
+        if k < 2:
+            raise ValueError(f"query pattern {name!r} needs k >= 2 vertices")
+        if kind == "clique":
+            edges = [(a, b) for a in range(k) for b in range(a + 1, k)]
+        elif kind == "path":
+            edges = [(a, a + 1) for a in range(k - 1)]
+        else:
+            edges = [(0, a) for a in range(1, k)]
+    return gthinker.Graph.from_edges(np.array(edges, np.int64))
+
+
+def is_pattern(name: str) -> bool:
+    """True if ``name`` names a pattern of :func:`pattern`."""
+    return name in PATTERNS or _FAMILY.match(name) is not None
+
+
+def as_query(query) -> gthinker.Graph:
+    """A query graph from a pattern name, a path, or anything :func:`gthinker.as_graph` takes."""
+    if isinstance(query, str) and is_pattern(query):
+        return pattern(query)
+    if isinstance(query, str) and not os.path.exists(query) and os.sep not in query \
+            and "." not in query:  # neither a file nor a pattern: say which patterns exist
+        return pattern(query)  # raises, listing them
+    return gthinker.as_graph(query)

@@ -1,0 +1,488 @@
+"""The matching planner: what subgraph matching, gSWORD and pattern counting decide
+on the host before they search.
+
+- **Candidate filtering** (:func:`filter_candidates`): ``C(u)`` holds the data
+  vertices with u's label, at least u's degree, and, for every label, at least as
+  many neighbours with that label as u has (neighbour-label-frequency filtering,
+  NLF). During the search the rule that a data vertex may take a position
+  (:func:`admissible`: in ``C(u)``, unused, within the symmetry-breaking
+  constraints) is written once here, in plain Python, and compiled for the CPU
+  (:data:`is_admissible`) and for the GPU (:func:`device_functions`).
+- **Matching orders**: :func:`matching_order` (GraphQL/RI style, the SM app's),
+  :func:`quicksi_order` (infrequent candidate-graph edges first, gSWORD's),
+  :func:`checked_order` (a caller's own), picked by name with :func:`order_for`.
+  Every vertex after the first has an earlier neighbour (the query is connected);
+  :func:`backward_positions` lists those earlier neighbours.
+- **Symmetry breaking** (:func:`symmetry_constraints`): for the query's
+  automorphism group, a chain of stabilizers gives constraints ``M(a) < M(b)``
+  (Grochow-Kellis); exactly one embedding per automorphism class meets them
+  (``unique=True`` counting).
+- **The plan** (:func:`plan`, :class:`Plan`): all of the above packed into one int64
+  array, the job's ``params``, read by the CPU search (:mod:`gthinker.apps.sm_search`),
+  the GPU contexts (:mod:`gthinker.apps.sm_gpu`) and gSWORD's trawling tasks.
+
+**The params layout.** A header of ``HEADER`` values and offsets, then the arrays.
+Header slots: ``H_NQ`` query vertices; ``H_CAP`` the most extensions one partial
+match can have (a bound for per-level buffers); ``H_WORDS`` 64-bit words per
+candidate bitmap; ``H_LIMITED`` 1 when the run stops at a limit; then the offsets
+of the arrays: ``H_SRC_PTR``/``H_SRC`` (per position, the backward positions whose
+neighbour lists it intersects), ``H_REUSE`` (an earlier position whose
+intersection it starts from, or -1), ``H_LESS_PTR``/``H_LESS`` and
+``H_MORE_PTR``/``H_MORE`` (per position d, the earlier positions p with
+``M[p] < M[d]``, resp. ``M[p] > M[d]``), ``H_BITMAP`` (one candidate bitmap per
+position), ``H_BACK_PTR``/``H_BACK`` (the backward neighbours of each position)
+and ``H_ORDER`` (the query vertex at each position).
+
+**Search records.** A partial match of the first ``k`` positions of the order is
+the record ``[k, M[0], ..., M[k-1]]`` (data vertices, int32), on the CPU and in the
+GPU's expand mode; a record may carry a tag in front (gSWORD's trawling:
+``[slot, k, M...]``) that the records it spawns keep. The GPU's prefix mode adds
+the candidates of position k behind the match (see :mod:`gthinker.apps.sm_gpu`).
+"""
+
+from __future__ import annotations
+
+import types as pytypes
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import gthinker
+
+from .patterns import as_query
+
+__all__ = ["HEADER", "Plan", "admissible", "backward_positions", "check_query", "checked_order",
+           "device_functions", "edges_between", "filter_candidates", "in_candidates",
+           "is_admissible", "is_candidate", "matching_order", "order_for", "plan",
+           "quicksi_order", "symmetry_constraints"]
+
+# ---- the params layout ---------------------------------------------------------------
+
+H_NQ, H_CAP, H_WORDS, H_LIMITED = 0, 1, 2, 3
+H_SRC_PTR, H_SRC, H_REUSE = 4, 5, 6
+H_LESS_PTR, H_LESS, H_MORE_PTR, H_MORE, H_BITMAP = 7, 8, 9, 10, 11
+H_BACK_PTR, H_BACK, H_ORDER = 12, 13, 14
+HEADER = 15
+
+
+# ---- the query, and candidate filtering ----------------------------------------------
+
+
+def _labels(g):
+    return None if g.labels is None else np.asarray(g.labels, np.int64)
+
+
+def check_query(data: gthinker.Graph, query: gthinker.Graph):
+    """Raises ValueError when ``query`` cannot be matched in ``data`` as given
+    (empty, labeled on one side only, or not connected)."""
+    nq = query.num_vertices
+    if nq == 0:
+        raise ValueError("the query graph is empty")
+    if (data.labels is None) != (query.labels is None):
+        which = "data graph" if data.labels is not None else "query"
+        raise ValueError(f"only the {which} has vertex labels: give both graphs labels, or "
+                         "neither")
+    seen = np.zeros(nq, bool)
+    stack = [0]
+    seen[0] = True
+    while stack:
+        u = stack.pop()
+        for w in query.neighbors(u):
+            if not seen[w]:
+                seen[w] = True
+                stack.append(int(w))
+    if not seen.all():
+        raise ValueError(f"the query graph is disconnected ({int(seen.sum())} of {nq} "
+                         "vertices reachable from vertex 0): match its components separately")
+
+
+def _neighbour_label_counts(g: gthinker.Graph, labels, wanted):
+    """Per vertex, the number of neighbours with each label of ``wanted``: (n, len(wanted))."""
+    n = g.num_vertices
+    out = np.zeros((n, len(wanted)), np.int64)
+    if labels is None or not len(wanted):
+        return out
+    rows = np.repeat(np.arange(n), np.diff(g.indptr))
+    nl = labels[g.indices]
+    for j, lab in enumerate(wanted):
+        out[:, j] = np.bincount(rows[nl == lab], minlength=n)
+    return out
+
+
+def filter_candidates(data: gthinker.Graph, query: gthinker.Graph) -> list:
+    """C(u) for every query vertex u (sorted int32 data vertices): label, degree
+    and NLF filtering."""
+    dl, ql = _labels(data), _labels(query)
+    ddeg, qdeg = data.degrees(), query.degrees()
+    wanted = np.unique(ql) if ql is not None else np.zeros(0, np.int64)
+    dn = _neighbour_label_counts(data, dl, wanted)
+    qn = _neighbour_label_counts(query, ql, wanted)
+    out = []
+    for u in range(query.num_vertices):
+        ok = ddeg >= qdeg[u]
+        if ql is not None:
+            ok &= dl == ql[u]
+            ok &= (dn >= qn[u]).all(axis=1)
+        out.append(np.flatnonzero(ok).astype(np.int32))
+    return out
+
+
+def edges_between(data: gthinker.Graph, sources, targets) -> np.ndarray:
+    """For every data vertex of ``sources``, its number of neighbours in ``targets``."""
+    sources = np.asarray(sources, np.int64)
+    mask = np.zeros(data.num_vertices, bool)
+    mask[targets] = True
+    csum = np.concatenate(([0], np.cumsum(mask[data.indices], dtype=np.int64)))
+    return csum[data.indptr[sources + 1]] - csum[data.indptr[sources]]
+
+
+# ---- matching orders -----------------------------------------------------------------
+
+
+def matching_order(query: gthinker.Graph, candidates) -> np.ndarray:
+    """GraphQL/RI-style order: first the query vertex with the fewest candidates per
+    edge (``|C(u)| / deg(u)``), then again and again the unmatched vertex with the
+    most already-matched neighbours; ties go to fewer candidates, then to the higher
+    degree, then to the lower id."""
+    nq = query.num_vertices
+    deg = query.degrees()
+    size = np.array([len(c) for c in candidates], np.float64)
+    first = min(range(nq), key=lambda u: (size[u] / max(int(deg[u]), 1), -int(deg[u]), u))
+    order, placed = [first], np.zeros(nq, bool)
+    placed[first] = True
+    while len(order) < nq:
+        best = None
+        for u in range(nq):
+            if placed[u]:
+                continue
+            back = int(placed[query.neighbors(u)].sum())
+            if back == 0:
+                continue
+            key = (-back, size[u], -int(deg[u]), u)
+            if best is None or key < best[0]:
+                best = (key, u)
+        order.append(best[1])
+        placed[best[1]] = True
+    return np.array(order, np.int64)
+
+
+def _edge_weights(data, cands, query):
+    """Per query edge (u, w): the number of data edges between C(u) and C(w)."""
+    out = {}
+    for u in range(query.num_vertices):
+        for w in query.neighbors(u):
+            w = int(w)
+            if w > u:
+                out[u, w] = out[w, u] = int(edges_between(data, cands[u], cands[w]).sum())
+    return out
+
+
+def quicksi_order(data, query, cands) -> np.ndarray:
+    """QuickSI-style order (infrequent edges first): start at the query edge with
+    the fewest candidate-graph edges, on its endpoint with fewer candidates;
+    then, Prim-like, add the vertex joined to the placed ones by the lightest
+    edge (ties: more placed neighbours, fewer candidates, lower id)."""
+    nq = query.num_vertices
+    if nq == 1:
+        return np.zeros(1, np.int64)
+    w = _edge_weights(data, cands, query)
+    size = [len(c) for c in cands]
+    u, v = min(((a, b) for (a, b) in w if a < b),
+               key=lambda e: (w[e], min(size[e[0]], size[e[1]]), e))
+    first, second = (u, v) if (size[u], u) <= (size[v], v) else (v, u)
+    order, placed = [first, second], np.zeros(nq, bool)
+    placed[[first, second]] = True
+    while len(order) < nq:
+        best = None
+        for x in range(nq):
+            if placed[x]:
+                continue
+            nb = [int(y) for y in query.neighbors(x) if placed[y]]
+            if not nb:
+                continue
+            key = (min(w[x, y] for y in nb), -len(nb), size[x], x)
+            if best is None or key < best[0]:
+                best = (key, x)
+        order.append(best[1])
+        placed[best[1]] = True
+    return np.array(order, np.int64)
+
+
+def checked_order(query: gthinker.Graph, order) -> np.ndarray:
+    """``order`` as an int64 array, checked to be a connected matching order
+    (a permutation of the query vertices); ValueError otherwise."""
+    nq = query.num_vertices
+    order = np.asarray(order, np.int64).ravel()
+    if sorted(order.tolist()) != list(range(nq)):
+        raise ValueError(f"order must be a permutation of the {nq} query vertices, got "
+                         f"{order.tolist()}")
+    seen = np.zeros(nq, bool)
+    for i, u in enumerate(order):
+        if i and not seen[query.neighbors(int(u))].any():
+            raise ValueError(f"order {order.tolist()}: query vertex {int(u)} at position {i} "
+                             "has no neighbour earlier in the order")
+        seen[u] = True
+    return order
+
+
+def order_for(data, query, cands, order) -> np.ndarray:
+    """The matching order named by ``order``: ``"sm"`` (:func:`matching_order`),
+    ``"quicksi"`` (:func:`quicksi_order`), or a permutation of the query vertices
+    (:func:`checked_order`)."""
+    if isinstance(order, str):
+        if order == "quicksi":
+            return quicksi_order(data, query, cands)
+        if order == "sm":
+            return matching_order(query, cands)
+        raise ValueError(f"order must be 'quicksi', 'sm' or a list of query vertices, "
+                         f"got {order!r}")
+    return checked_order(query, order)
+
+
+def backward_positions(query: gthinker.Graph, order) -> list:
+    """Per position d, the sorted earlier positions whose query vertices are
+    neighbours of ``order[d]``."""
+    nq = query.num_vertices
+    pos = np.empty(nq, np.int64)
+    pos[order] = np.arange(nq)
+    return [sorted(int(pos[w]) for w in query.neighbors(int(order[d])) if pos[w] < d)
+            for d in range(nq)]
+
+
+# ---- symmetry breaking ---------------------------------------------------------------
+
+
+def _automorphism_exists(adj, deg, labels, fixed: dict) -> bool:
+    """Is there an automorphism of the query (adjacency sets ``adj``, degrees
+    ``deg``) that maps u -> fixed[u]? (backtracking)"""
+    nq = len(adj)
+    image = [-1] * nq
+    used = [False] * nq
+    for u, v in fixed.items():
+        if deg[u] != deg[v] or (labels is not None and labels[u] != labels[v]) or used[v]:
+            return False
+        image[u], used[v] = v, True
+    for u, v in fixed.items():  # fixed pairs must agree with each other
+        for w in adj[u]:
+            if image[w] >= 0 and image[w] not in adj[v]:
+                return False
+    # Extend the vertices with the most mapped neighbours first.
+    rest = [u for u in range(nq) if image[u] < 0]
+    rest.sort(key=lambda u: -sum(image[w] >= 0 for w in adj[u]))
+
+    def extend(i):
+        if i == len(rest):
+            return True
+        u = rest[i]
+        for v in range(nq):
+            if used[v] or deg[v] != deg[u] or (labels is not None and labels[v] != labels[u]):
+                continue
+            if all((image[w] < 0) or (image[w] in adj[v]) for w in adj[u]):
+                image[u], used[v] = v, True
+                if extend(i + 1):
+                    return True
+                image[u], used[v] = -1, False
+        return False
+
+    return extend(0)
+
+
+def symmetry_constraints(query: gthinker.Graph):
+    """Grochow-Kellis constraints and |Aut(q)|: walk a stabilizer chain; at each step
+    the first vertex with a nontrivial orbit gets ``M(u) < M(v)`` for every other
+    v of its orbit, then is fixed. Returns ``(constraints, automorphisms)``, the
+    constraints as pairs ``(u, v)`` of query vertices."""
+    labels = _labels(query)
+    nq = query.num_vertices
+    adj = [set(map(int, query.neighbors(u))) for u in range(nq)]
+    deg = query.degrees()
+    fixed: dict[int, int] = {}
+    constraints, aut = [], 1
+    for u in range(nq):
+        pinned = {w: w for w in fixed}
+        orbit = [v for v in range(nq) if v not in pinned
+                 and (v == u or _automorphism_exists(adj, deg, labels, {**pinned, u: v}))]
+        aut *= len(orbit)
+        constraints += [(u, v) for v in orbit if v != u]
+        fixed[u] = u
+    return constraints, aut
+
+
+# ---- the plan ------------------------------------------------------------------------
+
+
+@dataclass
+class Plan:
+    """What the compiled search needs, packed into the job's ``params``."""
+
+    order: np.ndarray  # query vertex at each position
+    candidates: list  # per query vertex: sorted data vertices after filtering
+    constraints: list  # (a, b): M(a) < M(b), query vertices (unique counting)
+    automorphisms: int  # |Aut(q)|
+    params: np.ndarray = field(repr=False)
+
+
+def _reuse(back):
+    """Per position d: the latest earlier position whose backward set is a proper
+    subset of d's (its intersection is reused, T-DFS), or -1; and the backward
+    positions d still intersects."""
+    reuse, src = [], []
+    for d in range(len(back)):
+        best = -1
+        for j in range(1, d):
+            if back[j] and set(back[j]) < set(back[d]):
+                best = j
+        reuse.append(best)
+        src.append(back[d] if best < 0 else sorted(set(back[d]) - set(back[best])))
+    return reuse, src
+
+
+def _position_constraints(constraints, order):
+    """The constraints ``M(a) < M(b)`` by position: per position d, the earlier
+    positions that must hold a smaller (``less``) or larger (``more``) vertex."""
+    nq = len(order)
+    pos = np.empty(nq, np.int64)
+    pos[order] = np.arange(nq)
+    less = [[] for _ in range(nq)]
+    more = [[] for _ in range(nq)]
+    for a, b in constraints:
+        pa, pb = int(pos[a]), int(pos[b])
+        if pa < pb:
+            less[pb].append(pa)
+        else:
+            more[pa].append(pb)
+    return less, more
+
+
+def _bitmaps(n, cands, order):
+    """One bitmap of ``n`` bits per position: its candidates."""
+    words = (n + 63) // 64
+    bitmap = np.zeros((len(order), words), np.uint64)
+    for d, u in enumerate(order):
+        c = cands[u].astype(np.int64)
+        np.bitwise_or.at(bitmap[d], c >> 6, np.uint64(1) << (c & 63).astype(np.uint64))
+    return bitmap
+
+
+def _csr(lists):
+    ptr = np.zeros(len(lists) + 1, np.int64)
+    ptr[1:] = np.cumsum([len(x) for x in lists])
+    flat = np.array([v for x in lists for v in x], np.int64)
+    return ptr, flat
+
+
+def _pack(header, parts):
+    """The header, with the offsets of ``parts`` (slot -> array), then the arrays."""
+    chunks, off = [header], HEADER
+    for key in (H_SRC_PTR, H_SRC, H_REUSE, H_LESS_PTR, H_LESS, H_MORE_PTR, H_MORE,
+                H_BITMAP, H_BACK_PTR, H_BACK, H_ORDER):
+        header[key] = off
+        chunks.append(parts[key])
+        off += len(parts[key])
+    return np.concatenate(chunks)
+
+
+def plan(data, query, unique: bool = False, limited: bool = False, order=None) -> Plan:
+    """Filters candidates, picks the matching order and packs both (with the
+    symmetry-breaking constraints when ``unique``) into the job's params.
+    ``limited``: the run has a limit, so matches are claimed with ``ctx.take``.
+    ``order``: a matching order to use instead of :func:`matching_order`'s (a
+    permutation of the query vertices in which every vertex after the first has
+    an earlier neighbour)."""
+    data = gthinker.as_graph(data)
+    query = as_query(query)
+    check_query(data, query)
+    cands = filter_candidates(data, query)
+    nq = query.num_vertices
+    order = order_for(data, query, cands, "sm" if order is None else order)
+    back = backward_positions(query, order)
+    reuse, src = _reuse(back)
+    constraints, aut = symmetry_constraints(query)
+    less, more = _position_constraints(constraints if unique else [], order)
+    bitmap = _bitmaps(data.num_vertices, cands, order)
+    parts = {}
+    parts[H_BACK_PTR], parts[H_BACK] = _csr(back)
+    parts[H_ORDER] = order
+    parts[H_SRC_PTR], parts[H_SRC] = _csr(src)
+    parts[H_REUSE] = np.array(reuse, np.int64)
+    parts[H_LESS_PTR], parts[H_LESS] = _csr(less)
+    parts[H_MORE_PTR], parts[H_MORE] = _csr(more)
+    parts[H_BITMAP] = bitmap.view(np.int64).ravel()
+    header = np.zeros(HEADER, np.int64)
+    # Scratch per position: an intersection at d is a subset of the neighbours
+    # of each backward neighbour's data vertex, so of the fewest a candidate
+    # of any backward position can have.
+    ddeg = data.degrees()
+    most = [int(ddeg[cands[order[d]]].max()) if len(cands[order[d]]) else 0 for d in range(nq)]
+    cap = max([min(most[b] for b in back[d]) for d in range(1, nq)], default=0)
+    header[H_NQ], header[H_CAP], header[H_WORDS] = nq, max(cap, 1), bitmap.shape[1]
+    header[H_LIMITED] = int(limited)
+    return Plan(order=order, candidates=[cands[u] for u in range(nq)],
+                constraints=constraints if unique else [], automorphisms=aut,
+                params=_pack(header, parts))
+
+
+# ---- the candidate rule, for every target --------------------------------------------
+# Plain Python, compiled per target by _compiled(): the functions call each other
+# by name, and the name resolves to the same target's version.
+
+
+def in_candidates(P, d, v):
+    """Is data vertex ``v`` in the candidate bitmap of position ``d`` of plan params ``P``?"""
+    w = P[P[H_BITMAP] + d * P[H_WORDS] + (v >> 6)]
+    return ((w >> (v & 63)) & 1) != 0
+
+
+def admissible(P, M, base, k, c, d, v):
+    """May data vertex ``v`` take position ``d`` of plan params ``P``, after the
+    partial match whose position ``p < d`` holds ``M[base + p]`` for ``p < k`` and
+    ``c`` for ``p == k`` (``k == d``, or ``k == d - 1`` with ``c`` at position k)?
+    Checks ``C(u)``, injectivity and the symmetry-breaking constraints; adjacency
+    to the backward neighbours is the caller's (intersections on the CPU, binary
+    searches on the GPU)."""
+    if not in_candidates(P, d, v):
+        return False
+    for p in range(d):
+        x = M[base + p] if p < k else c
+        if x == v:
+            return False
+    for s in range(P[P[H_LESS_PTR] + d], P[P[H_LESS_PTR] + d + 1]):
+        p = P[P[H_LESS] + s]
+        x = M[base + p] if p < k else c
+        if x >= v:
+            return False
+    for s in range(P[P[H_MORE_PTR] + d], P[P[H_MORE_PTR] + d + 1]):
+        p = P[P[H_MORE] + s]
+        x = M[base + p] if p < k else c
+        if x <= v:
+            return False
+    return True
+
+
+def _compiled(target):
+    """:func:`in_candidates` and :func:`admissible` compiled for ``target`` ("cpu":
+    inlined into the compiled search; "cuda": device functions), by name."""
+    ns = dict(globals())
+    for fn in (in_candidates, admissible):
+        rebound = pytypes.FunctionType(fn.__code__, ns, fn.__name__, fn.__defaults__,
+                                       fn.__closure__)
+        if target == "cpu":
+            ns[fn.__name__] = gthinker.cache.jit("the matching planner", nogil=True,
+                                                 inline="always")(rebound)
+        else:
+            from numba import cuda
+
+            ns[fn.__name__] = cuda.jit(device=True, inline=True)(rebound)
+    return {fn.__name__: ns[fn.__name__] for fn in (in_candidates, admissible)}
+
+
+_CPU = _compiled("cpu")
+#: :func:`in_candidates` compiled for the CPU workers.
+is_candidate = _CPU["in_candidates"]
+#: :func:`admissible` compiled for the CPU workers.
+is_admissible = _CPU["admissible"]
+
+
+def device_functions() -> dict:
+    """:func:`in_candidates` and :func:`admissible` as CUDA device functions, by name."""
+    return _compiled("cuda")
