@@ -41,15 +41,15 @@ def jobs(args):
     """(name, graph path, call on a Cluster, call in one process, count of a result)."""
     from gthinker.apps import count, mce
 
-    t = args.threads
+    t, rpw = args.threads, args.ranges_per_worker
     fb = Path(args.facebook) if args.facebook else Path(args.data) / "facebook_combined.txt.gz"
     graph = rmat(Path(args.workdir), args.rmat_scale, args.edge_factor)
     return [
         ("facebook_combined MCE" if not args.quick else f"{fb.name} MCE", fb,
-         lambda c, g: c.mce(g, mode="cpu", threads=t),
+         lambda c, g: c.mce(g, mode="cpu", threads=t, ranges_per_worker=rpw),
          lambda g: mce.run(g, mode="cpu", threads=t), lambda r: r.count),
         (f"R-MAT {args.rmat_scale} ef{args.edge_factor} 4-cliques", graph,
-         lambda c, g: c.count(g, "4-clique", mode="cpu", threads=t),
+         lambda c, g: c.count(g, "4-clique", mode="cpu", threads=t, ranges_per_worker=rpw),
          lambda g: count.count(g, "4-clique", mode="cpu", threads=t), lambda r: r.count),
     ]
 
@@ -64,6 +64,8 @@ def main(argv=None) -> int:
     p.add_argument("--workers", type=int, default=4, help="Ray workers of the scaled run")
     p.add_argument("--threads", type=int, default=4, help="threads of every worker")
     p.add_argument("--repeat", type=int, default=1, help="timed runs per configuration")
+    p.add_argument("--ranges-per-worker", type=int, default=16,
+                   help="the smallest range holds 1 / (workers x this) of the work")
     p.add_argument("--no-reference", action="store_true",
                    help="skip the one-process run (then the 1-worker count is the reference)")
     p.add_argument("--quick", action="store_true",
