@@ -108,7 +108,8 @@ def _round_totals(alive, weight):
 
 def _warp_stream(ns):
     """Warp streaming of estimator namespace ``ns``: see the module docs."""
-    refine, weigh, rng_next = ns["_est_refine"], ns["_est_weight"], ns["_rng_next"]
+    refine, weigh = ns["_est_refine"], ns["_est_weight"]
+    rng_next, fold = ns["_rng_next"], ns["_fold"]
 
     @cuda.jit(device=True)
     def warp_stream(cgp, cgi, sh, w, lane, d, alive, src, it, hi, state):
@@ -149,14 +150,10 @@ def _warp_stream(ns):
                     bv = ov
                     bw = ow
                 off >>= 1
-            if lane == leader:
+            if lane == leader:  # the 32 as one offer: bv (weight bw), of weight tot
                 it += 32
                 if tot > 0.0:
-                    total += tot
-                    state, u2 = rng_next(state)
-                    if u2 * total < tot:
-                        cur = bv
-                        curw = bw
+                    cur, curw, total, state = fold(cur, curw, total, state, bv, bw, tot)
         return cur, curw, total, it, state
 
     return warp_stream

@@ -182,6 +182,19 @@ def _source(cgp, inst, d):
     return best, blo, bhi
 
 
+def _fold(cur, curw, total, state, v, vw, w):
+    """Weighted reservoir of one: offers v, of weight w > 0, to the reservoir
+    (cur, its weight curw; total: the weight offered so far). v is kept with
+    probability w / (total + w), and its weight stored as vw. Returns the
+    reservoir, the new total and the generator state."""
+    total += w
+    state, u = _rng_next(state)
+    if u * total < w:
+        cur = v
+        curw = vw
+    return cur, curw, total, state
+
+
 def _stream(cgp, cgi, inst, d, src, lo, hi, cur, curw, total, state):
     """Refine and Sample over cgi[lo:hi], one candidate at a time: a weighted
     reservoir of one (the kept candidate is v with probability w / total)."""
@@ -190,11 +203,7 @@ def _stream(cgp, cgi, inst, d, src, lo, hi, cur, curw, total, state):
         if _est_refine(cgp, cgi, inst, d, v, src):  # noqa: F821 - bound per estimator
             w = _est_weight(cgp, cgi, inst, d, v)  # noqa: F821
             if w > 0.0:
-                total += w
-                state, u = _rng_next(state)
-                if u * total < w:
-                    cur = v
-                    curw = w
+                cur, curw, total, state = _fold(cur, curw, total, state, v, w, w)
     return cur, curw, total, state
 
 
@@ -324,7 +333,7 @@ def _sample_rounds(cgp, cgi, seed, first, n, r_lo, r_hi, every, refines,
 
 _DUAL = (num_positions, num_candidates, vertex, num_back, back_position, local_range, contains,
          in_local, in_all_local, injective, _mix, _rng_init, _rng_next, _trawl_depth, _source,
-         _stream, _uniform, _first)
+         _fold, _stream, _uniform, _first)
 _CPU_ONLY = (_step, _sample_one, _walk_from, _walk_many, _sample_rounds)
 
 
