@@ -11,11 +11,7 @@ small local graph of bitsets and searches it, counting the last level by
 popcounts. Nothing of the last level is ever listed.
 
 ``pattern="cliques"`` counts the k-cliques for every k at once without listing
-them: Pivoter's succinct clique tree [3]_, the pivot tree that MCE walks. Each
-leaf of the tree holds ``h`` vertices that every clique of the leaf contains
-and ``q`` pivots of which it may take any subset, so it stands for
-``C(q, k - h)`` k-cliques; tasks only tally the leaves by ``(h, q)`` and the
-counts are summed in Python integers, exact past 2**64.
+them: Pivoter's succinct clique tree (:mod:`gthinker.apps.pivoter`).
 
 Any other pattern (4-cycle, diamond, house, a pattern file, ...) is counted by
 the subgraph-matching app with symmetry breaking (:func:`gthinker.apps.sm.count`
@@ -24,7 +20,7 @@ with ``unique=True``).
 Task records (int32): cliques ``[-1 - lo, hi]`` (the cliques whose first
 vertex is in ``[lo, hi)``; triangles look their vertices' out-neighbours up in
 a mark array kept for the whole range) or ``[v0, ..., vj]`` (a prefix
-clique); Pivoter ``[h, q, P...]`` (a subtree: ``P`` sorted).
+clique).
 
 References
 ----------
@@ -32,8 +28,6 @@ References
    real-world graphs", WWW 2018 (kClist).
 .. [2] X. Chen, R. Dathathri, G. Gill, L. Hoang, K. Pingali, "Efficient and
    scalable graph pattern mining on GPUs", OSDI 2022 (G2Miner).
-.. [3] S. Jain, C. Seshadhri, "The power of pivoting for exact clique
-   counting", WSDM 2020 (Pivoter).
 
 Examples
 --------
@@ -47,7 +41,6 @@ Examples
 
 from __future__ import annotations
 
-import math
 import os
 import re
 import time
@@ -57,9 +50,11 @@ import numpy as np
 
 import gthinker
 from gthinker.bits import lowest_bit, pop_lowest, popcount
-from gthinker.setops import intersect, intersect_positions, intersect_size
+from gthinker.setops import intersect, intersect_size
 
 from . import sm
+from .local_graphs import local_graph
+from .pivoter import CliqueTree, clique_counts
 
 __all__ = ["CliqueCount", "CliqueTree", "CountResult", "VertexTriangles", "count", "oriented",
            "clique_size"]
@@ -145,25 +140,6 @@ def _edges_among(ctx, rec, cand):
 
 
 @gthinker.cache.jit("counting functions", nogil=True)
-def _local_graph(ctx, cand, symmetric):
-    """Bitset rows over the positions of ``cand``: row i holds the out-neighbours
-    of ``cand[i]`` among the candidates, and with ``symmetric`` its in-neighbours
-    too (the pivot rule needs undirected neighbourhoods)."""
-    c = cand.size
-    words = (c + 63) >> 6
-    rows = np.zeros((c, words), np.int64)
-    pos = np.empty(c, np.int32)
-    for i in range(c):
-        hits = intersect_positions(ctx.neighbors(cand[i]), cand, pos)
-        for t in range(hits):
-            j = pos[t]
-            rows[i, j >> 6] |= 1 << (j & 63)
-            if symmetric:
-                rows[j, i >> 6] |= 1 << (i & 63)
-    return rows
-
-
-@gthinker.cache.jit("counting functions", nogil=True)
 def _count_last_two(rows, s, words):
     """Edges among the bits of ``s``: sum over its vertices i of |s & row i|."""
     total = 0
@@ -201,7 +177,7 @@ def _cliques_in(ctx, rec, cand, r):
     first over bitsets; the last two levels are counted by popcounts."""
     c = cand.size
     words = (c + 63) >> 6
-    rows = _local_graph(ctx, cand, False)
+    rows = local_graph(ctx, cand, False)
     sets = np.zeros((r - 1, words), np.int64)  # candidates at each level
     rest = np.zeros((r - 1, words), np.int64)  # branches not yet taken
     path = np.empty(r, np.int32)
@@ -390,155 +366,6 @@ def vertex_ranges(dag: gthinker.Graph, parts: int,
     data[:, 0] = -1 - bounds[:-1]
     data[:, 1] = bounds[1:]
     return data.ravel(), np.arange(0, data.size + 1, 2, dtype=np.int64)
-
-
-# ---- every clique size: Pivoter's succinct clique tree ------------------------------
-
-
-@gthinker.cache.jit("counting functions", nogil=True)
-def _leaf(ctx, h, q):
-    ctx.add_to_histogram(0, h * ctx.params[0] + q)
-
-
-@gthinker.cache.jit("counting functions", nogil=True)
-def _pivot(rows, s, words):
-    """The vertex of ``s`` with the most neighbours in ``s``."""
-    best = -1
-    best_count = -1
-    for w in range(words):
-        word = s[w]
-        while word != 0:
-            u = (w << 6) + lowest_bit(word)
-            word &= word - 1
-            c = 0
-            for t in range(words):
-                c += popcount(s[t] & rows[u, t])
-            if c > best_count:
-                best_count = c
-                best = u
-    return best
-
-
-@gthinker.cache.jit("counting functions", nogil=True)
-def _spill_subtree(ctx, P, ps, rows, branch, hq, piv, depth, words):
-    """Every child not yet visited at levels 0..depth becomes a task ``[h, q, P']``."""
-    child = np.empty(words, np.int64)
-    for d in range(depth + 1):
-        for w in range(words):
-            word = branch[d, w]
-            while word != 0:
-                x = (w << 6) + lowest_bit(word)
-                word &= word - 1
-                n = 0
-                for t in range(words):
-                    child[t] = ps[d, t] & rows[x, t]
-                    n += popcount(child[t])
-                ps[d, x >> 6] &= ~(1 << (x & 63))
-                task = np.empty(2 + n, np.int32)
-                task[0] = hq[d, 0] + (0 if x == piv[d] else 1)
-                task[1] = hq[d, 1] + (1 if x == piv[d] else 0)
-                k = 2
-                for t in range(words):
-                    cw = child[t]
-                    while cw != 0:
-                        task[k] = P[(t << 6) + lowest_bit(cw)]
-                        cw &= cw - 1
-                        k += 1
-                ctx.add_task(task)
-
-
-@gthinker.cache.jit("counting functions", nogil=True)
-def _clique_tree(ctx, h0, q0, P):
-    """Walks the succinct clique tree of the subtree (h0, q0, P): at each node the
-    children are the vertices of P outside the pivot's neighbourhood (the
-    pivot itself a "pivot" child, the others "held"), each later sibling's
-    P without the earlier ones; a node with empty P is a leaf."""
-    c = P.size
-    words = (c + 63) >> 6
-    rows = _local_graph(ctx, P, True)
-    ps = np.zeros((c + 1, words), np.int64)
-    branch = np.zeros((c + 1, words), np.int64)
-    hq = np.zeros((c + 1, 2), np.int64)
-    piv = np.empty(c + 1, np.int64)
-    for i in range(c):
-        ps[0, i >> 6] |= 1 << (i & 63)
-    hq[0, 0] = h0
-    hq[0, 1] = q0
-    d = 0
-    piv[0] = _pivot(rows, ps[0], words)
-    for t in range(words):
-        branch[0, t] = ps[0, t] & ~rows[piv[0], t]
-    while d >= 0:
-        x = pop_lowest(branch[d], words)
-        if x < 0:
-            d -= 1
-            continue
-        if ctx.timed_out():
-            branch[d, x >> 6] |= 1 << (x & 63)
-            _spill_subtree(ctx, P, ps, rows, branch, hq, piv, d, words)
-            break
-        h = hq[d, 0] + (0 if x == piv[d] else 1)
-        q = hq[d, 1] + (1 if x == piv[d] else 0)
-        empty = True
-        for t in range(words):
-            ps[d + 1, t] = ps[d, t] & rows[x, t]
-            if ps[d + 1, t] != 0:
-                empty = False
-        ps[d, x >> 6] &= ~(1 << (x & 63))
-        if empty:
-            _leaf(ctx, h, q)
-            continue
-        d += 1
-        hq[d, 0] = h
-        hq[d, 1] = q
-        piv[d] = _pivot(rows, ps[d], words)
-        for t in range(words):
-            branch[d, t] = ps[d, t] & ~rows[piv[d], t]
-
-
-@gthinker.cache.jit("counting functions", nogil=True)
-def _spawn_tree(ctx, v):
-    nb = ctx.neighbors(v)
-    rec = np.empty(2 + nb.size, np.int32)
-    rec[0] = 1
-    rec[1] = 0
-    rec[2:] = nb
-    return rec
-
-
-@gthinker.cache.jit("counting functions", nogil=True)
-def _compute_tree(ctx, rec):
-    if rec.size == 2:
-        _leaf(ctx, rec[0], rec[1])
-    else:
-        _clique_tree(ctx, rec[0], rec[1], rec[2:])
-
-
-class CliqueTree(gthinker.Task):
-    """Tallies the leaves of Pivoter's clique tree of an oriented graph by
-    ``(h, q)``: histogram bin ``h * params[0] + q``."""
-
-    histograms = ("leaves",)
-
-    @staticmethod
-    def spawn(ctx, v):
-        return _spawn_tree(ctx, v)
-
-    @staticmethod
-    def compute(ctx, record):
-        _compute_tree(ctx, record)
-
-
-def clique_counts(leaves: np.ndarray, width: int) -> dict[int, int]:
-    """k -> number of k-cliques, from the tally of leaves ``(h, q)`` at bin
-    ``h * width + q``: a leaf holds C(q, k - h) k-cliques. Python integers."""
-    counts: dict[int, int] = {}
-    for b in np.flatnonzero(leaves).tolist():
-        h, q = divmod(b, width)
-        n = int(leaves[b])
-        for j in range(q + 1):
-            counts[h + j] = counts.get(h + j, 0) + n * math.comb(q, j)
-    return dict(sorted(counts.items()))
 
 
 # ---- the API ------------------------------------------------------------------------

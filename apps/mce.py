@@ -125,7 +125,7 @@ def _clique(rbase, pglob, rl, depth):
     return out
 
 
-@gthinker.cache.jit("MCE functions", nogil=True)
+@gthinker.cache.jit("MCE functions", nogil=True, inline="always")  # ctx is big by value
 def _report(ctx, rbase, pglob, rl, depth, pb, pw):
     """Reports the maximal clique R + rl[:depth + 1] + the vertices of bitset ``pb``
     (if it has at least :func:`_min_size` vertices)."""

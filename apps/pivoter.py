@@ -1,0 +1,344 @@
+"""Cliques of every size without listing them: Pivoter's succinct clique tree.
+
+Jain and Seshadhri's Pivoter [1]_ walks the pivot tree of the oriented graph
+(the tree that MCE walks, without the excluded set X). A node ``(h, q, P)``
+holds ``h`` vertices that every clique below it contains and ``q`` pivots of
+which a clique may take any subset; its children are the vertices of P outside
+the pivot's neighbourhood (the pivot itself a *pivot* child, ``q + 1``, the
+others *held*, ``h + 1``), each later sibling's P without the earlier ones. A
+node with empty P is a leaf and stands for ``C(q, k - h)`` k-cliques. Tasks
+only tally the leaves by ``(h, q)`` in a histogram; :func:`clique_counts`
+sums them in Python integers, exact past 2**64.
+
+Two shortcuts keep the walk short (facebook_combined: 2.0 billion tree nodes
+walked before, 1.2 billion after):
+
+- a node whose P is a clique is one leaf ``(h, q + |P|)`` (every vertex a pivot);
+- a node with at most three vertices in P is tallied from its clique
+  polynomial: ``c_j`` j-cliques of G[P] add ``c_j`` to bin ``(h + j, q)`` (the
+  held vertices grow by j, the pivots stay).
+
+Subtrees with at most 64 candidates run on one-word bitsets (each row of the
+local graph one int64): the whole walk is register and popcount work. A root
+with more candidates starts on multi-word rows and moves each child to one
+word as soon as its P fits.
+
+Task records (int32): ``[h, q, P...]``, a subtree with ``P`` sorted (a spawned
+vertex ``v`` is ``[1, 0, out(v)...]``).
+
+References
+----------
+.. [1] S. Jain, C. Seshadhri, "The power of pivoting for exact clique
+   counting", WSDM 2020 (Pivoter).
+
+>>> import networkx as nx
+>>> from gthinker.apps import count
+>>> count.count(nx.complete_graph(5), "cliques", threads=1).counts
+{1: 5, 2: 10, 3: 10, 4: 5, 5: 1}
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import gthinker
+from gthinker.bits import lowest_bit, pop_lowest, popcount
+
+from .local_graphs import local_graph, one_word_rows
+
+__all__ = ["CliqueTree", "clique_counts"]
+
+#: Levels of a one-word walk: a subtree of 64 candidates is at most 64 deep.
+_DEPTH = 66
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _leaf(tally, width, h, q, n):
+    """Adds ``n`` leaves ``(h, q)``. Always in range: h + q never exceeds the
+    root's candidates plus one, at most the degeneracy plus one (< width)."""
+    tally[h * width + q] += n
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _tiny(tally, width, rows, s, h, q):
+    """Tallies the subtree ``(h, q, s)`` of at most three vertices from its clique
+    polynomial; False (nothing tallied) for a larger ``s``."""
+    m = popcount(s)
+    if m > 3:
+        return False
+    if m == 1:
+        _leaf(tally, width, h, q + 1, 1)
+        return True
+    e = 0
+    w = s
+    while w != 0:
+        e += popcount(rows[lowest_bit(w)] & s)
+        w &= w - 1
+    e >>= 1
+    if e == m * (m - 1) // 2:  # a clique
+        _leaf(tally, width, h, q + m, 1)
+        return True
+    _leaf(tally, width, h, q, 1)
+    _leaf(tally, width, h + 1, q, m)
+    if e > 0:
+        _leaf(tally, width, h + 2, q, e)
+    return True
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _pivot_word(rows, s):
+    """The vertex of ``s`` with the most neighbours in ``s``; -1 when ``s`` is a clique."""
+    size = popcount(s)
+    best = -1
+    best_count = -1
+    clique = True
+    w = s
+    while w != 0:
+        u = lowest_bit(w)
+        w &= w - 1
+        c = popcount(s & rows[u])
+        if c > best_count:
+            best_count = c
+            best = u
+        if c != size - 1:
+            clique = False
+            if best_count == size - 1:
+                return best  # no vertex can see more
+    return -1 if clique else best
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _spill_word(ctx, P, rows, ps, branch, hs, qs, piv, depth):
+    """Every child not yet visited at levels 0..depth of a one-word walk becomes
+    a task ``[h, q, P']`` (``P`` maps bits to vertices)."""
+    for d in range(depth + 1):
+        b = branch[d]
+        while b != 0:
+            x = lowest_bit(b)
+            b &= b - 1
+            child = ps[d] & rows[x]
+            ps[d] &= ~(1 << x)
+            task = np.empty(2 + popcount(child), np.int32)
+            task[0] = hs[d] + (0 if x == piv[d] else 1)
+            task[1] = qs[d] + (1 if x == piv[d] else 0)
+            k = 2
+            while child != 0:
+                task[k] = P[lowest_bit(child)]
+                child &= child - 1
+                k += 1
+            ctx.add_task(task)
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _tree_word(ctx, P, rows, s0, h0, q0):
+    """Walks the subtree ``(h0, q0, s0)`` on one-word rows (bit i = ``P[i]``)."""
+    tally = ctx.histograms[0]
+    width = ctx.params[0]
+    if s0 == 0:
+        _leaf(tally, width, h0, q0, 1)
+        return
+    if _tiny(tally, width, rows, s0, h0, q0):
+        return
+    p = _pivot_word(rows, s0)
+    if p < 0:
+        _leaf(tally, width, h0, q0 + popcount(s0), 1)
+        return
+    ps = np.empty(_DEPTH, np.int64)
+    branch = np.empty(_DEPTH, np.int64)
+    hs = np.empty(_DEPTH, np.int64)
+    qs = np.empty(_DEPTH, np.int64)
+    piv = np.empty(_DEPTH, np.int64)
+    ps[0], branch[0], hs[0], qs[0], piv[0] = s0, s0 & ~rows[p], h0, q0, p
+    d = 0
+    while d >= 0:
+        b = branch[d]
+        if b == 0:
+            d -= 1
+            continue
+        x = lowest_bit(b)
+        if ctx.timed_out():
+            _spill_word(ctx, P, rows, ps, branch, hs, qs, piv, d)
+            return
+        branch[d] = b & (b - 1)
+        h = hs[d] + (0 if x == piv[d] else 1)
+        q = qs[d] + (1 if x == piv[d] else 0)
+        s = ps[d] & rows[x]
+        ps[d] &= ~(1 << x)
+        if s == 0:
+            _leaf(tally, width, h, q, 1)
+            continue
+        if _tiny(tally, width, rows, s, h, q):
+            continue
+        p = _pivot_word(rows, s)
+        if p < 0:
+            _leaf(tally, width, h, q + popcount(s), 1)
+            continue
+        d += 1
+        ps[d], branch[d], hs[d], qs[d], piv[d] = s, s & ~rows[p], h, q, p
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _pivot(rows, s, words):
+    """:func:`_pivot_word` on multi-word rows."""
+    size = 0
+    for t in range(words):
+        size += popcount(s[t])
+    best = -1
+    best_count = -1
+    clique = True
+    for w in range(words):
+        word = s[w]
+        while word != 0:
+            u = (w << 6) + lowest_bit(word)
+            word &= word - 1
+            c = 0
+            for t in range(words):
+                c += popcount(s[t] & rows[u, t])
+            if c > best_count:
+                best_count = c
+                best = u
+            if c != size - 1:
+                clique = False
+                if best_count == size - 1:
+                    return best
+    return -1 if clique else best
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _spill_subtree(ctx, P, ps, rows, branch, hq, piv, depth, words):
+    """:func:`_spill_word` on multi-word rows."""
+    child = np.empty(words, np.int64)
+    for d in range(depth + 1):
+        for w in range(words):
+            word = branch[d, w]
+            while word != 0:
+                x = (w << 6) + lowest_bit(word)
+                word &= word - 1
+                n = 0
+                for t in range(words):
+                    child[t] = ps[d, t] & rows[x, t]
+                    n += popcount(child[t])
+                ps[d, x >> 6] &= ~(1 << (x & 63))
+                task = np.empty(2 + n, np.int32)
+                task[0] = hq[d, 0] + (0 if x == piv[d] else 1)
+                task[1] = hq[d, 1] + (1 if x == piv[d] else 0)
+                k = 2
+                for t in range(words):
+                    cw = child[t]
+                    while cw != 0:
+                        task[k] = P[(t << 6) + lowest_bit(cw)]
+                        cw &= cw - 1
+                        k += 1
+                ctx.add_task(task)
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _tree_words(ctx, P, rows, h0, q0):
+    """Walks the subtree ``(h0, q0, P)`` of more than 64 candidates on multi-word
+    rows; every child whose P fits in one word goes on in :func:`_tree_word`."""
+    tally = ctx.histograms[0]
+    width = ctx.params[0]
+    c = P.size
+    words = rows.shape[1]
+    ps = np.zeros((c + 1, words), np.int64)
+    branch = np.zeros((c + 1, words), np.int64)
+    hq = np.zeros((c + 1, 2), np.int64)
+    piv = np.empty(c + 1, np.int64)
+    small_rows = np.empty(64, np.int64)
+    small_P = np.empty(64, np.int32)
+    for i in range(c):
+        ps[0, i >> 6] |= 1 << (i & 63)
+    piv[0] = _pivot(rows, ps[0], words)
+    if piv[0] < 0:  # P is a clique: every vertex a pivot
+        _leaf(tally, width, h0, q0 + c, 1)
+        return
+    hq[0, 0] = h0
+    hq[0, 1] = q0
+    for t in range(words):
+        branch[0, t] = ps[0, t] & ~rows[piv[0], t]
+    d = 0
+    while d >= 0:
+        x = pop_lowest(branch[d], words)
+        if x < 0:
+            d -= 1
+            continue
+        if ctx.timed_out():
+            branch[d, x >> 6] |= 1 << (x & 63)
+            _spill_subtree(ctx, P, ps, rows, branch, hq, piv, d, words)
+            return
+        h = hq[d, 0] + (0 if x == piv[d] else 1)
+        q = hq[d, 1] + (1 if x == piv[d] else 0)
+        size = 0
+        for t in range(words):
+            ps[d + 1, t] = ps[d, t] & rows[x, t]
+            size += popcount(ps[d + 1, t])
+        ps[d, x >> 6] &= ~(1 << (x & 63))
+        if size <= 64:
+            m = one_word_rows(rows, ps[d + 1], P, small_rows, small_P)
+            full = -1 if m == 64 else (1 << m) - 1
+            _tree_word(ctx, small_P[:m], small_rows[:m], full, h, q)
+            continue
+        p = _pivot(rows, ps[d + 1], words)
+        if p < 0:
+            _leaf(tally, width, h, q + size, 1)
+            continue
+        d += 1
+        hq[d, 0] = h
+        hq[d, 1] = q
+        piv[d] = p
+        for t in range(words):
+            branch[d, t] = ps[d, t] & ~rows[p, t]
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _spawn_tree(ctx, v):
+    nb = ctx.neighbors(v)
+    rec = np.empty(2 + nb.size, np.int32)
+    rec[0] = 1
+    rec[1] = 0
+    rec[2:] = nb
+    return rec
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _compute_tree(ctx, rec):
+    h, q, P = rec[0], rec[1], rec[2:]
+    c = P.size
+    if c == 0:
+        _leaf(ctx.histograms[0], ctx.params[0], h, q, 1)
+        return
+    rows = local_graph(ctx, P, True)
+    if c > 64:
+        _tree_words(ctx, P, rows, h, q)
+    else:
+        _tree_word(ctx, P, rows.reshape(c), -1 if c == 64 else (1 << c) - 1, h, q)
+
+
+class CliqueTree(gthinker.Task):
+    """Tallies the leaves of Pivoter's clique tree of an oriented graph by
+    ``(h, q)``: histogram bin ``h * params[0] + q`` (a bin may take several
+    leaves at once, see the module's notes)."""
+
+    histograms = ("leaves",)
+
+    @staticmethod
+    def spawn(ctx, v):
+        return _spawn_tree(ctx, v)
+
+    @staticmethod
+    def compute(ctx, record):
+        _compute_tree(ctx, record)
+
+
+def clique_counts(leaves: np.ndarray, width: int) -> dict[int, int]:
+    """k -> number of k-cliques, from the tally of leaves ``(h, q)`` at bin
+    ``h * width + q``: a leaf holds C(q, k - h) k-cliques. Python integers."""
+    counts: dict[int, int] = {}
+    for b in np.flatnonzero(leaves).tolist():
+        h, q = divmod(b, width)
+        n = int(leaves[b])
+        for j in range(q + 1):
+            counts[h + j] = counts.get(h + j, 0) + n * math.comb(q, j)
+    return dict(sorted(counts.items()))
