@@ -44,6 +44,7 @@ from __future__ import annotations
 import os
 import re
 import time
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -95,10 +96,24 @@ def _orient(indptr, indices, rank):
     return out_ptr, out
 
 
+_ORIENTED: dict[int, tuple[weakref.ref, gthinker.Graph]] = {}
+
+
 def oriented(graph: gthinker.Graph) -> gthinker.Graph:
     """The graph oriented by degeneracy order: a DAG whose row ``v`` holds the
     neighbours that come after ``v`` (at most ``graph.degeneracy`` of them),
-    sorted by id. A directed CSR: only counting tasks read it this way."""
+    sorted by id. A directed CSR: only counting tasks read it this way. Kept
+    while ``graph`` lives: counting again on it orients nothing."""
+    key = id(graph)
+    hit = _ORIENTED.get(key)
+    if hit is not None and hit[0]() is graph:
+        return hit[1]
+    dag = _oriented(graph)
+    _ORIENTED[key] = (weakref.ref(graph, lambda _, key=key: _ORIENTED.pop(key, None)), dag)
+    return dag
+
+
+def _oriented(graph):
     order, _ = graph.degeneracy_order()
     rank = np.empty(graph.num_vertices, np.int32)
     rank[order] = np.arange(graph.num_vertices, dtype=np.int32)
@@ -463,6 +478,8 @@ def count(graph, pattern: str = "triangle", mode: str = "auto", threads: int | N
         n = graph.num_vertices if k == 1 else graph.num_edges
         return CountResult(name, n, 0.0, "cpu", 0, "trivial", prepare_seconds=prepare,
                            mode_reason=f"{k}-cliques are the {'vertices' if k == 1 else 'edges'}")
+    if mode == "gpu":
+        return _on_gpu(name, dag, k, why, prepare, options)
     res, total = _run_cliques(dag, k, mode, threads, time_budget, progress, options)
     return CountResult(name, total, res.seconds, mode, res.threads, "cliques (oriented)",
                        prepare_seconds=prepare, compile_seconds=res.compile_seconds,
@@ -497,17 +514,31 @@ def _per_vertex(graph, name, k, mode, threads, time_budget, progress, options):
                        per_vertex=per)
 
 
+def _on_gpu(name, dag, k, why, prepare, options):
+    """Counts the k-cliques of ``dag`` on the GPU alone (no job: one launch)."""
+    from . import count_gpu
+
+    t0 = time.perf_counter()
+    count_gpu.kernels()
+    compile_seconds = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    total, stats = count_gpu.count(dag, k, options.get("vertices"))
+    return CountResult(name, total, time.perf_counter() - t0, "gpu", 0, "cliques (oriented)",
+                       prepare_seconds=prepare, compile_seconds=compile_seconds,
+                       mode_reason=why, stats={"gpu": stats})
+
+
 def _run_cliques(dag, k, mode, threads, time_budget, progress, options):
     """Counts the k-cliques of ``dag`` in ``mode``: the CPU workers and/or the GPU
     worker of :mod:`gthinker.apps.count_gpu` take range records from S."""
-    threads = 0 if mode == "gpu" else threads or gthinker.default_threads()
+    threads = threads or gthinker.default_threads()
     on_gpu: dict = {}
-    if mode in ("gpu", "hybrid"):
+    if mode == "hybrid":
         from .count_gpu import worker
 
         options["external"] = [worker(dag, k, on_gpu)]
-        options.setdefault("gpu_task_batch", 1 if mode == "gpu" else 4 * threads)
-    parts = 1 if mode == "gpu" else (64 if mode == "hybrid" else 16) * threads
+        options.setdefault("gpu_task_batch", 4 * threads)
+    parts = (64 if mode == "hybrid" else 16) * threads
     options.setdefault("cpu_task_batch", 1)
     res = gthinker.run(CliqueCount, dag, mode="cpu", threads=threads, time_budget=time_budget,
                        params=[k], vertices=[],

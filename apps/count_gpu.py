@@ -10,18 +10,22 @@ own slice of device memory, builds the local graph among them as bitset rows
 bitsets; the last two levels are counted by popcounts, as on the CPU
 (:mod:`gthinker.apps.count`).
 
-The kernels join a job as an external worker of the master (:func:`worker`):
-it takes range records ``[-1 - lo, hi]`` (the edges of first vertices
-``lo..hi-1``) and prefix records from the spill stack S, launches a kernel per
-batch and adds its count to the job's result at the end. In hybrid mode the
-CPU workers take records from the same stack, so the faster device simply
-takes more of them.
+In gpu mode :func:`count` launches the edge kernel once over the whole graph,
+with no job around it; the device copy of the graph is kept for the next
+count on the same graph (:meth:`Device.of`). In hybrid mode the kernels join
+a job as an external worker of the master (:func:`worker`): it takes range
+records ``[-1 - lo, hi]`` (the edges of first vertices ``lo..hi-1``) and
+prefix records from the spill stack S, launches a kernel per batch and adds
+its count to the job's result at the end; the CPU workers take records from
+the same stack, so the faster device simply takes more of them.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 import time
+import weakref
 
 import numpy as np
 from numba import cuda
@@ -30,7 +34,7 @@ import gthinker
 from gthinker.gpu import simulator
 from gthinker.gpu.device import FULL_MASK, adjacency_row, lower_bound, warp_sum
 
-__all__ = ["Device", "worker", "WARPS_PER_BLOCK"]
+__all__ = ["Device", "count", "worker", "WARPS_PER_BLOCK"]
 
 WARPS_PER_BLOCK = 8
 #: Edges a warp claims at a time (triangles; an eighth of it for larger cliques,
@@ -164,11 +168,13 @@ def _count_candidates(indptr, indices, cand, c, r, rows, sets, rest, lane):
     return _local_cliques(rows, sets, rest, c, r, words, lane)
 
 
-def _edges(indptr, indices, lows, highs, cum, nranges, k, chunk, cursor, buf, stride, rows_at,
-           sets_at, counter):
+def _edges(indptr, indices, lows, highs, cum, nranges, k, chunk, state, buf, stride, rows_at,
+           sets_at):
     """One warp per edge of the first vertices of ranges ``lows[t]..highs[t]-1``
-    (``cum``: their edge counts, summed); a warp claims ``chunk`` edges at a
-    time from ``cursor`` (one atomic per edge would serialise on it)."""
+    (``cum``: their edge counts, summed); a warp claims ``chunk`` consecutive
+    edges at a time from the cursor ``state[0]`` (one atomic per edge would
+    serialise on it), finds the first one's vertex by binary search and steps
+    to the next ones; the count goes to ``state[1]``."""
     lane = cuda.threadIdx.x & 31
     warp = cuda.grid(1) >> 5
     mine = buf[warp * stride : (warp + 1) * stride]
@@ -179,21 +185,28 @@ def _edges(indptr, indices, lows, highs, cum, nranges, k, chunk, cursor, buf, st
     total = 0
     claimed = 0
     end = 0
+    t = -1  # the range of the last edge; -1: look it up
+    e = 0
+    v = 0
     while True:
         if claimed == end:
             if lane == 0:
-                claimed = cuda.atomic.add(cursor, 0, chunk)
+                claimed = cuda.atomic.add(state, 0, chunk)
             claimed = cuda.shfl_sync(FULL_MASK, claimed, 0)
             end = min(claimed + chunk, cum[nranges])
+            t = -1
         item = claimed
         if item >= cum[nranges]:
             break
         claimed += 1
-        t = lower_bound(cum, 0, nranges + 1, item + 1) - 1
-        lo = lows[t]
-        hi = highs[t]
-        e = indptr[lo] + item - cum[t]
-        v = lower_bound(indptr, lo, hi + 1, e + 1) - 1
+        if t < 0 or item >= cum[t + 1]:
+            t = lower_bound(cum, 0, nranges + 1, item + 1) - 1
+            e = indptr[lows[t]] + item - cum[t]
+            v = lower_bound(indptr, lows[t], highs[t] + 1, e + 1) - 1
+        else:
+            e += 1
+            while e >= indptr[v + 1]:
+                v += 1
         u = indices[e]
         if k == 3:
             total += _common_size(indices, indptr[v], indptr[v + 1], indptr[u], indptr[u + 1],
@@ -203,11 +216,10 @@ def _edges(indptr, indices, lows, highs, cum, nranges, k, chunk, cursor, buf, st
         n = _keep_common(cand, n, indices, indptr[u], indptr[u + 1], lane)
         total += _count_candidates(indptr, indices, cand, n, k - 2, rows, sets_rest[:half],
                                    sets_rest[half:], lane)
-    cuda.atomic.add(counter, 0, total)
+    cuda.atomic.add(state, 1, total)
 
 
-def _prefixes(indptr, indices, data, starts, nrec, k, cursor, buf, stride, rows_at, sets_at,
-              counter):
+def _prefixes(indptr, indices, data, starts, nrec, k, state, buf, stride, rows_at, sets_at):
     """One warp per prefix-clique record ``data[starts[t]:starts[t + 1]]``."""
     lane = cuda.threadIdx.x & 31
     warp = cuda.grid(1) >> 5
@@ -220,7 +232,7 @@ def _prefixes(indptr, indices, data, starts, nrec, k, cursor, buf, stride, rows_
     while True:
         t = 0
         if lane == 0:
-            t = cuda.atomic.add(cursor, 0, 1)
+            t = cuda.atomic.add(state, 0, 1)
         t = cuda.shfl_sync(FULL_MASK, t, 0)
         if t >= nrec:
             break
@@ -233,7 +245,7 @@ def _prefixes(indptr, indices, data, starts, nrec, k, cursor, buf, stride, rows_
             n = _keep_common(cand, n, indices, indptr[x], indptr[x + 1], lane)
         total += _count_candidates(indptr, indices, cand, n, k - j, rows, sets_rest[:half],
                                    sets_rest[half:], lane)
-    cuda.atomic.add(counter, 0, total)
+    cuda.atomic.add(state, 1, total)
 
 
 _KERNELS = {}
@@ -252,13 +264,35 @@ def kernels():
 
 
 class Device:
-    """The oriented graph on the device, and each warp's candidate buffer."""
+    """The oriented graph on the device, and each warp's candidate buffer.
 
-    def __init__(self, dag, k, blocks=None):
+    :meth:`of` keeps one per oriented graph (the last k asked for), so that
+    counting again on the same graph copies nothing to the device."""
+
+    _cache: dict[int, tuple[weakref.ref, Device]] = {}
+
+    @classmethod
+    def of(cls, dag, k, blocks=None) -> Device:
+        """The device copy of ``dag`` for k-cliques: a kept one when there is."""
+        key = id(dag)
+        hit = cls._cache.get(key)
+        if hit is not None and hit[0]() is dag:
+            dev = hit[1]
+            if dev.k == k and blocks is None:
+                return dev
+            dev = cls(dag, k, blocks, arrays=(dev.indptr, dev.indices))
+        else:
+            dev = cls(dag, k, blocks)
+        if blocks is None:
+            cls._cache[key] = (weakref.ref(dag, lambda _, key=key: cls._cache.pop(key, None)),
+                               dev)
+        return dev
+
+    def __init__(self, dag, k, blocks=None, arrays=None):
         self.k = int(k)
         self.host_indptr = dag.indptr
-        self.indptr = cuda.to_device(dag.indptr)
-        self.indices = cuda.to_device(dag.indices)
+        self.indptr, self.indices = arrays or (cuda.to_device(dag.indptr),
+                                               cuda.to_device(dag.indices))
         self.n = dag.num_vertices
         d = int(np.diff(dag.indptr).max()) if self.n else 0
         words = (d + 31) >> 5 if self.k > 3 else 0  # triangles need no local graph
@@ -271,29 +305,50 @@ class Device:
         block_bytes = 4 * self.stride * WARPS_PER_BLOCK
         self.blocks = max(1, min(int(blocks), BUFFER_BYTES // block_bytes))
         self.buf = cuda.device_array(self.blocks * WARPS_PER_BLOCK * self.stride, np.uint32)
-        self.counter = cuda.to_device(np.zeros(1, np.int64))
-        self.cursor = cuda.device_array(1, np.int64)
+        self.state = cuda.to_device(np.zeros(2, np.int64))  # [cursor, count]
+        self._cursor = self.state[0:1]
+        self._fresh = True  # the cursor is 0 (no launch since reset)
+        self._ranges: dict = {}
+        self.lock = threading.Lock()  # one count at a time on this state
+        self.description = gthinker.gpu.device_status()[1]
+
+    def reset(self):
+        """Count from zero again."""
+        self.state.copy_to_device(np.zeros(2, np.int64))
+        self._fresh = True
 
     def _launch(self, kernel, items, *args):
         blocks = max(1, min(self.blocks, math.ceil(items / WARPS_PER_BLOCK)))
-        self.cursor.copy_to_device(np.zeros(1, np.int64))
-        kernel[blocks, 32 * WARPS_PER_BLOCK](self.indptr, self.indices, *args, self.cursor,
+        if not self._fresh:
+            self._cursor.copy_to_device(np.zeros(1, np.int64))
+        self._fresh = False
+        kernel[blocks, 32 * WARPS_PER_BLOCK](self.indptr, self.indices, *args, self.state,
                                              self.buf, np.int64(self.stride),
-                                             np.int64(self.rows_at), np.int64(self.sets_at),
-                                             self.counter)
+                                             np.int64(self.rows_at), np.int64(self.sets_at))
+
+    def _range_arrays(self, ranges):
+        """lows, highs and cumulative edge counts of ``ranges`` on the device (those
+        of a single range kept: counting a whole graph again copies nothing)."""
+        key = tuple(ranges) if len(ranges) == 1 else None
+        if key in self._ranges:
+            return self._ranges[key]
+        lows, highs = (np.array(x, np.int64) for x in zip(*ranges, strict=True))
+        cum = np.zeros(len(ranges) + 1, np.int64)
+        np.cumsum(self.host_indptr[highs] - self.host_indptr[lows], out=cum[1:])
+        arrays = int(cum[-1]), cuda.to_device(lows), cuda.to_device(highs), cuda.to_device(cum)
+        if key is not None:
+            self._ranges[key] = arrays
+        return arrays
 
     def edges(self, ranges):
         """Counts from the edges of the first vertices of every ``(lo, hi)``."""
         if not ranges:
             return
-        lows, highs = (np.array(x, np.int64) for x in zip(*ranges, strict=True))
-        cum = np.zeros(len(ranges) + 1, np.int64)
-        np.cumsum(self.host_indptr[highs] - self.host_indptr[lows], out=cum[1:])
-        if cum[-1]:
+        edges, lows, highs, cum = self._range_arrays(ranges)
+        if edges:
             chunk = EDGE_CHUNK if self.k == 3 else EDGE_CHUNK // 8
-            self._launch(kernels()["edges"], int(cum[-1]) // chunk + 1, cuda.to_device(lows),
-                         cuda.to_device(highs), cuda.to_device(cum), np.int64(len(ranges)),
-                         np.int64(self.k), np.int64(chunk))
+            self._launch(kernels()["edges"], edges // chunk + 1, lows, highs, cum,
+                         np.int64(len(ranges)), np.int64(self.k), np.int64(chunk))
 
     def prefixes(self, data, starts):
         nrec = len(starts) - 1
@@ -302,7 +357,23 @@ class Device:
                          cuda.to_device(starts), np.int64(nrec), np.int64(self.k))
 
     def total(self) -> int:
-        return int(self.counter.copy_to_host()[0])
+        """The count so far (waits for the launches)."""
+        return int(self.state.copy_to_host()[1])
+
+
+def count(dag, k, vertices: range | None = None) -> tuple[int, dict]:
+    """The k-cliques of ``dag`` (whose first vertex is in ``vertices``) on the GPU
+    alone, without a job: one launch over every edge. Returns the count and
+    ``kernel_seconds`` (launch to result), ``launches`` and ``device``."""
+    dev = Device.of(dag, k)
+    lo, hi = (0, dag.num_vertices) if vertices is None else (vertices.start, vertices.stop)
+    with dev.lock:
+        t0 = time.perf_counter()
+        dev.reset()
+        dev.edges([(lo, hi)] if hi > lo else [])
+        total = dev.total()
+    return total, {"kernel_seconds": time.perf_counter() - t0, "launches": int(hi > lo),
+                   "device": dev.description}
 
 
 def _split(work):
@@ -328,19 +399,21 @@ def worker(dag, k, result: dict, blocks=None):
     summed), ``launches`` and ``device``."""
 
     def count_on_gpu(handle):
-        dev = Device(dag, k, blocks)
-        busy = 0.0
-        launches = 0
-        while (work := handle.wait()) is not None:
-            ranges, data, starts = _split(work)
-            t0 = time.perf_counter()
-            dev.edges(ranges)
-            dev.prefixes(data, starts)
-            cuda.synchronize()
-            busy += time.perf_counter() - t0
-            launches += bool(ranges) + (len(starts) > 1)
-            handle.done()
-        result.update(count=dev.total(), kernel_seconds=busy, launches=launches,
-                      device=gthinker.gpu.device_status()[1])
+        dev = Device.of(dag, k, blocks)
+        with dev.lock:
+            dev.reset()
+            busy = 0.0
+            launches = 0
+            while (work := handle.wait()) is not None:
+                ranges, data, starts = _split(work)
+                t0 = time.perf_counter()
+                dev.edges(ranges)
+                dev.prefixes(data, starts)
+                cuda.synchronize()
+                busy += time.perf_counter() - t0
+                launches += bool(ranges) + (len(starts) > 1)
+                handle.done()
+            result.update(count=dev.total(), kernel_seconds=busy, launches=launches,
+                          device=dev.description)
 
     return count_on_gpu
