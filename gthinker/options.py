@@ -123,12 +123,14 @@ def describe(cls, name) -> dataclasses.Field:
 class GPUOptions:
     """What the master hands the GPU worker, and how the GPU worker uses the device.
 
-    The chunk sizes are G-ThinkerCG's. ``None`` means the GPU worker's or the app's own choice (said in each help).
-    A multi-GPU run would add its device list here (one worker slot per GPU).
+    The chunk sizes are G-ThinkerCG's. ``None`` means the GPU worker's or the app's
+    own choice (said in each help). A multi-GPU run would add its device list here
+    (one worker slot per GPU).
     """
 
     gpu_chunk: int = option_field(
-        500_000, "initial vertices per GPU assignment, from the front of the vertex order", positive_int, metavar="N")
+        500_000, "initial vertices per GPU assignment, from the front of the vertex order",
+        positive_int, metavar="N")
     gpu_task_batch: int = option_field(
         100_000, "spilled tasks the idle GPU takes from S at a time once the vertex deque "
         "is empty (CPU-to-GPU stealing)", positive_int, metavar="N")
