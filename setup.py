@@ -21,7 +21,8 @@ ext = Pybind11Extension(
 )
 
 setup(
-    packages=["gthinker", "gthinker.gpu", "gthinker.nx_backend", "gthinker.apps"],
+    packages=["gthinker", "gthinker.gpu", "gthinker.nx_backend", "gthinker.cluster",
+              "gthinker.apps"],
     package_dir={"gthinker": "gthinker", "gthinker.apps": "apps"},
     ext_modules=[ext],
     cmdclass={"build_ext": build_ext},

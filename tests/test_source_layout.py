@@ -111,3 +111,15 @@ def test_long_functions_in_apps_are_only_the_known_ones():
     assert new == {}, f"split these into steps of at most {MAX_FUNCTION_LINES} lines"
     gone = sorted(set(LONG_APP_FUNCTIONS) - set(long))
     assert not gone, f"now short enough: remove {gone} from LONG_APP_FUNCTIONS"
+
+
+def test_every_package_is_installed():
+    """setup.py lists its packages by hand: a new subpackage left out of it works
+    in the checkout and fails in every installed copy."""
+    import re
+
+    listed = set(re.findall(r'"(gthinker[\w.]*)"', (ROOT / "setup.py").read_text()))
+    found = {"gthinker." + p.parent.relative_to(ROOT / "gthinker").as_posix().replace("/", ".")
+             for p in (ROOT / "gthinker").rglob("__init__.py") if p.parent != ROOT / "gthinker"}
+    found |= {"gthinker", "gthinker.apps"}
+    assert found - listed == set(), "add these to setup.py's packages"
