@@ -112,16 +112,21 @@ def main(argv=None):
                     bad += peer.get("count") != row["count"]
                 rows.append(row)
                 print(_line(row), flush=True)
-    meta = {"host": platform.node(), "python": sys.version.split()[0], "threads": a.threads,
-            "argv": sys.argv, "gthinker": gthinker.__version__}
-    if a.out:
-        Path(a.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(f"{a.out}.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1,
-                                                    default=str))
-        Path(f"{a.out}.md").write_text(_table(rows))
+                _write(a, rows)  # after every row: a run cut short keeps what it measured
     if bad:
         print(f"COUNT MISMATCH in {bad} comparisons", file=sys.stderr)
     return 1 if bad else 0
+
+
+def _write(a, rows):
+    if not a.out:
+        return
+    meta = {"host": platform.node(), "python": sys.version.split()[0], "threads": a.threads,
+            "argv": sys.argv, "gthinker": gthinker.__version__}
+    Path(a.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(f"{a.out}.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1,
+                                                default=str))
+    Path(f"{a.out}.md").write_text(_table(rows))
 
 
 def _line(r):

@@ -152,12 +152,12 @@ PY
     done
     python3 "$ROOT/benchmarks/counting.py" "${graphs[@]}" --patterns "${PATTERNS:-triangle,4-clique,5-clique}" \
       --modes "${MODES:-gpu,hybrid,cpu}" --threads 16 --repeat "${REPEAT:-3}" --g2miner /tmp/g2miner \
-      --out "$OUT/counting${TAG:-}" 2>&1 | grep -v -i "warn" | tail -60
+      --out "$OUT/counting${TAG:-}" 2>&1 | grep --line-buffered -v -i "warn"
     if [ -n "${ALLSIZES:-}" ]; then  # every clique size (Pivoter, CPU), e.g. ALLSIZES=fb,enron
       sel=(); for g in ${ALLSIZES//,/ }; do for ((i=0; i<${#graphs[@]}; i++)); do
         [[ ${graphs[i]} == "$g="* ]] && sel+=(--graph "${graphs[i]}"); done; done
       python3 "$ROOT/benchmarks/counting.py" "${sel[@]}" --patterns cliques --modes cpu --threads 16 \
-        --repeat 1 --out "$OUT/counting_cliques${TAG:-}" 2>&1 | grep -v -i "warn" | tail -10
+        --repeat 1 --out "$OUT/counting_cliques${TAG:-}" 2>&1 | grep --line-buffered -v -i "warn"
     fi
     ;;
 esac
