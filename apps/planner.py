@@ -51,10 +51,11 @@ import gthinker
 
 from .patterns import as_query
 
-__all__ = ["HEADER", "Plan", "admissible", "backward_positions", "check_query", "checked_order",
+__all__ = ["HEADER", "Plan", "admissible", "admissible_within", "backward_positions",
+           "check_query", "checked_order", "constraint_ranges", "constraint_ranges_cpu",
            "device_functions", "edges_between", "filter_candidates", "in_candidates",
-           "is_admissible", "is_candidate", "matching_order", "order_for", "plan",
-           "quicksi_order", "symmetry_constraints"]
+           "is_admissible", "is_admissible_within", "is_candidate", "matching_order", "order_for",
+           "plan", "quicksi_order", "symmetry_constraints"]
 
 # ---- the params layout ---------------------------------------------------------------
 
@@ -433,25 +434,30 @@ def in_candidates(P, d, v):
     return ((w >> (v & 63)) & 1) != 0
 
 
-def admissible(P, M, base, k, c, d, v):
-    """May data vertex ``v`` take position ``d`` of plan params ``P``, after the
-    partial match whose position ``p < d`` holds ``M[base + p]`` for ``p < k`` and
-    ``c`` for ``p == k`` (``k == d``, or ``k == d - 1`` with ``c`` at position k)?
-    Checks ``C(u)``, injectivity and the symmetry-breaking constraints; adjacency
-    to the backward neighbours is the caller's (intersections on the CPU, binary
-    searches on the GPU)."""
+def constraint_ranges(P, d):
+    """Where the symmetry-breaking constraints of position ``d`` lie in plan params
+    ``P``: ``(less_lo, less_hi, more_lo, more_hi)``, ranges of ``H_LESS`` and ``H_MORE``."""
+    return (P[P[H_LESS_PTR] + d], P[P[H_LESS_PTR] + d + 1], P[P[H_MORE_PTR] + d],
+            P[P[H_MORE_PTR] + d + 1])
+
+
+def admissible_within(P, M, base, k, c, d, v, less_lo, less_hi, more_lo, more_hi):
+    """:func:`admissible`, given position d's :func:`constraint_ranges` (a loop
+    over many candidates of one position reads them once)."""
     if not in_candidates(P, d, v):
         return False
-    for p in range(d):
-        x = M[base + p] if p < k else c
-        if x == v:
+    n = k if k < d else d
+    for p in range(n):
+        if M[base + p] == v:
             return False
-    for s in range(P[P[H_LESS_PTR] + d], P[P[H_LESS_PTR] + d + 1]):
+    if n < d and c == v:
+        return False
+    for s in range(less_lo, less_hi):
         p = P[P[H_LESS] + s]
         x = M[base + p] if p < k else c
         if x >= v:
             return False
-    for s in range(P[P[H_MORE_PTR] + d], P[P[H_MORE_PTR] + d + 1]):
+    for s in range(more_lo, more_hi):
         p = P[P[H_MORE] + s]
         x = M[base + p] if p < k else c
         if x <= v:
@@ -459,11 +465,25 @@ def admissible(P, M, base, k, c, d, v):
     return True
 
 
+def admissible(P, M, base, k, c, d, v):
+    """May data vertex ``v`` take position ``d`` of plan params ``P``, after the
+    partial match whose position ``p < d`` holds ``M[base + p]`` for ``p < k`` and
+    ``c`` for ``p == k`` (``k == d``, or ``k == d - 1`` with ``c`` at position k)?
+    Checks ``C(u)``, injectivity and the symmetry-breaking constraints; adjacency
+    to the backward neighbours is the caller's (intersections on the CPU, binary
+    searches on the GPU)."""
+    less_lo, less_hi, more_lo, more_hi = constraint_ranges(P, d)
+    return admissible_within(P, M, base, k, c, d, v, less_lo, less_hi, more_lo, more_hi)
+
+
+_RULE = (in_candidates, constraint_ranges, admissible_within, admissible)
+
+
 def _compiled(target):
-    """:func:`in_candidates` and :func:`admissible` compiled for ``target`` ("cpu":
-    inlined into the compiled search; "cuda": device functions), by name."""
+    """The candidate rule's functions compiled for ``target`` ("cpu": inlined into
+    the compiled search; "cuda": device functions), by name."""
     ns = dict(globals())
-    for fn in (in_candidates, admissible):
+    for fn in _RULE:
         rebound = pytypes.FunctionType(fn.__code__, ns, fn.__name__, fn.__defaults__,
                                        fn.__closure__)
         if target == "cpu":
@@ -473,7 +493,7 @@ def _compiled(target):
             from numba import cuda
 
             ns[fn.__name__] = cuda.jit(device=True, inline=True)(rebound)
-    return {fn.__name__: ns[fn.__name__] for fn in (in_candidates, admissible)}
+    return {fn.__name__: ns[fn.__name__] for fn in _RULE}
 
 
 _CPU = _compiled("cpu")
@@ -481,8 +501,13 @@ _CPU = _compiled("cpu")
 is_candidate = _CPU["in_candidates"]
 #: :func:`admissible` compiled for the CPU workers.
 is_admissible = _CPU["admissible"]
+#: :func:`admissible_within` compiled for the CPU workers.
+is_admissible_within = _CPU["admissible_within"]
+#: :func:`constraint_ranges` compiled for the CPU workers.
+constraint_ranges_cpu = _CPU["constraint_ranges"]
 
 
 def device_functions() -> dict:
-    """:func:`in_candidates` and :func:`admissible` as CUDA device functions, by name."""
+    """The candidate rule's functions (:func:`in_candidates`, :func:`constraint_ranges`,
+    :func:`admissible_within`, :func:`admissible`) as CUDA device functions, by name."""
     return _compiled("cuda")

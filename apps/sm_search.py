@@ -32,7 +32,8 @@ from .planner import (
     H_REUSE,
     H_SRC,
     H_SRC_PTR,
-    is_admissible,
+    constraint_ranges_cpu,
+    is_admissible_within,
     is_candidate,
 )
 
@@ -84,10 +85,11 @@ def _raw(ctx, P, M, raw, rawlen, d):
 def _candidates(ctx, P, M, raw, rawlen, cand, candlen, d):
     """cand[d] = the vertices of raw[d] that may take position d (the planner's rule)."""
     _raw(ctx, P, M, raw, rawlen, d)
+    less_lo, less_hi, more_lo, more_hi = constraint_ranges_cpu(P, d)
     k = 0
     for i in range(rawlen[d]):
         v = raw[d, i]
-        if is_admissible(P, M, 0, d, -1, d, v):
+        if is_admissible_within(P, M, 0, d, -1, d, v, less_lo, less_hi, more_lo, more_hi):
             cand[d, k] = v
             k += 1
     candlen[d] = k
