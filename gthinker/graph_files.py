@@ -271,7 +271,7 @@ def _isolated_ids(path, data: bytes) -> np.ndarray:
                                        f"after '# isolated vertices:'")
             found.extend(int(t) for t in text)
         start = end + 1
-    if any(i > np.iinfo(np.int64).max for i in found):
+    if found and max(found) > np.iinfo(np.int64).max:
         raise GraphFormatError(f"{path}: an isolated vertex id does not fit in int64")
     return np.array(found, np.int64)
 
@@ -331,8 +331,9 @@ def _read_edgelist(path, data, build):
     isolated = _isolated_ids(path, data)
     if isolated.size:
         every = np.union1d(ids, isolated)
-        u = np.searchsorted(every, ids[u])
-        v = np.searchsorted(every, ids[v])
+        moved = np.searchsorted(every, ids).astype(u.dtype)  # old index -> new, per vertex
+        u = moved[u]
+        v = moved[v]
         ids = every
     n = ids.size
     if n > _INT32_MAX:
