@@ -44,7 +44,6 @@ from __future__ import annotations
 import os
 import re
 import time
-import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -96,21 +95,12 @@ def _orient(indptr, indices, rank):
     return out_ptr, out
 
 
-_ORIENTED: dict[int, tuple[weakref.ref, gthinker.Graph]] = {}
-
-
 def oriented(graph: gthinker.Graph) -> gthinker.Graph:
     """The graph oriented by degeneracy order: a DAG whose row ``v`` holds the
     neighbours that come after ``v`` (at most ``graph.degeneracy`` of them),
     sorted by id. A directed CSR: only counting tasks read it this way. Kept
-    while ``graph`` lives: counting again on it orients nothing."""
-    key = id(graph)
-    hit = _ORIENTED.get(key)
-    if hit is not None and hit[0]() is graph:
-        return hit[1]
-    dag = _oriented(graph)
-    _ORIENTED[key] = (weakref.ref(graph, lambda _, key=key: _ORIENTED.pop(key, None)), dag)
-    return dag
+    with ``graph`` (:meth:`gthinker.Graph.derived`): counting again orients nothing."""
+    return graph.derived("count.oriented", _oriented)
 
 
 def _oriented(graph):

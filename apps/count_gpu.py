@@ -25,7 +25,6 @@ from __future__ import annotations
 import math
 import threading
 import time
-import weakref
 
 import numpy as np
 from numba import cuda
@@ -269,23 +268,17 @@ class Device:
     :meth:`of` keeps one per oriented graph (the last k asked for), so that
     counting again on the same graph copies nothing to the device."""
 
-    _cache: dict[int, tuple[weakref.ref, Device]] = {}
-
     @classmethod
     def of(cls, dag, k, blocks=None) -> Device:
-        """The device copy of ``dag`` for k-cliques: a kept one when there is."""
-        key = id(dag)
-        hit = cls._cache.get(key)
-        if hit is not None and hit[0]() is dag:
-            dev = hit[1]
-            if dev.k == k and blocks is None:
-                return dev
-            dev = cls(dag, k, blocks, arrays=(dev.indptr, dev.indices))
-        else:
-            dev = cls(dag, k, blocks)
+        """The device copy of ``dag`` for k-cliques: the one kept with ``dag`` when
+        it was made for the same k (one at a time: a buffer may take gigabytes)."""
+        kept = dag.derived("count_gpu.Device", lambda _: [None])
+        dev = kept[0]
+        if dev is not None and dev.k == k and blocks is None:
+            return dev
+        dev = cls(dag, k, blocks, arrays=None if dev is None else (dev.indptr, dev.indices))
         if blocks is None:
-            cls._cache[key] = (weakref.ref(dag, lambda _, key=key: cls._cache.pop(key, None)),
-                               dev)
+            kept[0] = dev
         return dev
 
     def __init__(self, dag, k, blocks=None, arrays=None):

@@ -514,16 +514,7 @@ def run(
     min_size = gthinker.runtime.positive_int("min_size", min_size)
     if containing is not None and len(containing) == 0:
         containing = None
-    if mode in ("gpu", "hybrid") and (output is not None or containing is not None):
-        raise ValueError("listing cliques (output=/--output) and cliques containing given "
-                         "vertices (containing=) run on the CPU only; use mode='cpu' "
-                         "(--mode cpu)")
-    if gpu_engine not in ("auto", "bitsets", "levels"):
-        raise ValueError(f"gpu_engine must be 'auto', 'bitsets' or 'levels', not {gpu_engine!r}")
-    if gpu_engine == "bitsets" and "gpu_options" in options:
-        raise ValueError("gpu_options are the options of gpu_engine='levels'")
-    if gpu_engine == "auto":
-        gpu_engine = "levels" if "gpu_options" in options else _gpu_engine(graph)
+    gpu_engine = _check_engine(graph, mode, gpu_engine, output, containing, options)
     mode, why = gthinker.gpu.resolve_mode(
         mode, cpu_because=_cpu_because(graph, output, containing))
     seeds = None if containing is None else internal_ids(graph, containing)
@@ -533,7 +524,7 @@ def run(
         threads = 0 if mode == "gpu" else threads or gthinker.default_threads()
         return MCEResult(0, 0, {}, 0.0, mode, threads, mode_reason=why)
     order, _core_numbers = graph.degeneracy_order()
-    ordered = graph.reorder(order)
+    ordered = graph.derived("mce.ordered", lambda g: g.reorder(order))
     bins = graph.degeneracy + 2
     if seeds is not None:
         rank = np.empty(graph.num_vertices, np.int64)
@@ -559,6 +550,22 @@ def run(
     if mode in ("gpu", "hybrid"):
         res.stats["gpu_engine"] = gpu_engine
     return _result(res, mode, why, min_size)
+
+
+def _check_engine(graph, mode, gpu_engine, output, containing, options) -> str:
+    """The GPU engine to use (``"auto"`` decided), after the checks of the
+    arguments that only some modes and engines take."""
+    if mode in ("gpu", "hybrid") and (output is not None or containing is not None):
+        raise ValueError("listing cliques (output=/--output) and cliques containing given "
+                         "vertices (containing=) run on the CPU only; use mode='cpu' "
+                         "(--mode cpu)")
+    if gpu_engine not in ("auto", "bitsets", "levels"):
+        raise ValueError(f"gpu_engine must be 'auto', 'bitsets' or 'levels', not {gpu_engine!r}")
+    if gpu_engine == "bitsets" and "gpu_options" in options:
+        raise ValueError("gpu_options are the options of gpu_engine='levels'")
+    if gpu_engine == "auto":
+        return "levels" if "gpu_options" in options else _gpu_engine(graph)
+    return gpu_engine
 
 
 def internal_ids(graph: gthinker.Graph, vertices) -> np.ndarray:

@@ -27,7 +27,7 @@ case "${1:-run}" in
     mkdir -p .whl && cat .device/ray_stash/ray.whl.part-* .device/ray_b/ray.whl.part-* > ".whl/$RAY_WHEEL"
     cp .device/ray_b/*.whl .whl/ 2>/dev/null || true
     source "$(dirname "$0")/device_env.sh"
-    python3 "$ROOT/benchmarks/scale.py" --data "$ROOT/.data" --workdir /tmp/bench --workers 4 \
+    python3 "$ROOT/benchmarks/scale.py" --facebook "$ROOT/.data/snap/facebook_combined.txt.gz" --workdir /tmp/bench --workers 4 \
       --threads 4 --out "$OUT/scale.json" 2>&1 | tee "$OUT/scale.log"
     ;;
 esac

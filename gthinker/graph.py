@@ -121,6 +121,16 @@ class Graph:
         self.report = report
         self._core = None
         self._order = None
+        self._derived: dict = {}
+
+    def derived(self, key, build):
+        """``build(self)``, computed on the first call for ``key`` and kept with the
+        graph (its arrays are read-only, so it stays true): apps keep their
+        prepared forms here, e.g. counting's oriented graph and its GPU copy, so
+        that a second job on the same graph prepares nothing."""
+        if key not in self._derived:
+            self._derived[key] = build(self)
+        return self._derived[key]
 
     # -- basic properties -------------------------------------------------
 
