@@ -372,3 +372,18 @@ def test_labeled_yeast():
     assert g.num_vertices == want["num_vertices"]
     assert g.num_edges == want["num_edges"]
     assert np.unique(g.labels).size == want["num_labels"]
+
+
+def test_derived_is_built_once_per_key_and_graph():
+    g = Graph.from_edges(np.array([[0, 1], [1, 2]]))
+    calls = []
+
+    def build(h):
+        calls.append(h)
+        return h.degrees() * 2
+
+    first = g.derived("twice", build)
+    assert first.tolist() == [2, 4, 2] and g.derived("twice", build) is first
+    assert calls == [g]
+    other = Graph.from_edges(np.array([[0, 1]]))
+    assert other.derived("twice", build).tolist() == [2, 2] and len(calls) == 2
