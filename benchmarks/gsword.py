@@ -28,9 +28,8 @@ import sys
 import time
 from pathlib import Path
 
-from gthinker.apps import gsword
-
 import gthinker
+from gthinker.apps import gsword
 
 CONFIGS = {
     "cpu": dict(mode="cpu", trawl=False),

@@ -23,10 +23,10 @@ from pathlib import Path
 
 import networkx as nx
 from common import rmat_file
-from gthinker.apps import mce
 from mce_cpu import run_igraph
 
 import gthinker
+from gthinker.apps import mce
 
 
 def _alarm(signum, frame):

@@ -21,9 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from gthinker.apps import mce
-
 import gthinker
+from gthinker.apps import mce
 from gthinker.generate import rmat
 
 

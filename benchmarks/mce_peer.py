@@ -22,9 +22,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from gthinker.apps import mce
-
 import gthinker
+from gthinker.apps import mce
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -47,7 +46,8 @@ def run_mode(graph, mode, threads, repeat, trace, budget=None):
     times = [r.seconds for r in runs]
     last = runs[-1]
     return {
-        "mode": mode + ("+" + extra if extra else ""), "count": last.count, "max_size": last.max_size,
+        "mode": mode + ("+" + extra if extra else ""), "count": last.count,
+        "max_size": last.max_size,
         "histogram": {str(k): v for k, v in last.histogram.items()},
         "seconds": times, "median": statistics.median(times), "min": min(times),
         "first_run_seconds": first.seconds, "compile_seconds": first.compile_seconds,
@@ -65,7 +65,8 @@ def run_mcegpu(path, schemes):
         text = p.stdout + p.stderr
         count = re.search(r"Found ([\d,]+) maximal cliques", text)
         secs = re.search(r"count time ([0-9.eE+-]+) s", text)
-        out.append({"scheme": scheme, "count": int(count.group(1).replace(",", "")) if count else None,
+        found = int(count.group(1).replace(",", "")) if count else None
+        out.append({"scheme": scheme, "count": found,
                     "count_seconds": float(secs.group(1)) if secs else None,
                     "wall_seconds": round(time.perf_counter() - t0, 3),
                     "tail": text[-600:] if not (count and secs) else ""})

@@ -29,10 +29,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from common import rmat_file
-from gthinker.apps import sm
 from hybrid import capped
 
 import gthinker
+from gthinker.apps import sm
 
 PEER = r"""
 import sys, time, igraph as ig, gthinker
