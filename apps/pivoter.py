@@ -136,6 +136,9 @@ def _tree_word(ctx, P, rows, s0, h0, q0):
     """Walks the subtree ``(h0, q0, s0)`` on one-word rows (bit i = ``P[i]``)."""
     tally = ctx.histograms[0]
     width = ctx.params[0]
+    # The root takes the same step as every child in the loop below. Written out
+    # twice on purpose: one shared helper made the walk 24% slower (inlined) or
+    # 50% slower (called) on facebook_combined, one thread.
     if s0 == 0:
         _leaf(tally, width, h0, q0, 1)
         return
