@@ -145,3 +145,27 @@ def test_bad_address():
     assert parse_address("local:4") == 4 and parse_address("auto") is None
     with pytest.raises(ValueError, match="N >= 1"):
         parse_address("local:0")
+
+
+@pytest.mark.parametrize("shadowed", [True, False])
+def test_ray_starts_where_workers_import_this_gthinker(tmp_path, monkeypatch, shadowed):
+    """Ray puts the driver's current folder first on the workers' sys.path, so run
+    from a gthinker checkout other than the imported one, Ray starts elsewhere."""
+    from gthinker.cluster.driver import start_ray
+
+    if shadowed:  # a checkout whose core is not built, as in CI after pip install .
+        (tmp_path / "gthinker").mkdir()
+        (tmp_path / "gthinker" / "__init__.py").write_text("raise ImportError\n")
+    monkeypatch.chdir(tmp_path)
+    seen = []
+
+    class FakeRay:
+        @staticmethod
+        def init(**args):
+            seen.append((os.getcwd(), args))
+
+    start_ray(FakeRay, num_cpus=2)
+    imported_from = os.path.dirname(os.path.dirname(os.path.realpath(gthinker.__file__)))
+    expected = imported_from if shadowed else str(tmp_path)
+    assert seen == [(os.path.realpath(expected), {"num_cpus": 2})]
+    assert os.getcwd() == os.path.realpath(tmp_path)

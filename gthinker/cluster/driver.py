@@ -53,6 +53,31 @@ def parse_address(address: str) -> int | None:
     return None
 
 
+def start_ray(ray, **init_args) -> None:
+    """``ray.init(**init_args)``, so that the workers import the gthinker this
+    process imported.
+
+    Ray puts the driver's current folder first on every worker's ``sys.path``. Run
+    from a gthinker source checkout other than the gthinker imported here (an
+    installed one, say), the workers would import the checkout's: another version,
+    or one whose C++ core is not built. There ``ray.init`` runs from the folder
+    holding the imported package instead, and the current folder is restored.
+    """
+    import gthinker
+
+    here = os.getcwd()
+    ours = os.path.dirname(os.path.realpath(gthinker.__file__))
+    theirs = os.path.realpath(os.path.join(here, "gthinker"))
+    if theirs == ours or not os.path.isfile(os.path.join(theirs, "__init__.py")):
+        ray.init(**init_args)
+        return
+    os.chdir(os.path.dirname(ours))
+    try:
+        ray.init(**init_args)
+    finally:
+        os.chdir(here)
+
+
 class Cluster:
     """Worker actors on a Ray cluster (one per node, or ``N`` on this machine for
     ``"local:N"``), ready to run jobs.
@@ -77,10 +102,10 @@ class Cluster:
         self._owns_ray = False
         if not ray.is_initialized():
             if self._local is not None:
-                ray.init(num_cpus=self._local, include_dashboard=False,
-                         configure_logging=False)
+                start_ray(ray, num_cpus=self._local, include_dashboard=False,
+                          configure_logging=False)
             else:
-                ray.init(address=address, configure_logging=False)
+                start_ray(ray, address=address, configure_logging=False)
             self._owns_ray = True
         self._actors: list = []
         self._info: list[dict] = []
