@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <new>
@@ -174,6 +175,25 @@ class Job {
     if (!got) return py::none();
     py::array_t<int32_t> v(static_cast<py::ssize_t>(vertices.size()));
     std::copy(vertices.begin(), vertices.end(), v.mutable_data());
+    py::tuple records = record_arrays(tasks);
+    return py::make_tuple(v, records[0], records[1]);
+  }
+
+  /// Takes up to `max_records` records from the top of S (GIL released),
+  /// as (data int32, starts int64 with a final end offset): push_tasks' layout.
+  /// They are this job's no more (it neither runs nor waits for them).
+  py::tuple take_tasks(int64_t max_records) {
+    if (max_records < 0) throw std::invalid_argument("max_records must be at least 0");
+    TaskArena tasks;
+    {
+      py::gil_scoped_release release;
+      master_->take_tasks(static_cast<size_t>(max_records), tasks);
+    }
+    return record_arrays(tasks);
+  }
+
+  /// Records as (data int32, starts int64 of length k + 1).
+  static py::tuple record_arrays(const TaskArena& tasks) {
     const size_t n = tasks.num_tasks();
     py::array_t<int64_t> starts(static_cast<py::ssize_t>(n + 1));
     int64_t total = 0;
@@ -190,7 +210,7 @@ class Job {
       const int32_t* rec = tasks.record(k, &len);
       std::copy(rec, rec + len, data.mutable_data() + starts.data()[k]);
     }
-    return py::make_tuple(v, data, starts);
+    return py::make_tuple(data, starts);
   }
 
   /// Pushes records (data, starts with a final end offset) onto S.
@@ -288,6 +308,7 @@ class Job {
     d["spill_peak_bytes"] = master_->spill().peak_bytes();
     d["spill_peak_tasks"] = master_->spill().peak_tasks();
     d["spill_limit_bytes"] = master_->spill().limit_bytes();
+    d["tasks_taken"] = master_->spill().total_taken();
     d["workers"] = workers;
     return d;
   }
@@ -361,6 +382,18 @@ PYBIND11_MODULE(_core, m) {
       .def("external_done", [](Job& j, int i) { j.master().external_done(i); }, py::arg("slot"))
       .def("external_fail", [](Job& j, const std::string& m) { j.master().external_fail(m); })
       .def("push_tasks", &Job::push_tasks, py::arg("data"), py::arg("starts"))
+      .def("take_tasks", &Job::take_tasks, py::arg("max_records"),
+           "Takes up to max_records records from the top of S (where workers take theirs) as "
+           "(data, starts), for another job; thread-safe while run() blocks in another thread. "
+           "Nothing once the job is stopping or over.")
+      .def(
+          "request_tasks",
+          [](Job& j, int64_t records, double seconds) {
+            j.master().request_tasks(static_cast<size_t>(std::max<int64_t>(records, 0)), seconds);
+          },
+          py::arg("records"), py::arg("seconds"),
+          "For the next `seconds`, running tasks split early (as when a worker starves) "
+          "while S holds fewer than `records` records: another job waits to take them.")
       .def(
           "stop",
           [](Job& j, const std::string& message) { j.master().stop(message); },

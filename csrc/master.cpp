@@ -252,6 +252,23 @@ bool Master::push_to_spill(TaskArena& batch, int64_t worker, bool enforce_limit)
   return true;
 }
 
+size_t Master::take_tasks(size_t max_records, TaskArena& out) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (abort_ || end_ || max_records == 0) return 0;
+  const size_t got = spill_.take(max_records, out);
+  publish_spill_size();
+  // The job may now be over (every worker idle, nothing left): the master checks.
+  master_cv_.notify_one();
+  return got;
+}
+
+void Master::request_tasks(size_t records, double seconds) {
+  const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                        std::chrono::duration<double>(seconds > 0 ? seconds : 0));
+  requested_.store(records, std::memory_order_relaxed);
+  request_until_.store(until.time_since_epoch().count(), std::memory_order_relaxed);
+}
+
 void Master::return_vertices(const int32_t* vertices, size_t n) {
   for (size_t i = 0; i < n; ++i)
     if (vertices[i] < 0 || vertices[i] >= graph_.num_vertices)
@@ -353,8 +370,15 @@ bool Master::check_time(WorkerContext& ctx) {
   // tasks split after early_split seconds instead of the full budget.
   // An idle GPU worker counts too, after gpu_idle_split: split work is what it
   // steals from S, and it would finish a task's rest far sooner than one core.
-  const bool s_empty = spill_tasks_.load(std::memory_order_relaxed) == 0;
-  const bool cpu_starving = s_empty && idle_cpu_.load(std::memory_order_relaxed) > 0;
+  // Another job (a node of a cluster) waiting for tasks of this one counts too
+  // (request_tasks), until S holds the records it asked for.
+  const size_t spilled = spill_tasks_.load(std::memory_order_relaxed);
+  const bool s_empty = spilled == 0;
+  const bool requested = spilled < requested_.load(std::memory_order_relaxed) &&
+                         now.time_since_epoch().count() <
+                             request_until_.load(std::memory_order_relaxed);
+  const bool cpu_starving =
+      (s_empty && idle_cpu_.load(std::memory_order_relaxed) > 0) || requested;
   const bool gpu_starving = s_empty && idle_external_.load(std::memory_order_relaxed) > 0;
   if (abort_.load(std::memory_order_relaxed) || now >= ctx.deadline ||
       (cpu_starving && now >= ctx.early_deadline) ||

@@ -140,6 +140,16 @@ class Master {
   /// Pushes records onto S (e.g. GPU-to-CPU stealing). Returns false, and
   /// fails the job, if S would pass its byte limit.
   bool push_tasks(TaskArena& records);
+  /// Takes up to `max_records` records from the top of S into `out` (where the
+  /// workers take theirs: the records spilled last, in the bundled apps the
+  /// shallowest branches of the latest timeout), for another job to run:
+  /// they leave this job, which then neither runs nor waits for them. Nothing
+  /// is taken once the job is stopping or over. Returns the number taken.
+  size_t take_tasks(size_t max_records, TaskArena& out);
+  /// Another job waits for tasks to take: for the next `seconds`, running tasks
+  /// split after early_split (as when a worker starves) while S holds fewer
+  /// than `records` records. Thread-safe, lock-free; a later call replaces it.
+  void request_tasks(size_t records, double seconds);
   /// Hands initial vertices back (an external worker's unstarted part of its
   /// chunk): CPU workers take them after S and before the deque's back.
   void return_vertices(const int32_t* vertices, size_t n);
@@ -219,6 +229,8 @@ class Master {
   std::atomic<size_t> idle_external_{0};  // idle GPU workers, for the same
   std::atomic<size_t> spill_bytes_{0};
   std::atomic<int64_t> quota_{0};  // what take() may still hand out (with a limit)
+  std::atomic<size_t> requested_{0};  // request_tasks: S should hold this many records
+  std::atomic<int64_t> request_until_{0};  // ... until this steady_clock tick count
 
   std::chrono::steady_clock::time_point start_;
   std::vector<std::unique_ptr<WorkerSlot>> slots_;

@@ -42,12 +42,23 @@ class SpillStack {
     return got;
   }
 
+  /// Pops up to `k` records from the top into `out` for another job (counted
+  /// apart from the batches this job's workers take).
+  size_t take(size_t k, TaskArena& out) {
+    size_t got = pop_batch(k, out);
+    taken_ += got;
+    return got;
+  }
+  /// Records taken out through take (given to another job).
+  uint64_t total_taken() const { return taken_; }
+
  private:
   TaskArena arena_;
   size_t limit_bytes_;
   size_t peak_bytes_ = 0;
   size_t peak_tasks_ = 0;
   uint64_t total_pushed_ = 0;
+  uint64_t taken_ = 0;
 };
 
 }  // namespace gthinker
