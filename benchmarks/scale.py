@@ -66,6 +66,9 @@ def main(argv=None) -> int:
     p.add_argument("--repeat", type=int, default=1, help="timed runs per configuration")
     p.add_argument("--ranges-per-worker", type=int, default=16,
                    help="the smallest range holds 1 / (workers x this) of the work")
+    p.add_argument("--move-tasks", choices=["on", "off", "eager"], default="on",
+                   help="move spilled tasks from busy workers to idle ones (Cluster's "
+                        "move_tasks; default on)")
     p.add_argument("--no-reference", action="store_true",
                    help="skip the one-process run (then the 1-worker count is the reference)")
     p.add_argument("--quick", action="store_true",
@@ -84,6 +87,7 @@ def main(argv=None) -> int:
     ray.init(num_cpus=os.cpu_count(), include_dashboard=False, configure_logging=False)
     warm = gthinker.Graph.read(ROOT / "tests" / "data" / "facebook-1000.txt.gz")
     results = {"workers": args.workers, "threads": args.threads, "cores": os.cpu_count(),
+               "move_tasks": args.move_tasks,
                "ray": ray.__version__, "jobs": []}
     for name, path, on_cluster, alone, value in jobs(args):
         t0 = time.perf_counter()
@@ -98,7 +102,8 @@ def main(argv=None) -> int:
             print(f"  one process x {args.threads} threads: {res.seconds:.2f}s "
                   f"({value(res):,})", file=sys.stderr, flush=True)
         for workers in (1, args.workers):
-            with Cluster(f"local:{workers}") as cluster:
+            move = {"on": True, "off": False, "eager": "eager"}[args.move_tasks]
+            with Cluster(f"local:{workers}", move_tasks=move) as cluster:
                 on_cluster(cluster, warm)  # workers import gthinker, load compiled code
                 runs = []
                 for _ in range(args.repeat):
@@ -107,10 +112,13 @@ def main(argv=None) -> int:
                     runs.append({"seconds": res.seconds, "count": value(res),
                                  "ranges": stats["ranges"],
                                  "put_seconds": stats["graph_put_seconds"],
+                                 "tasks_moved": stats["tasks_moved"],
+                                 "batches": stats["batches"], "moves": stats["moves"],
                                  "busy_seconds": [w["busy_seconds"]
                                                   for w in stats["per_worker"]]})
                     print(f"  {workers} Ray worker(s) x {args.threads} threads: "
-                          f"{res.seconds:.2f}s ({value(res):,}, {stats['ranges']} ranges)",
+                          f"{res.seconds:.2f}s ({value(res):,}, {stats['ranges']} ranges, "
+                          f"{stats['tasks_moved']:,} tasks moved in {stats['batches']} batches)",
                           file=sys.stderr, flush=True)
             entry[f"ray_{workers}x{args.threads}"] = {
                 "median_seconds": statistics.median(r["seconds"] for r in runs), "runs": runs}

@@ -1,6 +1,7 @@
 """gthinker.cluster on a local Ray cluster (``local:3``): every app gives exactly the
-one-process result, a worker killed mid-run changes nothing, and ``--ray`` works on
-the command line (or says how to install Ray).
+one-process result, spilled tasks moved between workers count once, a worker killed
+mid-run changes nothing (also one that gave tasks away or got them), and ``--ray``
+works on the command line (or says how to install Ray).
 
 One Ray start-up for the whole file (a module fixture, about 10 s on 2 cores); each
 test computes its one-process answer first, which also fills the compile cache that
@@ -12,12 +13,15 @@ import json
 import os
 import signal
 import sys
+import threading
+import time
 
+import numpy as np
 import pytest
 from conftest import DATA
 
 import gthinker
-from gthinker import cli
+from gthinker import cli, generate
 from gthinker.apps import count, gsword, mce, sm
 
 try:
@@ -42,6 +46,54 @@ def cluster():
 @pytest.fixture(scope="module")
 def enron():
     return gthinker.Graph.read(ENRON)
+
+
+@pytest.fixture(scope="module")
+def skewed():
+    """An R-MAT graph whose maximal cliques take about a second on one thread, most of
+    it under a few roots."""
+    return generate.rmat(11, 48, seed=1)
+
+
+@pytest.fixture
+def eager(cluster):
+    """The cluster, moving spilled tasks as soon as a worker has room."""
+    cluster.move_tasks = "eager"
+    yield cluster
+    cluster.move_tasks = True
+
+
+def test_take_tasks_moves_work_exactly(skewed):
+    """Job.take_tasks while the job runs: the records taken leave it (it neither runs
+    nor waits for them), and run as a job of records they give the rest."""
+    from gthinker.cluster.node import JobHandle
+
+    one = mce.run(skewed, mode="cpu", threads=1)
+    handle, out = JobHandle(), {}
+    thread = threading.Thread(target=lambda: out.setdefault("res", mce.run(
+        skewed, mode="cpu", threads=2, time_budget=1e-3, stop=handle)))
+    thread.start()
+    taken = []
+    while thread.is_alive():
+        job = handle.job
+        if job is not None:
+            job.request_tasks(4, 1.0)
+            data, starts = job.take_tasks(2)
+            assert starts.size >= 1 and starts[-1] == data.size
+            if starts.size > 1:
+                taken.append((data.copy(), starts.copy()))
+        time.sleep(0.005)
+    thread.join()
+    res = out["res"]
+    assert taken and res.stats["tasks_taken"] == sum(s.size - 1 for _, s in taken)
+    assert res.count < one.count
+    hist = dict(res.histogram)
+    for data, starts in taken:
+        rest = mce.run(skewed, mode="cpu", threads=1, vertices=np.empty(0, np.int32),
+                       records=(data, starts))
+        for size, n in rest.histogram.items():
+            hist[size] = hist.get(size, 0) + n
+    assert dict(sorted(hist.items())) == one.histogram
 
 
 def test_range_queue_examples():
@@ -121,6 +173,69 @@ def test_killed_worker_loses_no_work(cluster, enron):
     assert cluster.count(enron, "triangle", mode="cpu", threads=1).count == \
         count.count(enron, "triangle", mode="cpu", threads=1).count
     assert cluster.num_workers == 3 and cluster.last_stats["workers_lost"] == 0
+
+
+def _moved_until(run, tries=3):
+    """``run()`` again until its job moved tasks (each run must be exact anyway)."""
+    for _ in range(tries):
+        res, stats = run()
+        if stats["tasks_moved"]:
+            return res, stats
+    return res, stats
+
+
+@needs_ray
+def test_moved_tasks_merge_exactly(eager, skewed, tmp_path):
+    """Spilled tasks move from busy workers to idle ones; the counts, the histogram
+    and the gathered output are exactly one process's, each clique once."""
+    one = mce.run(skewed, mode="cpu", threads=1, min_size=40, output=tmp_path / "one.txt")
+
+    def run():
+        res = eager.mce(skewed, mode="cpu", threads=1, min_size=40, time_budget=1e-3,
+                        ranges_per_worker=2, output=tmp_path / "many.txt")
+        assert (res.count, res.max_size, res.histogram) == (one.count, one.max_size,
+                                                              one.histogram)
+        return res, eager.last_stats
+
+    res, c = _moved_until(run)
+    assert c["tasks_moved"] > 0 and c["batches"] >= 1 and c["moves"]
+    workers = c["per_worker"]
+    assert sum(w["tasks_given"] for w in workers) == c["tasks_moved"]
+    assert sum(w["tasks_received"] for w in workers) == c["tasks_moved"]
+    assert sum(m["tasks"] for m in c["moves"]) == c["tasks_moved"]
+    assert sum(w["batches"] for w in workers) == c["batches"]
+    assert all(m["from"] != m["to"] for m in c["moves"])
+    lines = (tmp_path / "many.txt").read_text().splitlines()
+    assert len(lines) == one.count
+    assert sorted(lines) == sorted((tmp_path / "one.txt").read_text().splitlines())
+
+
+@needs_ray
+@pytest.mark.parametrize("victim", ["from", "to"])
+def test_killed_worker_that_moved_tasks(eager, skewed, victim):
+    """SIGKILL, right after the first move, to the worker that gave the tasks (its
+    unit runs again in full and the moved batch is dropped) or to the one that got
+    them (the batch runs again from the driver's copy): the result is exact."""
+    one = mce.run(skewed, mode="cpu", threads=1)
+    killed = []
+
+    def kill(snap):
+        move = snap["last_move"]
+        if not killed and move is not None:
+            worker = move[victim]
+            os.kill(eager.pids()[worker], signal.SIGKILL)
+            killed.append(worker)
+
+    def run():
+        res = eager.mce(skewed, mode="cpu", threads=1, time_budget=1e-3, ranges_per_worker=2,
+                        progress=kill)
+        assert (res.count, res.histogram) == (one.count, one.histogram)
+        return res, eager.last_stats
+
+    res, c = _moved_until(run)
+    assert killed and c["workers_lost"] == 1
+    if victim == "to":
+        assert c["batches_retried"] >= 1
 
 
 @needs_ray

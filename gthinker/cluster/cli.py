@@ -107,6 +107,8 @@ def _show(args, shown, stopper) -> int:
             print(line)
         print(f"time:            {res.seconds:.3f}s on {c['workers']} Ray workers "
               f"({res.threads} threads in all, {res.mode}), {c['ranges']} ranges"
+              + (f", {c['tasks_moved']:,} tasks moved in {c['batches']} batches"
+                 if c.get("tasks_moved") else "")
               + (f", {c['retried']} run again after {c['workers_lost']} workers were lost"
                  if c["retried"] else ""), flush=True)
     if stopper.reason is not None:

@@ -1,9 +1,11 @@
 """The driver: Ray start-up, one worker actor per node, the range queue and the merge.
 
-The driver keeps all the state that matters (the queue, which ranges are running
-where, the parts of the completed ranges), so a lost actor loses only the ranges
-it held: they go back into the queue and run elsewhere, and since a range counts
-only once its part has come back, nothing is counted twice.
+The driver keeps all the state that matters (the queue, which ranges and moved
+batches of tasks are running where, the parts that came back), so a lost actor
+loses only the units it held: they run again elsewhere. A unit counts only once
+its part has come back and, for a batch moved out of another unit, once that
+unit's part counts too; a unit that runs again drops what was moved out of it.
+So nothing is counted twice (the rule in full: :mod:`gthinker.cluster.dispatch`).
 """
 
 from __future__ import annotations
@@ -14,16 +16,13 @@ import weakref
 
 from ..graph import as_graph
 from ..runtime import default_threads
+from .dispatch import Dispatch
 from .jobs import Job
 from .node import NodeWorker, graph_payload
 from .ranges import RangeQueue
 
 RAY_HINT = ('running on a Ray cluster needs Ray: pip install "gthinker[ray]" '
             '(or pip install "ray>=2.9")')
-
-#: Ranges queued on each worker at once: one running, one waiting, so a worker
-#: never idles while the driver answers.
-DEPTH = 2
 
 
 class RayNotInstalled(ImportError):
@@ -88,6 +87,12 @@ class Cluster:
         ``"local:N"`` starts Ray here (unless it is running already) with ``N``
         workers; ``"auto"``, ``"HOST:PORT"`` or ``"ray://HOST:PORT"`` joins a
         running cluster and starts one worker on every node with CPUs.
+    move_tasks : True, False or "eager"
+        Whether the spilled tasks of a busy worker move to an idle one once the
+        range queue is empty (mce, sm and Tasks; see
+        :mod:`gthinker.cluster.dispatch`); ``"eager"`` moves them as soon as a
+        worker has room, from any worker that has one (for tests). The
+        attribute of the same name may be changed between jobs.
 
     Each job (:meth:`mce`, :meth:`count`, :meth:`sm`, :meth:`gsword`, :meth:`run`)
     puts the graph into the object store once; workers lost in a job are
@@ -95,8 +100,9 @@ class Cluster:
     :meth:`shutdown`.
     """
 
-    def __init__(self, address: str = "local:2"):
+    def __init__(self, address: str = "local:2", move_tasks: bool | str = True):
         self._local = parse_address(address)
+        self.move_tasks = move_tasks
         ray = require_ray()
         self.address = address
         self._owns_ray = False
@@ -223,15 +229,18 @@ class Cluster:
         done = job.local(graph)
         if done is not None:  # nothing to split: computed here
             self.last_stats = {"address": self.address, "workers": self.num_workers,
-                               "ranges": 0, "retried": 0, "workers_lost": 0}
+                               "ranges": 0, "retried": 0, "workers_lost": 0, "tasks_moved": 0,
+                               "batches": 0}
             return done
         ray = require_ray()
         self._ensure_workers()
         ref, put_seconds = self._put(graph)
         if threads is None and self._local is not None:
             threads = max(1, default_threads() // self._local)
-        run = _Run(self, job, ref, threads, output_per_node, progress, stop,
-                   RangeQueue(job.weights(graph), self.num_workers, ranges_per_worker))
+        run = Dispatch(ray, list(self._actors), list(self._info), self.address, job, ref,
+                       threads, output_per_node, progress, stop,
+                       RangeQueue(job.weights(graph), self.num_workers, ranges_per_worker),
+                       move_tasks=self.move_tasks)
         try:
             run.loop()
         except BaseException:
@@ -241,11 +250,9 @@ class Cluster:
             run.close()
         stats = run.stats(put_seconds)
         self.last_stats = stats["cluster"]
-        result = job.merge([run.parts[r] for r in sorted(run.parts)],
-                           run.seconds, run.threads(), stats)
+        result = job.merge(run.parts(), run.seconds, run.threads(), stats)
         if run.stopped and hasattr(result, "stopped"):
             result.stopped = "stop"
-        del ray
         return result
 
     def run(self, task, graph, *, mode: str = "cpu", threads: int | None = None,
@@ -322,118 +329,3 @@ class Cluster:
 def _no_subset(options, name):
     if options.get(name):
         raise ValueError(f"{name}= is not supported on a cluster; run it in one process")
-
-
-class _Run:
-    """One job's dispatch loop on the driver."""
-
-    def __init__(self, cluster, job, ref, threads, per_node, progress, stop, queue):
-        self.ray = require_ray()
-        self.cluster, self.job, self.ref, self.queue = cluster, job, ref, queue
-        self.threads_each, self.progress, self.stop = threads, progress, stop
-        n = cluster.num_workers
-        self.alive = set(range(n))
-        self.load = [0] * n
-        self.inflight: dict = {}  # object ref -> (worker, range)
-        self.parts: dict = {}  # range -> part
-        self.ran = [0] * n
-        self.busy = [0.0] * n
-        self.width = [0] * n  # threads each worker ran with
-        self.retried = 0
-        self.lost: list[int] = []
-        self.stopped = False
-        self.out = None
-        self.node_outputs = [None] * n
-        if job.output is not None:
-            if per_node:
-                self.node_outputs = [f"{job.output}.node{i}" for i in range(n)]
-                for path in self.node_outputs:  # (on this machine; each node makes its own)
-                    if os.path.exists(path):
-                        os.remove(path)
-            else:
-                self.out = open(job.output, "wb")
-        self.t0 = time.perf_counter()
-        self.seconds = 0.0
-
-    def _submit(self):
-        actors = self.cluster._actors
-        for i in sorted(self.alive, key=lambda k: self.load[k]):
-            while self.load[i] < DEPTH and self.queue:
-                rng = self.queue.next()
-                obj = actors[i].run_range.remote(self.job, [self.ref], rng[0], rng[1],
-                                                 self.threads_each, self.node_outputs[i])
-                self.inflight[obj] = (i, rng)
-                self.load[i] += 1
-
-    def loop(self):
-        ray = self.ray
-        while self.queue or self.inflight:
-            if self.stop is not None and self.stop.is_set() and not self.stopped:
-                self.stopped = True
-                self.halt()
-            if not self.stopped:
-                self._submit()
-            if not self.inflight:
-                if not self.stopped:
-                    raise RuntimeError(f"every worker of the Ray cluster died; "
-                                       f"{len(self.lost)} lost in this job")
-                break
-            ready, _ = ray.wait(list(self.inflight), num_returns=1, timeout=0.1)
-            for obj in ready:
-                self._collect(obj)
-        self.seconds = time.perf_counter() - self.t0
-
-    def _collect(self, obj):
-        ray = self.ray
-        i, rng = self.inflight.pop(obj)
-        self.load[i] -= 1
-        try:
-            part = ray.get(obj)
-        except ray.exceptions.RayTaskError as exc:  # the app raised: the job fails
-            if not isinstance(exc.cause, Exception):
-                raise
-            raise exc.cause from exc
-        except ray.exceptions.RayError:  # the worker (or its node) is gone
-            if i in self.alive:
-                self.alive.discard(i)
-                self.lost.append(i)
-            self.queue.give_back(rng)
-            self.retried += 1
-            return
-        if part.get("stopped"):  # a range cut short counts for nothing
-            return
-        data = part.pop("output", None)
-        if data and self.out is not None:
-            self.out.write(data)
-        self.parts[rng] = part
-        self.ran[i] += 1
-        self.busy[i] += part["seconds"]
-        self.width[i] = max(self.width[i], part["threads"])
-        if self.progress is not None:
-            self.progress({"elapsed": time.perf_counter() - self.t0,
-                           "ranges_done": len(self.parts), "ranges_running": len(self.inflight),
-                           "running": {k: n for k, n in enumerate(self.load) if n},
-                           "workers": len(self.alive), "workers_lost": len(self.lost)})
-
-    def halt(self):
-        """Asks every worker to stop its range (a stop token, Ctrl-C, an error)."""
-        for i in self.alive:
-            self.cluster._actors[i].stop.remote()
-
-    def close(self):
-        if self.out is not None:
-            self.out.close()
-
-    def threads(self) -> int:
-        return sum(self.width)
-
-    def stats(self, put_seconds) -> dict:
-        info = self.cluster._info
-        return {"cluster": {
-            "address": self.cluster.address, "workers": len(info),
-            "ranges": len(self.parts), "retried": self.retried, "workers_lost": len(self.lost),
-            "graph_put_seconds": round(put_seconds, 6), "stopped": self.stopped,
-            "per_worker": [{"host": info[i]["host"], "pid": info[i]["pid"], "ranges": self.ran[i],
-                            "threads": self.width[i], "busy_seconds": round(self.busy[i], 6),
-                            "lost": i in self.lost} for i in range(len(info))],
-        }}

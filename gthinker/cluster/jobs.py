@@ -8,6 +8,12 @@ driver) estimates the work of each root, in the order the app's deque holds
 them; ``run_range`` (on a node) runs the app on roots ``[lo, hi)`` and returns a
 small dict; ``merge`` (on the driver) adds up the parts of the completed ranges,
 in root order, so the sum does not depend on which node ran what.
+
+Jobs whose ``movable`` is true (mce, sm, a user's Task) also run batches of task
+records taken out of another node's spill stack (``run_records``; the records
+are in the ids of the graph the app runs on, the same on every node), and their
+parts merge like a range's. Counting and gSWORD are not movable: counting's
+jobs start from range records of their own, and gSWORD's rounds are even work.
 """
 
 from __future__ import annotations
@@ -18,6 +24,9 @@ from types import SimpleNamespace
 import numpy as np
 
 from .node import arange
+
+#: A unit of records only: no roots of its own.
+NO_ROOTS = np.empty(0, np.int32)
 
 
 def later_degrees(graph) -> np.ndarray:
@@ -46,6 +55,9 @@ class Job:
     """The part every app shares: options, output, and the parts' common fields."""
 
     output = None
+    #: Whether a running range's spilled tasks may move to another node (then
+    #: ``run_records`` runs them there).
+    movable = False
 
     def __init__(self, mode="auto", time_budget=None, output=None, options=None):
         self.mode = mode
@@ -57,6 +69,22 @@ class Job:
         """The whole result computed on the driver (trivial jobs), or None."""
         return None
 
+    def run_range(self, graph, lo, hi, threads, output, stop):
+        """Runs the app on roots ``[lo, hi)`` (on a node); returns its part."""
+        return self.run_on(graph, threads, output, stop, vertices=arange(lo, hi))
+
+    def run_records(self, graph, data, starts, threads, output, stop):
+        """Runs task records ``(data, starts)`` (another node's spilled tasks) and
+        returns their part, as :meth:`run_range` does for roots."""
+        if not self.movable:
+            raise NotImplementedError(f"{type(self).__name__} does not move tasks between nodes")
+        return self.run_on(graph, threads, output, stop, vertices=NO_ROOTS,
+                           records=(data, starts))
+
+    def run_on(self, graph, threads, output, stop, **inputs):
+        """The app run on ``inputs`` (``vertices=``, ``records=``); its part."""
+        raise NotImplementedError
+
     def common(self, res, threads) -> dict:
         return {"seconds": res.seconds, "compile_seconds": res.compile_seconds,
                 "mode": res.mode, "threads": threads, "stopped": getattr(res, "stopped", None)}
@@ -64,7 +92,9 @@ class Job:
 
 class MCEJob(Job):
     """Maximal cliques: roots are the degeneracy-ordered graph's vertices (the app
-    renumbers the graph the same way on every node)."""
+    renumbers the graph the same way on every node, so records move as they are)."""
+
+    movable = True
 
     def __init__(self, min_size=1, gpu_engine="auto", chunk=None, **kw):
         super().__init__(**kw)
@@ -81,13 +111,12 @@ class MCEJob(Job):
         order, _ = graph.degeneracy_order()
         return _squared(later_degrees(graph)[order])
 
-    def run_range(self, graph, lo, hi, threads, output, stop):
+    def run_on(self, graph, threads, output, stop, **inputs):
         from ..apps import mce
 
         res = mce.run(graph, mode=self.mode, threads=threads, time_budget=self.time_budget,
                       chunk=self.chunk, output=output, min_size=self.min_size,
-                      gpu_engine=self.gpu_engine, vertices=arange(lo, hi), stop=stop,
-                      **self.options)
+                      gpu_engine=self.gpu_engine, stop=stop, **inputs, **self.options)
         return {"histogram": res.histogram, "mode_reason": res.mode_reason,
                 **self.common(res, res.threads)}
 
@@ -168,6 +197,8 @@ class SMJob(Job):
     """Embeddings (or distinct subgraphs) of a query: roots are the data vertices
     that the first query vertex of the matching order is matched to."""
 
+    movable = True
+
     def __init__(self, query, unique=False, gpu_mode="auto", **kw):
         super().__init__(**kw)
         self.query, self.unique, self.gpu_mode = _as_query(query), unique, gpu_mode
@@ -183,12 +214,12 @@ class SMJob(Job):
     def weights(self, graph):
         return _squared(graph.degrees())
 
-    def run_range(self, graph, lo, hi, threads, output, stop):
+    def run_on(self, graph, threads, output, stop, **inputs):
         from ..apps import sm
 
         res = sm.count(graph, self.query, unique=self.unique, mode=self.mode, threads=threads,
                        time_budget=self.time_budget, gpu_mode=self.gpu_mode, output=output,
-                       vertices=arange(lo, hi), stop=stop, **self.options)
+                       stop=stop, **inputs, **self.options)
         return {"count": res.count, "automorphisms": res.automorphisms, "order": res.order,
                 "candidates": res.candidates, "gpu_mode": res.gpu_mode,
                 "mode_reason": res.mode_reason, **self.common(res, res.threads)}
@@ -310,6 +341,8 @@ class TaskJob(Job):
     """A user's own Task (``gthinker.run``): roots are the graph's vertices 0..n-1;
     counters add up, maxima take the largest, histograms add up."""
 
+    movable = True
+
     def __init__(self, task, **kw):
         super().__init__(**kw)
         self.task = task
@@ -325,12 +358,12 @@ class TaskJob(Job):
                        **self.options)
         return None
 
-    def run_range(self, graph, lo, hi, threads, output, stop):
+    def run_on(self, graph, threads, output, stop, **inputs):
         from ..runtime import run
 
         res = run(self.task, graph, mode=self.mode, threads=threads,
-                  time_budget=self.time_budget, vertices=arange(lo, hi), output=output,
-                  stop=stop, **self.options)
+                  time_budget=self.time_budget, output=output, stop=stop, **inputs,
+                  **self.options)
         return {"counters": res.counters, "maxima": res.maxima, "histograms": res.histograms,
                 **self.common(res, res.threads)}
 

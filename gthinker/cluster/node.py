@@ -1,5 +1,6 @@
 """The per-node worker: one Ray actor per node runs the local runtime (all of the
-node's cores and GPUs) on the ranges of roots the driver hands it.
+node's cores and GPUs) on the ranges of roots the driver hands it, and on batches of
+spilled task records moved to it from another node.
 
 Nothing here imports Ray at import time; :mod:`gthinker.cluster.driver` turns
 :class:`NodeWorker` into an actor.
@@ -31,15 +32,37 @@ def graph_from_payload(p: dict) -> Graph:
                  report=p["report"], node_names=p["node_names"])
 
 
+class JobHandle(StopToken):
+    """A range's stop token that also keeps the runtime job it is attached to, so
+    that another actor thread can take spilled tasks out of it while it runs."""
+
+    def __init__(self):
+        super().__init__()
+        self.job = None
+
+    def attach(self, job) -> None:
+        super().attach(job)
+        self.job = job
+
+    def detach(self, job) -> None:
+        if self.job is job:
+            self.job = None
+        super().detach(job)
+
+
 class NodeWorker:
-    """Runs ranges of a job on this node, one at a time (a second call waits), and
-    keeps the graphs it was sent (so each range reuses the node's Graph object,
-    with its degeneracy order computed once)."""
+    """Runs units of a job on this node, one at a time (a second call waits): ranges
+    of roots, and batches of task records moved here from another node's spill
+    stack. Keeps the graphs it was sent (so each unit reuses the node's Graph
+    object, with its degeneracy order computed once). While a unit runs, the
+    driver may take tasks out of it (:meth:`give_tasks`) from another actor
+    thread."""
 
     def __init__(self):
         self._graphs: dict[str, Graph] = {}
         self._lock = threading.Lock()
         self._stops: set[StopToken] = set()
+        self._running: tuple[int, object, JobHandle] | None = None  # (unit, job, handle)
 
     def describe(self) -> dict:
         from ..runtime import default_threads
@@ -58,19 +81,36 @@ class NodeWorker:
             graph = self._graphs[key] = graph_from_payload(ray.get(ref))
         return graph
 
-    def run_range(self, job, graph_ref: list, lo: int, hi: int, threads, node_output) -> dict:
+    def run_range(self, job, graph_ref: list, lo: int, hi: int, threads, node_output,
+                  unit: int = -1) -> dict:
         """Runs ``job`` on roots ``[lo, hi)``; returns its part of the result. With an
         output, the range's lines come back in the part (``node_output`` None: the
         driver gathers them) or are appended to ``node_output`` on this node once
-        the range is done."""
+        the range is done. ``unit``: the driver's name for this range, which
+        :meth:`give_tasks` reports with the tasks it takes out of it."""
+        return self._run(job, graph_ref, unit, node_output,
+                         lambda graph, out, stop: job.run_range(graph, lo, hi, threads, out,
+                                                                stop))
+
+    def run_batch(self, job, graph_ref: list, data, starts, threads, node_output,
+                  unit: int = -1) -> dict:
+        """Runs ``job`` on task records ``(data, starts)`` (taken from another node's
+        spill stack by :meth:`give_tasks`) instead of roots; the part comes back as
+        a range's does."""
+        return self._run(job, graph_ref, unit, node_output,
+                         lambda graph, out, stop: job.run_records(graph, data, starts, threads,
+                                                                  out, stop))
+
+    def _run(self, job, graph_ref, unit, node_output, call) -> dict:
         with self._lock:
             graph = self._graph(graph_ref[0])
-            stop = StopToken()
+            stop = JobHandle()
             self._stops.add(stop)
+            self._running = (unit, job, stop)
             tmp = tempfile.mkdtemp(prefix="gthinker-range-") if job.output else None
             try:
                 out = None if tmp is None else os.path.join(tmp, "out.txt")
-                part = job.run_range(graph, lo, hi, threads, out, stop)
+                part = call(graph, out, stop)
                 if out is not None:
                     if node_output is None:
                         with open(out, "rb") as fh:
@@ -80,12 +120,43 @@ class NodeWorker:
                             shutil.copyfileobj(src, dst)
                 return part
             finally:
+                self._running = None
                 self._stops.discard(stop)
                 if tmp is not None:
                     shutil.rmtree(tmp, ignore_errors=True)
 
+    def spilled(self, want: int = 0, seconds: float = 0.0) -> int:
+        """Tasks in the spill stack of the unit running here (0 when none runs, or
+        when its job cannot hand tasks out). ``want`` > 0: for the next
+        ``seconds``, its tasks split early while the spill stack holds fewer
+        than ``want`` (another node waits for some)."""
+        running = self._running
+        job = None if running is None or not running[1].movable else running[2].job
+        if job is None:
+            return 0
+        if want > 0:
+            job.request_tasks(int(want), float(seconds))
+        return int(job.spill_tasks())
+
+    def give_tasks(self, max_records: int):
+        """Takes up to ``max_records`` tasks out of the spill stack of the unit
+        running here (the oldest, largest ones): that unit's job will not run
+        them. Returns ``(unit, data, starts)`` (:meth:`run_batch`'s records), or
+        None when nothing could be taken (no unit runs, or its job ended)."""
+        running = self._running
+        if running is None or not running[1].movable:
+            return None
+        unit, _, handle = running
+        job = handle.job
+        if job is None:
+            return None
+        data, starts = job.take_tasks(int(max_records))
+        if starts.size <= 1:
+            return None
+        return unit, data, starts
+
     def stop(self) -> None:
-        """Stops the range in progress (its part comes back marked stopped)."""
+        """Stops the unit in progress (its part comes back marked stopped)."""
         for token in list(self._stops):
             token.set()
 
