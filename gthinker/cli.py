@@ -83,7 +83,7 @@ def _given(args, names) -> dict:
 
 #: The scheduler's flags of `gthinker mce` (the other apps take threads and time budget).
 _MCE_RUN_FLAGS = ("threads", "time_budget", "early_split", "cpu_chunk", "cpu_task_batch",
-                  "spill_limit")
+                  "spill_limit", "progress_interval")
 #: The GPU worker's flags (their values travel to the app as ``gpu_options``).
 _GPU_WORKER_FLAGS = ("eta_per_warp", "buffer_bytes")
 #: Stealing flags, the same.
@@ -196,7 +196,6 @@ def _run_mce(args, stopper) -> int:
         chunk=options.pop("cpu_chunk", None),
         output=args.output,
         progress=None if args.quiet else _progress_printer("cliques"),
-        progress_interval=3.0,
         trace=args.trace,
         gpu_engine=args.gpu_engine,
         stop=stopper.token,
@@ -306,7 +305,7 @@ def _run_sm(args, stopper) -> int:
                        gpu_mode=args.gpu_mode, limit=args.limit, output=args.output,
                        **_given(args, ("threads", "time_budget")),
                        progress=None if args.quiet else _progress_printer("matches"),
-                       progress_interval=3.0, stop=stopper.token, **_gpu_options(args))
+                       stop=stopper.token, **_gpu_options(args))
         name = _query_name(q)
         out = {"query": name, **res.to_dict()}
         code = _interrupted(stopper, out)
@@ -392,7 +391,7 @@ def _run_count(args, stopper) -> int:
     res = count.count(graph, args.pattern, mode=args.mode,
                       **_given(args, ("threads", "time_budget")),
                       progress=None if args.quiet else _progress_printer("count"),
-                      progress_interval=3.0, stop=stopper.token)
+                      stop=stopper.token)
     out = res.to_dict()
     code = _interrupted(stopper, out)
     if args.json:

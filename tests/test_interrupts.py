@@ -73,11 +73,13 @@ def _signal_and_wait(proc, sig, delay):
 
 
 def _stop_mce_mid_run(path, sig, *extra):
-    """``gthinker mce PATH --json`` stopped by ``sig`` once it runs: (exit code,
-    stderr, the JSON result, seconds from the signal to the exit)."""
-    proc = _start(_cli("mce", str(path), "--mode", "cpu", "--threads", "2", "--json", *extra))
-    _wait_for(proc, "loaded")
-    out, err, took = _signal_and_wait(proc, sig, RNG.uniform(0.5, 1.5))
+    """``gthinker mce PATH --json`` stopped by ``sig`` once it runs (its first
+    progress line printed): (exit code, stderr, the JSON result, seconds from the
+    signal to the exit)."""
+    proc = _start(_cli("mce", str(path), "--mode", "cpu", "--threads", "2", "--json",
+                       "--progress-interval", "0.2", *extra))
+    _wait_for(proc, "tasks done=")
+    out, err, took = _signal_and_wait(proc, sig, RNG.uniform(0.1, 1.0))
     assert "Traceback" not in err
     return proc.returncode, err, json.loads(out), took
 
