@@ -125,30 +125,32 @@ def _clique(rbase, pglob, rl, depth):
     return out
 
 
-@gthinker.cache.jit("MCE functions", nogil=True, inline="always")  # ctx is big by value
-def _report(ctx, rbase, pglob, rl, depth, pb, pw):
-    """Reports the maximal clique R + rl[:depth + 1] + the vertices of bitset ``pb``
-    (if it has at least :func:`_min_size` vertices)."""
+@gthinker.cache.jit("MCE functions", nogil=True)
+def _emit(ctx, rbase, pglob, rl, depth, pb, pw):
+    """Writes the clique R + rl[:depth + 1] + the vertices of bitset ``pb`` to the
+    job's output."""
     extra = 0
     for t in range(pw):
         extra += popcount(pb[t])
     size = rbase.size + depth + 1 + extra
-    if size < _min_size(ctx):
-        return
+    out = np.empty(size, np.int32)
+    out[: size - extra] = _clique(rbase, pglob, rl, depth)
+    k = size - extra
+    for w in range(pw):
+        word = pb[w]
+        while word != 0:
+            out[k] = pglob[(w << 6) + lowest_bit(word)]
+            word &= word - 1
+            k += 1
+    ctx.emit(out)
+
+
+@gthinker.cache.jit("MCE functions", nogil=True)
+def _report(ctx, size):
+    """Counts one maximal clique of ``size`` vertices (at least :func:`_min_size`)."""
     ctx.count(0, 1)
     ctx.update_max(0, size)
     ctx.add_to_histogram(0, size)
-    if ctx.emitting():
-        out = np.empty(size, np.int32)
-        out[: size - extra] = _clique(rbase, pglob, rl, depth)
-        k = size - extra
-        for w in range(pw):
-            word = pb[w]
-            while word != 0:
-                out[k] = pglob[(w << 6) + lowest_bit(word)]
-                word &= word - 1
-                k += 1
-        ctx.emit(out)
 
 
 @gthinker.cache.jit("MCE functions", nogil=True)
@@ -204,17 +206,15 @@ def _spill(ctx, rbase, pglob, xglob, rl, depth, pc, xc, p, pw, kw):
 
 
 @gthinker.cache.jit("MCE functions", nogil=True)
-def _bron_kerbosch(ctx, rbase, pglob, xall):
-    """Enumerates the maximal cliques R + C, C a clique of P, with X as exclusions."""
-    indptr = ctx.indptr
-    indices = ctx.indices
-    min_size = _min_size(ctx)
+def _local_graph(indptr, indices, pglob, xall):
+    """The subtree's graph as bitset rows over P (bits ``0..p-1``) then X' (bits
+    ``p..``), X' being the vertices of X with a neighbour in P (the others never
+    block): ``ax[u]``, the whole row of P vertex u; ``axp[x - p]``, the P part of
+    X' vertex x. Returns ``(ax, axp, xglob)``, ``xglob`` the global ids of X'."""
     p = pglob.size
     nx = xall.size
     pw = (p + 63) >> 6
     pos = np.empty(max(p, nx), np.int32)
-
-    # X' = the vertices of X with a neighbour in P; the others never block.
     xmark = np.zeros(nx, np.uint8)
     for i in range(p):
         v = pglob[i]
@@ -231,10 +231,7 @@ def _bron_kerbosch(ctx, rbase, pglob, xall):
     for j in range(nx):
         if xmark[j]:
             xglob[xloc[j] - p] = xall[j]
-    k = p + q
-    kw = (k + 63) >> 6
-
-    # ax[u]: full neighbourhood row of P vertex u; axp[x - p]: P-part of X' vertex x.
+    kw = (p + q + 63) >> 6
     ax = np.zeros((p, kw), np.int64)
     axp = np.zeros((q, pw), np.int64)
     for i in range(p):
@@ -249,7 +246,24 @@ def _bron_kerbosch(ctx, rbase, pglob, xall):
             j = xloc[pos[t]]
             ax[i, j >> 6] |= 1 << (j & 63)
             axp[j - p, i >> 6] |= 1 << (i & 63)
+    return ax, axp, xglob
 
+
+@gthinker.cache.jit("MCE functions", nogil=True)
+def _bron_kerbosch(ctx, rbase, pglob, xall):
+    """Enumerates the maximal cliques R + C, C a clique of P, with X as exclusions.
+
+    The cliques are tallied in locals and the histogram row, and reach ``ctx``
+    once at the end: a call that takes ``ctx`` costs a reference count per array
+    in it, which per clique doubled the time of the whole search."""
+    min_size = _min_size(ctx)
+    emitting = ctx.emitting()
+    hist = ctx.histograms[0]
+    ax, axp, xglob = _local_graph(ctx.indptr, ctx.indices, pglob, xall)
+    p = pglob.size
+    k = p + xglob.size
+    pw = (p + 63) >> 6
+    kw = (k + 63) >> 6
     maxd = p + 1
     ps = np.zeros((maxd, pw), np.int64)
     xs = np.zeros((maxd, kw), np.int64)
@@ -261,13 +275,17 @@ def _bron_kerbosch(ctx, rbase, pglob, xall):
         xs[0, i >> 6] |= 1 << (i & 63)
     piv = _choose_pivot(ps[0], xs[0], ax, axp, p, pw, kw)
     if piv == _ONE_CLIQUE:
-        _report(ctx, rbase, pglob, rl, -1, ps[0], pw)
+        _report(ctx, rbase.size + p)
+        if emitting:
+            _emit(ctx, rbase, pglob, rl, -1, ps[0], pw)
     if piv < 0:  # settled
         return
     prow = ax[piv] if piv < p else axp[piv - p]
     for t in range(pw):
         cs[0, t] = ps[0, t] & ~prow[t]
 
+    found = 0
+    largest = 0
     depth = 0
     while depth >= 0:
         v = pop_lowest(cs[depth], pw)
@@ -289,25 +307,29 @@ def _bron_kerbosch(ctx, rbase, pglob, xall):
                 xempty = False
         ps[depth, v >> 6] &= ~(1 << (v & 63))
         xs[depth, v >> 6] |= 1 << (v & 63)
-        if rbase.size + depth + 1 + psize < min_size:  # no clique below is big enough
+        size = rbase.size + depth + 1 + psize  # of the largest clique below
+        if size < min_size:
             continue
-        if psize == 0:
-            if xempty:
-                _report(ctx, rbase, pglob, rl, depth, pc, pw)
-            continue
-        if ctx.timed_out():
+        if psize > 0 and ctx.timed_out():
             _spill(ctx, rbase, pglob, xglob, rl, depth, pc, xc, p, pw, kw)
             continue
-        piv = _choose_pivot(pc, xc, ax, axp, p, pw, kw)
-        if piv == _DOMINATED:
-            continue
-        if piv == _ONE_CLIQUE:
-            _report(ctx, rbase, pglob, rl, depth, pc, pw)
+        piv = _ONE_CLIQUE if psize == 0 and xempty else _DOMINATED
+        if psize > 0:
+            piv = _choose_pivot(pc, xc, ax, axp, p, pw, kw)
+        if piv == _ONE_CLIQUE:  # R + P is maximal
+            found += 1
+            largest = max(largest, size)
+            hist[size] += 1
+            if emitting:
+                _emit(ctx, rbase, pglob, rl, depth, pc, pw)
+        if piv < 0:
             continue
         depth += 1
         prow = ax[piv] if piv < p else axp[piv - p]
         for t in range(pw):
             cs[depth, t] = ps[depth, t] & ~prow[t]
+    ctx.count(0, found)
+    ctx.update_max(0, largest)
 
 
 class MaximalCliques(gthinker.Task):
@@ -355,9 +377,7 @@ def _compute_record(ctx, record):
         return
     if np_ == 0:
         if nx == 0:  # R itself is maximal
-            ctx.count(0, 1)
-            ctx.update_max(0, nr)
-            ctx.add_to_histogram(0, nr)
+            _report(ctx, nr)
             if ctx.emitting():
                 ctx.emit(rbase)
         return
