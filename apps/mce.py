@@ -9,7 +9,10 @@ block a clique of this subtree), so every set operation is a few word-wide ANDs.
 Choosing a pivot also settles a node without branching when a vertex of ``X``
 is adjacent to all of ``P`` (no clique below is maximal) or ``P`` is itself a
 clique (``R + P`` is the one maximal clique below), and drops from ``X`` the
-vertices with no neighbour left in ``P``.
+vertices with no neighbour left in ``P``. A node with at most three vertices in
+``P`` (nearly half of all nodes on social graphs) is settled without branching,
+by a few word-wide ANDs per maximal clique of ``G[P]`` (when counting; listing
+cliques takes the general loop).
 
 When a task runs past the time budget it stops recursing: every branch not yet
 taken, at every level of its search, becomes a task record ``(R + w, P & N(w),
@@ -205,6 +208,69 @@ def _spill(ctx, rbase, pglob, xglob, rl, depth, pc, xc, p, pw, kw):
     ctx.add_task(rec)
 
 
+@gthinker.cache.jit("MCE functions", nogil=True, inline="always")
+def _unblocked(xb, ra, rb, kw):
+    """True if no vertex of X is adjacent to both rows' vertices (to the one
+    vertex, with ``ra`` given twice)."""
+    for t in range(kw):
+        if xb[t] & ra[t] & rb[t] != 0:
+            return False
+    return True
+
+
+@gthinker.cache.jit("MCE functions", nogil=True, inline="always")
+def _tally(hist, size, ok, tally):
+    """``tally`` = (cliques, largest size, smallest size counted), with one clique
+    of ``size`` added if ``ok`` and it is big enough."""
+    found, largest, min_size = tally
+    if ok and size >= min_size:
+        hist[size] += 1
+        return found + 1, max(largest, size), min_size
+    return tally
+
+
+@gthinker.cache.jit("MCE functions", nogil=True)
+def _small_p(pb, xb, ax, pw, kw, base, hist, min_size):
+    """The node with ``|P| <= 3`` settled without branching: its maximal cliques
+    are R + C for each maximal clique C of G[P] (a triangle; else its edges and
+    its isolated vertices) that no vertex of X is adjacent to all of. ``base`` is
+    ``|R|``; sizes go into ``hist``, the cliques below ``min_size`` left out.
+    Returns (cliques found, the largest size)."""
+    a = b = c = -1
+    for w in range(pw):
+        word = pb[w]
+        while word != 0:
+            u = (w << 6) + lowest_bit(word)
+            word &= word - 1
+            if a < 0:
+                a = u
+            elif b < 0:
+                b = u
+            else:
+                c = u
+    t = (0, 0, min_size)
+    ra = ax[a]
+    rb = ax[b] if b >= 0 else ra
+    rc = ax[c] if c >= 0 else ra
+    ab = b >= 0 and (ra[b >> 6] >> (b & 63)) & 1 != 0
+    ac = c >= 0 and (ra[c >> 6] >> (c & 63)) & 1 != 0
+    bc = c >= 0 and (rb[c >> 6] >> (c & 63)) & 1 != 0
+    if ab and ac and bc:
+        free = True
+        for w in range(kw):
+            if xb[w] & ra[w] & rb[w] & rc[w] != 0:
+                free = False
+        t = _tally(hist, base + 3, free, t)
+    else:
+        t = _tally(hist, base + 2, ab and _unblocked(xb, ra, rb, kw), t)
+        t = _tally(hist, base + 2, ac and _unblocked(xb, ra, rc, kw), t)
+        t = _tally(hist, base + 2, bc and _unblocked(xb, rb, rc, kw), t)
+        t = _tally(hist, base + 1, not (ab or ac) and _unblocked(xb, ra, ra, kw), t)
+        t = _tally(hist, base + 1, b >= 0 and not (ab or bc) and _unblocked(xb, rb, rb, kw), t)
+        t = _tally(hist, base + 1, c >= 0 and not (ac or bc) and _unblocked(xb, rc, rc, kw), t)
+    return t[0], t[1]
+
+
 @gthinker.cache.jit("MCE functions", nogil=True)
 def _local_graph(indptr, indices, pglob, xall):
     """The subtree's graph as bitset rows over P (bits ``0..p-1``) then X' (bits
@@ -312,6 +378,11 @@ def _bron_kerbosch(ctx, rbase, pglob, xall):
             continue
         if psize > 0 and ctx.timed_out():
             _spill(ctx, rbase, pglob, xglob, rl, depth, pc, xc, p, pw, kw)
+            continue
+        if 0 < psize <= 3 and not emitting:
+            n, big = _small_p(pc, xc, ax, pw, kw, rbase.size + depth + 1, hist, min_size)
+            found += n
+            largest = max(largest, big)
             continue
         piv = _ONE_CLIQUE if psize == 0 and xempty else _DOMINATED
         if psize > 0:
