@@ -52,18 +52,24 @@ def _spawn(ctx, v):
 
 
 @gthinker.cache.jit("SM functions", nogil=True)
-def _raw(ctx, P, M, raw, rawlen, d):
+def _raw(indptr, indices, P, M, raw, rawlen, d):
     """raw[d] = the intersection of N(M[b]) over d's backward neighbours b: an
     earlier position's intersection (reuse) or the shortest list, intersected
-    with the rest straight into raw[d] (a copy only for a single list)."""
+    with the rest straight into raw[d] (a copy only for a single list).
+
+    Per-node helpers take the graph's arrays, not ``ctx``: a call that takes
+    ``ctx`` costs a reference count per array in it."""
     lo, hi = P[P[H_SRC_PTR] + d], P[P[H_SRC_PTR] + d + 1]
     r = P[P[H_REUSE] + d]
     first = -1
+    w = 0
     if r < 0:
         for s in range(lo, hi):
-            if first < 0 or ctx.degree(M[P[P[H_SRC] + s]]) < ctx.degree(M[P[P[H_SRC] + first]]):
+            v = M[P[P[H_SRC] + s]]
+            if first < 0 or indptr[v + 1] - indptr[v] < indptr[w + 1] - indptr[w]:
                 first = s
-        base = ctx.neighbors(M[P[P[H_SRC] + first]])
+                w = v
+        base = indices[indptr[w] : indptr[w + 1]]
         n = base.size
     else:
         base = raw[r]
@@ -71,10 +77,12 @@ def _raw(ctx, P, M, raw, rawlen, d):
     copied = False
     for s in range(lo, hi):
         if s != first:
+            v = M[P[P[H_SRC] + s]]
+            nb = indices[indptr[v] : indptr[v + 1]]
             if copied:
-                n = intersect(raw[d], n, ctx.neighbors(M[P[P[H_SRC] + s]]), raw[d])
+                n = intersect(raw[d], n, nb, raw[d])
             else:
-                n = intersect(base, n, ctx.neighbors(M[P[P[H_SRC] + s]]), raw[d])
+                n = intersect(base, n, nb, raw[d])
                 copied = True
     if not copied:
         raw[d, :n] = base[:n]
@@ -82,9 +90,9 @@ def _raw(ctx, P, M, raw, rawlen, d):
 
 
 @gthinker.cache.jit("SM functions", nogil=True)
-def _candidates(ctx, P, M, raw, rawlen, cand, candlen, d):
+def _candidates(indptr, indices, P, M, raw, rawlen, cand, candlen, d):
     """cand[d] = the vertices of raw[d] that may take position d (the planner's rule)."""
-    _raw(ctx, P, M, raw, rawlen, d)
+    _raw(indptr, indices, P, M, raw, rawlen, d)
     less_lo, less_hi, more_lo, more_hi = constraint_ranges_cpu(P, d)
     k = 0
     for i in range(rawlen[d]):
@@ -120,6 +128,9 @@ def search(ctx, rec, head):
     (``[k, M[0], ..., M[k-1]]``); ``rec[:head]`` is a tag that every record it
     hands to other workers keeps in front. Returns (matches, records handed out)."""
     P = ctx.params
+    indptr = ctx.indptr
+    indices = ctx.indices
+    claims = P[H_LIMITED] != 0 or ctx.emitting()
     k = rec[head]
     nq = P[H_NQ]
     M = np.empty(nq, np.int32)
@@ -133,8 +144,8 @@ def search(ctx, rec, head):
     candlen = np.zeros(nq, np.int64)
     idx = np.zeros(nq, np.int64)
     for d in range(1, k):  # intersections of the prefix, for reuse further down
-        _raw(ctx, P, M, raw, rawlen, d)
-    _candidates(ctx, P, M, raw, rawlen, cand, candlen, k)
+        _raw(indptr, indices, P, M, raw, rawlen, d)
+    _candidates(indptr, indices, P, M, raw, rawlen, cand, candlen, k)
     if k == nq - 1:
         return _leaves(ctx, P, M, cand[k], candlen[k], k), 0
     d = k
@@ -158,9 +169,11 @@ def search(ctx, rec, head):
         M[d] = cand[d, idx[d]]
         idx[d] += 1
         nd = d + 1
-        _candidates(ctx, P, M, raw, rawlen, cand, candlen, nd)
+        _candidates(indptr, indices, P, M, raw, rawlen, cand, candlen, nd)
         if nd == nq - 1:
-            got = _leaves(ctx, P, M, cand[nd], candlen[nd], nd)
+            got = candlen[nd]
+            if claims:  # the run has a limit, or lists its matches
+                got = _leaves(ctx, P, M, cand[nd], got, nd)
             found += got
             if got < candlen[nd]:  # the limit is reached: the job is stopping
                 break
