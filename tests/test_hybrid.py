@@ -95,7 +95,8 @@ def test_gpu_to_cpu_stealing_moves_h_to_s():
     # tau_c = -1 hands H batches to the CPU whenever S is below steal_bound.
     G = nx.gnp_random_graph(45, 0.3, seed=3)
     r = mce.run(G, mode="hybrid", threads=1, chunk=1,
-                gpu_engine="levels", gpu_options={"tau_c": -1, "buffer_bytes": 1500, "eta_per_warp": 2,
+                gpu_engine="levels",
+                gpu_options={"tau_c": -1, "buffer_bytes": 1500, "eta_per_warp": 2,
                              "steal_batch": 3, "give_back": False, "level_steal": False})
     s = r.stats["gpu"]
     assert s["to_host"] > 0 and s["tasks_to_cpu"] > 0 and s["steals_to_cpu"] > 0
@@ -105,7 +106,8 @@ def test_gpu_to_cpu_stealing_moves_h_to_s():
 
 def test_gpu_hands_back_unstarted_vertices():
     G = nx.gnp_random_graph(30, 0.3, seed=3)
-    r = mce.run(G, mode="hybrid", threads=1, chunk=1, gpu_engine="levels", gpu_options={"tau_c": -1})
+    r = mce.run(G, mode="hybrid", threads=1, chunk=1, gpu_engine="levels",
+                gpu_options={"tau_c": -1})
     assert r.stats["gpu"]["vertices_given_back"] > 0
     assert r.count == _cliques(G)
 
@@ -115,7 +117,8 @@ def test_gpu_hands_unread_level_records_to_idle_cpus():
     # workers can only get work from the unread ends of the GPU's levels.
     G = nx.compose(nx.gnp_random_graph(30, 0.3, seed=5), nx.complete_graph(8))
     r = mce.run(G, mode="hybrid", threads=2, chunk=1,
-                gpu_engine="levels", gpu_options={"tau_c": -1, "give_back": False, "steal_interval": 0})
+                gpu_engine="levels",
+                gpu_options={"tau_c": -1, "give_back": False, "steal_interval": 0})
     s = r.stats["gpu"]
     assert s["to_host"] == 0 and s["vertices_given_back"] == 0
     assert s["level_steals"] > 0 and s["level_tasks_to_cpu"] == s["tasks_to_cpu"] > 0
@@ -158,7 +161,8 @@ def test_level_steals_take_level_ends_lowest_level_first():
 def test_no_stealing_when_thresholds_forbid_it():
     G = nx.gnp_random_graph(30, 0.3, seed=4)
     r = mce.run(G, mode="hybrid", threads=1, chunk=1,
-                gpu_engine="levels", gpu_options={"tau_c": 1, "buffer_bytes": 1500, "eta_per_warp": 2})
+                gpu_engine="levels",
+                gpu_options={"tau_c": 1, "buffer_bytes": 1500, "eta_per_warp": 2})
     assert _moved(r)["tasks_to_cpu"] == 0 and _moved(r)["vertices_given_back"] == 0
     assert r.count == _cliques(G)
 
