@@ -10,13 +10,17 @@ node with empty P is a leaf and stands for ``C(q, k - h)`` k-cliques. Tasks
 only tally the leaves by ``(h, q)`` in a histogram; :func:`clique_counts`
 sums them in Python integers, exact past 2**64.
 
-Two shortcuts keep the walk short (facebook_combined: 2.0 billion tree nodes
-walked before, 1.2 billion after):
+Shortcuts keep the walk short (facebook_combined: 2.0 billion tree nodes walked
+without them, 1.2 billion with the first two, 0.6 billion with all four):
 
 - a node whose P is a clique is one leaf ``(h, q + |P|)`` (every vertex a pivot);
 - a node with at most three vertices in P is tallied from its clique
   polynomial: ``c_j`` j-cliques of G[P] add ``c_j`` to bin ``(h + j, q)`` (the
-  held vertices grow by j, the pivots stay).
+  held vertices grow by j, the pivots stay);
+- the universal vertices of P (adjacent to all the others) join the pivots at
+  once, ``(h, q + u, P - U)``: Pivoter would pick them as pivots one level each;
+- a P of at most ``_SMALL`` other vertices is tallied from its clique polynomial
+  too, its cliques listed (few: it has no universal vertex).
 
 Subtrees with at most 64 candidates run on one-word bitsets (each row of the
 local graph one int64): the whole walk is register and popcount work. A root
@@ -44,7 +48,7 @@ import math
 import numpy as np
 
 import gthinker
-from gthinker.bits import lowest_bit, pop_lowest, popcount
+from gthinker.bits import lowest_bit, pop_lowest, popcount, unowned
 
 from .local_graphs import local_graph, one_word_rows
 
@@ -52,16 +56,20 @@ __all__ = ["CliqueTree", "clique_counts"]
 
 #: Levels of a one-word walk: a subtree of 64 candidates is at most 64 deep.
 _DEPTH = 66
+#: A node with at most this many vertices in P besides its universal ones is tallied by
+#: listing the cliques of G[P] (:func:`_small`); facebook_combined, one thread: 4-6 are
+#: alike, 8 slower (larger P have too many cliques).
+_SMALL = 5
 
 
-@gthinker.cache.jit("counting functions", nogil=True)
+@gthinker.cache.jit("counting functions", nogil=True, inline="always")
 def _leaf(tally, width, h, q, n):
     """Adds ``n`` leaves ``(h, q)``. Always in range: h + q never exceeds the
     root's candidates plus one, at most the degeneracy plus one (< width)."""
     tally[h * width + q] += n
 
 
-@gthinker.cache.jit("counting functions", nogil=True)
+@gthinker.cache.jit("counting functions", nogil=True, inline="always")
 def _tiny(tally, width, rows, s, h, q):
     """Tallies the subtree ``(h, q, s)`` of at most three vertices from its clique
     polynomial; False (nothing tallied) for a larger ``s``."""
@@ -88,28 +96,6 @@ def _tiny(tally, width, rows, s, h, q):
 
 
 @gthinker.cache.jit("counting functions", nogil=True)
-def _pivot_word(rows, s):
-    """The vertex of ``s`` with the most neighbours in ``s``; -1 when ``s`` is a clique."""
-    size = popcount(s)
-    best = -1
-    best_count = -1
-    clique = True
-    w = s
-    while w != 0:
-        u = lowest_bit(w)
-        w &= w - 1
-        c = popcount(s & rows[u])
-        if c > best_count:
-            best_count = c
-            best = u
-        if c != size - 1:
-            clique = False
-            if best_count == size - 1:
-                return best  # no vertex can see more
-    return -1 if clique else best
-
-
-@gthinker.cache.jit("counting functions", nogil=True)
 def _spill_word(ctx, P, rows, ps, branch, hs, qs, piv, depth):
     """Every child not yet visited at levels 0..depth of a one-word walk becomes
     a task ``[h, q, P']`` (``P`` maps bits to vertices)."""
@@ -131,35 +117,108 @@ def _spill_word(ctx, P, rows, ps, branch, hs, qs, piv, depth):
             ctx.add_task(task)
 
 
+@gthinker.cache.jit("counting functions", nogil=True, inline="always")
+def _scan(rows, s, m):
+    """The universal vertices of ``s`` (``m`` of them; adjacent to all the others) as a
+    bitset, and the vertex with the most neighbours in ``s`` among the rest (-1 if none)."""
+    universal = 0
+    best = -1
+    best_count = -1
+    w = s
+    while w != 0:
+        u = lowest_bit(w)
+        w &= w - 1
+        c = popcount(s & rows[u])
+        if c == m - 1:
+            universal |= 1 << u
+        elif c > best_count:
+            best_count = c
+            best = u
+    return universal, best
+
+
+@gthinker.cache.jit("counting functions", nogil=True, inline="always")
+def _small(tally, width, rows, s, h, q, stack, sizes):
+    """Tallies the subtree ``(h, q, s)`` of at most ``_SMALL`` vertices from its clique
+    polynomial: every clique of G[s] listed once from its lowest vertex (``stack`` and
+    ``sizes``: scratch of ``_SMALL + 2`` words), ``c_j`` j-cliques added to ``(h + j, q)``."""
+    _leaf(tally, width, h, q, 1)
+    _leaf(tally, width, h + 1, q, popcount(s))
+    for j in range(_SMALL + 2):
+        sizes[j] = 0
+    w = s
+    while w != 0:
+        x = lowest_bit(w)
+        w &= w - 1
+        stack[0] = w & rows[x]  # the later neighbours of x
+        d = 0
+        while d >= 0:
+            r = stack[d]
+            if r == 0:
+                d -= 1
+                continue
+            y = lowest_bit(r)
+            stack[d] = r & (r - 1)
+            sizes[d + 2] += 1
+            if stack[d] & rows[y] != 0:
+                stack[d + 1] = stack[d] & rows[y]
+                d += 1
+    for j in range(2, _SMALL + 1):
+        if sizes[j] != 0:
+            _leaf(tally, width, h + j, q, sizes[j])
+
+
+@gthinker.cache.jit("counting functions", nogil=True, inline="always")
+def _settle(tally, width, rows, s, h, q, scratch, sizes):
+    """Tallies the node ``(h, q, s)`` when it needs no walk below it and returns
+    ``(-1, 0, 0)``; else moves its universal vertices to the pivots and returns
+    ``(pivot, s, q)`` of the node to branch on."""
+    m = popcount(s)
+    if m == 0:
+        _leaf(tally, width, h, q, 1)
+        return -1, 0, 0
+    if _tiny(tally, width, rows, s, h, q):
+        return -1, 0, 0
+    universal, p = _scan(rows, s, m)
+    if universal == s:  # a clique
+        _leaf(tally, width, h, q + m, 1)
+        return -1, 0, 0
+    s &= ~universal
+    q += popcount(universal)
+    if m - popcount(universal) <= _SMALL:
+        _small(tally, width, rows, s, h, q, scratch, sizes)
+        return -1, 0, 0
+    return p, s, q
+
+
 @gthinker.cache.jit("counting functions", nogil=True)
-def _tree_word(ctx, P, rows, s0, h0, q0):
-    """Walks the subtree ``(h0, q0, s0)`` on one-word rows (bit i = ``P[i]``)."""
+def _tree_word(ctx, P, rows, s0, h0, q0, scratch):
+    """Walks the subtree ``(h0, q0, s0)`` on one-word rows (bit i = ``P[i]``). Universal
+    vertices of a node's P join its pivots at once (Pivoter takes them one level
+    each), and a P of at most ``_SMALL`` other vertices is tallied by :func:`_small`
+    (``scratch``: ``2 * _SMALL + 4`` words for it)."""
     tally = ctx.histograms[0]
     width = ctx.params[0]
-    # The root takes the same step as every child in the loop below. Written out
-    # twice on purpose: one shared helper made the walk 24% slower (inlined) or
-    # 50% slower (called) on facebook_combined, one thread.
-    if s0 == 0:
-        _leaf(tally, width, h0, q0, 1)
-        return
-    if _tiny(tally, width, rows, s0, h0, q0):
-        return
-    p = _pivot_word(rows, s0)
-    if p < 0:
-        _leaf(tally, width, h0, q0 + popcount(s0), 1)
-        return
+    rows = unowned(rows)  # the helpers inlined below take it at every node
+    scratch = unowned(scratch)
+    sizes = scratch[_SMALL + 2 :]
     ps = np.empty(_DEPTH, np.int64)
     branch = np.empty(_DEPTH, np.int64)
     hs = np.empty(_DEPTH, np.int64)
     qs = np.empty(_DEPTH, np.int64)
     piv = np.empty(_DEPTH, np.int64)
-    ps[0], branch[0], hs[0], qs[0], piv[0] = s0, s0 & ~rows[p], h0, q0, p
-    d = 0
-    while d >= 0:
-        b = branch[d]
-        if b == 0:
+    d = -1
+    s, h, q = s0, h0, q0
+    while True:
+        p, s, q = _settle(tally, width, rows, s, h, q, scratch, sizes)
+        if p >= 0:
+            d += 1
+            ps[d], branch[d], hs[d], qs[d], piv[d] = s, s & ~rows[p], h, q, p
+        while d >= 0 and branch[d] == 0:
             d -= 1
-            continue
+        if d < 0:
+            return
+        b = branch[d]
         x = lowest_bit(b)
         if ctx.timed_out():
             _spill_word(ctx, P, rows, ps, branch, hs, qs, piv, d)
@@ -169,22 +228,12 @@ def _tree_word(ctx, P, rows, s0, h0, q0):
         q = qs[d] + (1 if x == piv[d] else 0)
         s = ps[d] & rows[x]
         ps[d] &= ~(1 << x)
-        if s == 0:
-            _leaf(tally, width, h, q, 1)
-            continue
-        if _tiny(tally, width, rows, s, h, q):
-            continue
-        p = _pivot_word(rows, s)
-        if p < 0:
-            _leaf(tally, width, h, q + popcount(s), 1)
-            continue
-        d += 1
-        ps[d], branch[d], hs[d], qs[d], piv[d] = s, s & ~rows[p], h, q, p
 
 
 @gthinker.cache.jit("counting functions", nogil=True)
 def _pivot(rows, s, words):
-    """:func:`_pivot_word` on multi-word rows."""
+    """The vertex of ``s`` with the most neighbours in ``s``; -1 when ``s`` is a clique
+    (multi-word rows)."""
     size = 0
     for t in range(words):
         size += popcount(s[t])
@@ -251,6 +300,7 @@ def _tree_words(ctx, P, rows, h0, q0):
     piv = np.empty(c + 1, np.int64)
     small_rows = np.empty(64, np.int64)
     small_P = np.empty(64, np.int32)
+    scratch = np.empty(2 * _SMALL + 4, np.int64)
     for i in range(c):
         ps[0, i >> 6] |= 1 << (i & 63)
     piv[0] = _pivot(rows, ps[0], words)
@@ -281,7 +331,7 @@ def _tree_words(ctx, P, rows, h0, q0):
         if size <= 64:
             m = one_word_rows(rows, ps[d + 1], P, small_rows, small_P)
             full = -1 if m == 64 else (1 << m) - 1
-            _tree_word(ctx, small_P[:m], small_rows[:m], full, h, q)
+            _tree_word(ctx, small_P[:m], small_rows[:m], full, h, q, scratch)
             continue
         p = _pivot(rows, ps[d + 1], words)
         if p < 0:
@@ -316,7 +366,8 @@ def _compute_tree(ctx, rec):
     if c > 64:
         _tree_words(ctx, P, rows, h, q)
     else:
-        _tree_word(ctx, P, rows.reshape(c), -1 if c == 64 else (1 << c) - 1, h, q)
+        _tree_word(ctx, P, rows.reshape(c), -1 if c == 64 else (1 << c) - 1, h, q,
+                   np.empty(2 * _SMALL + 4, np.int64))
 
 
 class CliqueTree(gthinker.Task):

@@ -10,9 +10,10 @@ Numba has no builtin for them, so they are LLVM intrinsics. Use int64 words
 """
 
 from numba import types
+from numba.core import cgutils
 from numba.extending import intrinsic, register_jitable
 
-__all__ = ["popcount", "lowest_bit", "pop_lowest"]
+__all__ = ["popcount", "lowest_bit", "pop_lowest", "unowned"]
 
 
 @intrinsic
@@ -51,3 +52,23 @@ def pop_lowest(words, n):
             words[w] = word & (word - 1)
             return (w << 6) + lowest_bit(word)
     return -1
+
+
+@intrinsic
+def unowned(typingctx, array):
+    """A view of ``array`` without its reference count, valid while ``array`` lives
+    (e.g. an argument, for the rest of the call). Numba increments and decrements an
+    array's count, atomically, wherever a helper that takes it is inlined; in a walk
+    that does so at every node that cost 40% of the time (Pivoter on facebook_combined).
+    The arrays of a task's ``ctx`` have no count already."""
+    if not isinstance(array, types.Array):
+        return None
+
+    def codegen(context, builder, signature, args):
+        src = context.make_array(array)(context, builder, value=args[0])
+        view = context.make_array(array)(context, builder, value=args[0])
+        view.meminfo = cgutils.get_null_value(src.meminfo.type)
+        view.parent = cgutils.get_null_value(src.parent.type)
+        return view._getvalue()
+
+    return array(array), codegen
