@@ -8,7 +8,9 @@ first vertex, with no symmetry checks [1]_ [2]_. A task is a prefix clique
 prefix. Two vertices short of a k-clique the task counts edges among the
 candidates by intersection sizes; further out it turns the candidates into a
 small local graph of bitsets and searches it, counting the last level by
-popcounts. Nothing of the last level is ever listed.
+popcounts. Nothing of the last level is ever listed. Triangles on the CPU are
+counted at their middle vertex instead (:class:`MiddleTriangles`: the sum of
+C(out-degree, 2) lookups, not in-degree times out-degree).
 
 ``pattern="cliques"`` counts the k-cliques for every k at once without listing
 them: Pivoter's succinct clique tree (:mod:`gthinker.apps.pivoter`).
@@ -19,8 +21,8 @@ with ``unique=True``).
 
 Task records (int32): cliques ``[-1 - lo, hi]`` (the cliques whose first
 vertex is in ``[lo, hi)``; triangles look their vertices' out-neighbours up in
-a mark array kept for the whole range) or ``[v0, ..., vj]`` (a prefix
-clique).
+a mark array kept for the whole range; for :class:`MiddleTriangles`, middle
+vertices of :class:`MiddleGraph`) or ``[v0, ..., vj]`` (a prefix clique).
 
 References
 ----------
@@ -47,17 +49,19 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import carray, types
 
 import gthinker
 from gthinker.bits import lowest_bit, pop_lowest, popcount
 from gthinker.setops import intersect, intersect_size
+from gthinker.task import pointer_intrinsic
 
 from . import sm
 from .local_graphs import local_graph
 from .pivoter import CliqueTree, clique_counts
 
-__all__ = ["CliqueCount", "CliqueTree", "CountResult", "VertexTriangles", "count", "oriented",
-           "clique_size"]
+__all__ = ["CliqueCount", "CliqueTree", "CountResult", "MiddleGraph", "MiddleTriangles",
+           "VertexTriangles", "count", "oriented", "middle_graph", "work_ranges", "clique_size"]
 
 _CLIQUE = re.compile(r"^(\d+)-clique$")
 
@@ -103,10 +107,16 @@ def oriented(graph: gthinker.Graph) -> gthinker.Graph:
     return graph.derived("count.oriented", _oriented)
 
 
-def _oriented(graph):
+def _degeneracy_rank(graph):
+    """The degeneracy order and each vertex's place in it (int32)."""
     order, _ = graph.degeneracy_order()
     rank = np.empty(graph.num_vertices, np.int32)
     rank[order] = np.arange(graph.num_vertices, dtype=np.int32)
+    return order, rank
+
+
+def _oriented(graph):
+    _, rank = _degeneracy_rank(graph)
     out_ptr, out = _orient(graph.indptr, graph.indices, rank)
     return gthinker.Graph(out_ptr, out, ids=graph.ids, report=graph.report)
 
@@ -237,20 +247,28 @@ def _count_cliques(ctx, rec):
     return _cliques_in(ctx, rec, buf[:n], r)
 
 
+@gthinker.cache.jit("counting functions", nogil=True, inline="always")
+def _marked(mark, row):
+    """How many ids of ``row`` are marked. Indexed as uint32 (no check for negative
+    indices) and summed in int32: 1.3x faster than plain indexing (R-MAT 18, one thread)."""
+    t = np.int32(0)
+    for j in range(row.size):
+        t += np.int32(mark[np.uint32(row[j])])
+    return t
+
+
 @gthinker.cache.jit("counting functions", nogil=True)
 def _triangles_at(ctx, v, mark):
     """Triangles with first vertex ``v``: the out-neighbours of each out-neighbour
     looked up in a mark array (no merge: one load per list element)."""
     nb = ctx.neighbors(v)
     for i in range(nb.size):
-        mark[nb[i]] = 1
+        mark[np.uint32(nb[i])] = 1
     total = 0
     for i in range(nb.size):
-        row = ctx.neighbors(nb[i])
-        for j in range(row.size):
-            total += mark[row[j]]
+        total += _marked(mark, ctx.neighbors(nb[i]))
     for i in range(nb.size):
-        mark[nb[i]] = 0
+        mark[np.uint32(nb[i])] = 0
     return total
 
 
@@ -305,6 +323,144 @@ class CliqueCount(gthinker.Task):
             ctx.count(0, _count_range(ctx, -1 - record[0], record[1]))
         else:
             ctx.count(0, _count_cliques(ctx, record))
+
+
+# ---- triangles on the CPU: each at its middle vertex -----------------------------------
+
+
+@dataclass
+class MiddleGraph:
+    """The oriented graph renumbered by degeneracy rank (vertex ``r`` is the r-th of the
+    order; rows sorted, so a row's suffix after ``u`` holds its out-neighbours past
+    ``u``) with its in-rows: ``in_src[k]``, the ``k``-th in-neighbour ``v`` (``k`` in
+    ``in_ptr[u]:in_ptr[u + 1]``), and ``in_off[k]``, where ``v``'s row goes on after
+    ``u``. ``work``: cumulative probes up to each vertex (for even ranges)."""
+
+    dag: gthinker.Graph
+    in_ptr: np.ndarray
+    in_src: np.ndarray
+    in_off: np.ndarray
+    work: np.ndarray
+
+    def params(self) -> list[int]:
+        return [self.in_ptr.ctypes.data, self.in_src.ctypes.data, self.in_off.ctypes.data,
+                self.dag.num_vertices, self.in_src.size]
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _orient_ranked(indptr, indices, rank):
+    """:func:`_orient` with vertex ``v`` renumbered ``rank[v]``, rows sorted."""
+    n = indptr.size - 1
+    out_ptr = np.zeros(n + 1, np.int64)
+    for v in range(n):
+        c = 0
+        for i in range(indptr[v], indptr[v + 1]):
+            c += rank[indices[i]] > rank[v]
+        out_ptr[rank[v] + 1] = c
+    for r in range(n):
+        out_ptr[r + 1] += out_ptr[r]
+    out = np.empty(out_ptr[n], np.int32)
+    for v in range(n):
+        a = k = out_ptr[rank[v]]
+        for i in range(indptr[v], indptr[v + 1]):
+            if rank[indices[i]] > rank[v]:
+                out[k] = rank[indices[i]]
+                k += 1
+        out[a:k].sort()
+    return out_ptr, out
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _in_rows(out_ptr, out):
+    """The in-rows of an oriented CSR (see :class:`MiddleGraph`) and the cumulative work."""
+    n = out_ptr.size - 1
+    in_ptr = np.zeros(n + 1, np.int64)
+    for j in range(out.size):
+        in_ptr[out[j] + 1] += 1
+    for u in range(n):
+        in_ptr[u + 1] += in_ptr[u]
+    in_src = np.empty(out.size, np.int32)
+    in_off = np.empty(out.size, np.int32)
+    fill = in_ptr[:-1].copy()
+    work = np.zeros(n + 1, np.int64)
+    for v in range(n):
+        for j in range(out_ptr[v], out_ptr[v + 1]):
+            u = out[j]
+            k = fill[u]
+            fill[u] = k + 1
+            in_src[k] = v
+            in_off[k] = j + 1 - out_ptr[v]
+            work[u + 1] += out_ptr[v + 1] - j  # the probes of v's suffix, and one
+    for u in range(n):
+        work[u + 1] += work[u] + out_ptr[u + 1] - out_ptr[u] + 1
+    return in_ptr, in_src, in_off, work
+
+
+def middle_graph(graph: gthinker.Graph) -> MiddleGraph:
+    """The :class:`MiddleGraph` of ``graph``, kept with it (:meth:`gthinker.Graph.derived`)."""
+    return graph.derived("count.middle", _middle_graph)
+
+
+def _middle_graph(graph):
+    order, rank = _degeneracy_rank(graph)
+    out_ptr, out = _orient_ranked(graph.indptr, graph.indices, rank)
+    dag = gthinker.Graph(out_ptr, out, ids=graph.ids[order], report=graph.report)
+    return MiddleGraph(dag, *_in_rows(dag.indptr, dag.indices))
+
+
+_i64_pointer = pointer_intrinsic(types.int64)
+_i32_pointer = pointer_intrinsic(types.int32)
+
+
+@gthinker.cache.jit("counting functions", nogil=True, inline="always")
+def _middle_triangles(indptr, indices, in_ptr, in_src, in_off, u, mark):
+    """The triangles ``v < u < w`` (``v -> u``, ``v -> w``, ``u -> w``) at their
+    middle vertex ``u``: the out-neighbours of ``u`` marked, then each in-neighbour
+    ``v``'s row past ``u`` looked up in the marks."""
+    nb = indices[indptr[u] : indptr[u + 1]]
+    for i in range(nb.size):
+        mark[np.uint32(nb[i])] = 1
+    total = 0
+    for k in range(in_ptr[u], in_ptr[u + 1]):
+        v = in_src[k]
+        total += _marked(mark, indices[indptr[v] + in_off[k] : indptr[v + 1]])
+    for i in range(nb.size):
+        mark[np.uint32(nb[i])] = 0
+    return total
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _middle_range(ctx, lo, hi):
+    """The triangles whose middle vertex is in [lo, hi) (see :class:`MiddleGraph`;
+    the in-rows' addresses are in ``ctx.params``)."""
+    P = ctx.params
+    n, m = P[3], P[4]
+    in_ptr = carray(_i64_pointer(P[0]), n + 1)
+    in_src = carray(_i32_pointer(P[1]), m)
+    in_off = carray(_i32_pointer(P[2]), m)
+    indptr, indices = ctx.indptr, ctx.indices
+    mark = np.zeros(n, np.uint8)
+    total = 0
+    for u in range(lo, hi):
+        if ctx.timed_out():
+            _spill_rest(ctx, u, hi)
+            break
+        if in_ptr[u] < in_ptr[u + 1] and indptr[u] < indptr[u + 1]:
+            total += _middle_triangles(indptr, indices, in_ptr, in_src, in_off, u, mark)
+    return total
+
+
+class MiddleTriangles(gthinker.Task):
+    """Counts the triangles of a :class:`MiddleGraph` (the run's graph is its ``dag``,
+    ``params`` its :meth:`MiddleGraph.params`), each at its middle vertex: 3.3x fewer
+    lookups than from the first vertex on R-MAT graphs (sum of C(out-degree, 2)
+    against sum of in-degree times out-degree). Records: ranges ``[-1 - lo, hi]``."""
+
+    counters = ("cliques",)
+
+    @staticmethod
+    def compute(ctx, record):
+        ctx.count(0, _middle_range(ctx, -1 - record[0], record[1]))
 
 
 # ---- triangles at every vertex ---------------------------------------------------------
@@ -364,8 +520,16 @@ def vertex_ranges(dag: gthinker.Graph, parts: int,
     those of ``within``), of alike estimated work (out-degree squared), in the
     flat form of :func:`gthinker.run`'s ``records``."""
     lo, hi = (0, dag.num_vertices) if within is None else (within.start, within.stop)
-    work = np.cumsum(np.diff(dag.indptr[lo : hi + 1]) ** 2 + 1)
-    cuts = lo + np.searchsorted(work, np.linspace(0, work[-1], parts + 1)[1:-1]) if hi > lo else []
+    work = np.concatenate([[0], np.cumsum(np.diff(dag.indptr[lo : hi + 1]) ** 2 + 1)])
+    return work_ranges(work, parts, lo)
+
+
+def work_ranges(work: np.ndarray, parts: int, lo: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """About ``parts`` range records ``[-1 - a, b]`` of alike work, from the cumulative
+    work ``work`` (``work[i]``: before vertex ``lo + i``; ``work[0] = 0``)."""
+    hi = lo + work.size - 1
+    cuts = lo + np.searchsorted(work[1:], np.linspace(0, work[-1], parts + 1)[1:-1]) \
+        if hi > lo else []
     bounds = np.unique(np.concatenate([[lo], cuts, [hi]])).astype(np.int64)
     data = np.empty((bounds.size - 1, 2), np.int32)
     data[:, 0] = -1 - bounds[:-1]
@@ -456,6 +620,8 @@ def count(graph, pattern: str = "triangle", mode: str = "auto", threads: int | N
         return _by_matching(graph, pattern, name, mode, threads, time_budget, progress, options)
     mode, why = gthinker.gpu.resolve_mode(mode, auto="gpu",
                                           cpu_because=gthinker.gpu.small_graph(graph))
+    if k == 3 and mode == "cpu" and "vertices" not in options:
+        return _middle(graph, name, why, threads, time_budget, progress, options)
     t0 = time.perf_counter()
     dag = oriented(graph)
     prepare = time.perf_counter() - t0
@@ -516,6 +682,21 @@ def _on_gpu(name, dag, k, why, prepare, options):
     return CountResult(name, total, time.perf_counter() - t0, "gpu", 0, "cliques (oriented)",
                        prepare_seconds=prepare, compile_seconds=compile_seconds,
                        mode_reason=why, stats={"gpu": stats})
+
+
+def _middle(graph, name, why, threads, time_budget, progress, options):
+    """Triangles on the CPU, each at its middle vertex (:class:`MiddleTriangles`)."""
+    t0 = time.perf_counter()
+    mg = middle_graph(graph)
+    prepare = time.perf_counter() - t0
+    threads = threads or gthinker.default_threads()
+    options.setdefault("cpu_task_batch", 1)
+    res = gthinker.run(MiddleTriangles, mg.dag, mode="cpu", threads=threads,
+                       time_budget=time_budget, params=mg.params(), vertices=[],
+                       records=work_ranges(mg.work, 16 * threads), progress=progress, **options)
+    return CountResult(name, res.counters["cliques"], res.seconds, "cpu", res.threads,
+                       "cliques (oriented)", prepare_seconds=prepare,
+                       compile_seconds=res.compile_seconds, mode_reason=why, stats=res.stats)
 
 
 def _run_cliques(dag, k, mode, threads, time_budget, progress, options):

@@ -150,3 +150,75 @@ def test_cli_count_json(tmp_path, capsys):
     got = json.loads(capsys.readouterr().out)["counts"]
     assert {int(k): v for k, v in got.items()} == ref
     assert main(["count", str(path), "no-such-pattern", "-q"]) == 2
+
+
+def test_triangles_at_the_middle_vertex_match_networkx_on_skewed_graphs():
+    # R-MAT: hubs with thousands of in-neighbours; budget 1e-5 splits nearly every range.
+    g = gthinker.generate.rmat(10, edge_factor=12, seed=3)
+    G = g.to_networkx()
+    ref = sum(nx.triangles(G).values()) // 3
+    for budget in (0.1, 1e-5):
+        res = count.count(g, "triangle", mode="cpu", threads=2, time_budget=budget)
+        assert res.count == ref and res.mode == "cpu", budget
+    # ranges of first vertices (the cluster's split) take the first-vertex path and add up
+    n = g.num_vertices
+    parts = [count.count(g, "triangle", mode="cpu", threads=2, vertices=range(a, min(a + 300, n)))
+             for a in range(0, n, 300)]
+    assert sum(p.count for p in parts) == ref
+
+
+def test_middle_graph_in_rows_reverse_the_out_rows():
+    g = gthinker.Graph.from_networkx(nx.powerlaw_cluster_graph(120, 5, 0.5, seed=2))
+    mg = count.middle_graph(g)
+    dag = mg.dag
+    out = {(v, int(u)) for v in range(dag.num_vertices)
+           for u in dag.indices[dag.indptr[v]:dag.indptr[v + 1]]}
+    assert all(u > v for v, u in out) and len(out) == g.num_edges
+    ins = set()
+    for u in range(dag.num_vertices):
+        for k in range(mg.in_ptr[u], mg.in_ptr[u + 1]):
+            v, off = int(mg.in_src[k]), int(mg.in_off[k])
+            assert dag.indices[dag.indptr[v] + off - 1] == u  # v's row goes on after u
+            ins.add((v, u))
+    assert ins == out
+    assert np.all(np.diff(mg.work) > 0)
+    # the renumbered graph is the same graph: original ids map its edges back
+    back = {frozenset((int(dag.ids[v]), int(dag.ids[u]))) for v, u in out}
+    assert back == {frozenset((int(g.ids[a]), int(g.ids[b]))) for a, b in g.edge_array().tolist()}
+
+
+@pytest.mark.parametrize("name", ["cocktail", "join", "near-cliques"])
+def test_every_clique_size_where_pivots_are_universal_or_p_is_small(name):
+    # Graphs whose pivot-tree nodes have universal vertices (joined to everything) and
+    # small remainders: the shortcuts of the one-word walk (universal vertices moved to
+    # the pivots at once, small P tallied by listing its cliques).
+    if name == "cocktail":  # K_{2,2,...,2}: every vertex misses one other
+        G = nx.complement(nx.Graph([(2 * i, 2 * i + 1) for i in range(11)]))
+    elif name == "join":  # a 6-clique joined to a sparse random graph
+        G = nx.complement(nx.disjoint_union(nx.empty_graph(6),
+                                            nx.complement(nx.gnp_random_graph(30, 0.2, seed=1))))
+    else:  # cliques of 8-12 vertices, each missing a few edges, sharing vertices
+        rng = np.random.default_rng(4)
+        G = nx.Graph()
+        for _ in range(12):
+            nodes = rng.choice(60, size=rng.integers(8, 13), replace=False).tolist()
+            G.add_edges_from(e for e in itertools.combinations(nodes, 2) if rng.random() > 0.08)
+    ref = _clique_sizes(G)
+    for budget in (0.1, 1e-5):
+        res = count.count(G, "cliques", mode="cpu", threads=2, time_budget=budget)
+        assert res.counts == ref, budget
+
+
+def test_unowned_views_share_the_array():
+    from numba import njit
+
+    from gthinker.bits import unowned
+
+    @njit
+    def f(a):
+        b = unowned(a)
+        b[0] = 7
+        return b[1:3].sum() + unowned(a.reshape(2, 5))[1, 1]
+
+    a = np.arange(10)
+    assert f(a) == 1 + 2 + 6 and a[0] == 7
