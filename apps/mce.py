@@ -53,7 +53,7 @@ from typing import NamedTuple
 import numpy as np
 
 import gthinker
-from gthinker.bits import lowest_bit, pop_lowest, popcount
+from gthinker.bits import lowest_bit, pop_lowest, popcount, unowned
 from gthinker.setops import intersect_positions
 
 __all__ = ["CliqueBatch", "MaximalCliques", "MCEResult", "internal_ids", "iter_clique_batches",
@@ -322,9 +322,6 @@ def _bron_kerbosch(ctx, rbase, pglob, xall):
     The cliques are tallied in locals and the histogram row, and reach ``ctx``
     once at the end: a call that takes ``ctx`` costs a reference count per array
     in it, which per clique doubled the time of the whole search."""
-    min_size = _min_size(ctx)
-    emitting = ctx.emitting()
-    hist = ctx.histograms[0]
     ax, axp, xglob = _local_graph(ctx.indptr, ctx.indices, pglob, xall)
     p = pglob.size
     k = p + xglob.size
@@ -339,6 +336,26 @@ def _bron_kerbosch(ctx, rbase, pglob, xall):
         ps[0, i >> 6] |= 1 << (i & 63)
     for i in range(p, k):
         xs[0, i >> 6] |= 1 << (i & 63)
+    _walk(ctx, rbase, pglob, xglob, ax, axp, ps, xs, cs, rl)
+
+
+@gthinker.cache.jit("MCE functions", nogil=True)
+def _walk(ctx, rbase, pglob, xglob, ax, axp, ps, xs, cs, rl):
+    """The search of :func:`_bron_kerbosch` from its root node (``ps[0]``, ``xs[0]``).
+    Works on views of the arrays without reference counts (the caller holds them):
+    Numba counts a view's references, atomically, at every row taken."""
+    ax = unowned(ax)
+    axp = unowned(axp)
+    ps = unowned(ps)
+    xs = unowned(xs)
+    cs = unowned(cs)
+    rl = unowned(rl)
+    min_size = _min_size(ctx)
+    emitting = ctx.emitting()
+    hist = ctx.histograms[0]
+    p = pglob.size
+    pw = ps.shape[1]
+    kw = xs.shape[1]
     piv = _choose_pivot(ps[0], xs[0], ax, axp, p, pw, kw)
     if piv == _ONE_CLIQUE:
         _report(ctx, rbase.size + p)
