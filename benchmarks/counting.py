@@ -4,7 +4,9 @@ For every graph and pattern: ``gthinker.apps.count.count`` in each mode, run
 ``--repeat`` times in this process after one run that may compile (warm time:
 the counting, without loading, orienting or compiling; ``prepare`` is the
 orientation); one whole ``gthinker count ... --json -q`` process (load +
-orient + count + start-up, compile cache warm); and, with ``--g2miner DIR``,
+orient + count + start-up, compile cache warm); the process's CPU time of each warm
+run (``cpu_seconds_min``: with ``--threads 1``, the per-thread cost, which a busy host
+disturbs less than the wall time); and, with ``--g2miner DIR``,
 G2Miner's binaries (benchmarks/peers/g2miner.sh) on the same graph in the same
 call: its kernel time ("runtime [...] = ...") and whole-process time. Counts
 are compared; a mismatch is reported and makes the exit status 1.
@@ -35,11 +37,16 @@ G2M = HERE / "peers" / "g2miner.sh"
 
 def _gthinker_warm(graph, pattern, mode, threads, repeat):
     first = count.count(graph, pattern, mode=mode, threads=threads)
-    runs = [count.count(graph, pattern, mode=mode, threads=threads) for _ in range(repeat)]
+    runs, cpu = [], []
+    for _ in range(repeat):
+        c0 = time.process_time()  # every thread of this process: per-thread cost on a busy host
+        runs.append(count.count(graph, pattern, mode=mode, threads=threads))
+        cpu.append(time.process_time() - c0)
     secs = sorted(r.seconds for r in runs)
     assert all(r.count == first.count for r in runs), "counts differ between runs"
     kernel = [r.stats["gpu"]["kernel_seconds"] for r in runs if "gpu" in r.stats]
     return {"count": first.count, "counts": first.counts, "warm_min": secs[0],
+            "cpu_seconds_min": min(cpu), "cpu_seconds_median": statistics.median(cpu),
             "gpu_kernel_min": min(kernel) if kernel else None,
             "warm_median": statistics.median(secs), "prepare": runs[0].prepare_seconds,
             "first_run_compile": first.compile_seconds, "mode": runs[0].mode,
@@ -132,7 +139,7 @@ def _write(a, rows):
 def _line(r):
     peer = r.get("g2miner") or {}
     return (f"{r['graph']} {r['pattern']} {r['mode']}: {r['count']:,} warm {r['warm_min']*1e3:.2f}"
-            f" / {r['warm_median']*1e3:.2f} ms"
+            f" / {r['warm_median']*1e3:.2f} ms (CPU time {r['cpu_seconds_min']:.3f} s)"
             + (f" (kernels {r['gpu_kernel_min']*1e3:.3f} ms)" if r.get("gpu_kernel_min") else "")
             + f", prepare {r['prepare']*1e3:.1f} ms"
             + (f", process {r['process']:.2f} s" if "process" in r else "")
