@@ -683,17 +683,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if getattr(args, "quiet", False):
-        from . import cache
-
-        cache.set_quiet(True)
     # SIGINT / SIGTERM stop a running job (its partial result is printed,
-    # marked); elsewhere they end the program at once with 130 / 143.
+    # marked); elsewhere, from here on, they end the program at once with 130 / 143.
     stopper = SignalStop()
     try:
         with stopper:
+            args = build_parser().parse_args(argv)
+            if getattr(args, "quiet", False):
+                from . import cache
+
+                cache.set_quiet(True)
             if args.command == "generate":
                 return run_generate(args)
             if args.command == "warmup":

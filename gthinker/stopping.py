@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import os
 import signal
 import threading
 
@@ -180,8 +181,18 @@ class SignalStop:
     def _handle(self, signum, frame):
         if self.signum is None:
             self.signum = signum
-        if not self.token.set():
-            raise KeyboardInterrupt
+        if self.token.set():
+            return  # a job is running: it stops, and its partial result is printed
+        if frame is not None and frame.f_code.co_filename.startswith("<frozen importlib"):
+            # Python prints and then ignores an exception raised in the import
+            # system's callbacks: signal again once the import has moved on.
+            threading.Timer(0.05, self._resend, (signum,)).start()
+            return
+        raise KeyboardInterrupt
+
+    def _resend(self, signum) -> None:
+        if self._previous:  # still handling signals (not back to the defaults)
+            os.kill(os.getpid(), signum)
 
     @property
     def reason(self) -> str | None:

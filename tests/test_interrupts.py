@@ -12,6 +12,7 @@ import sys
 import tempfile
 import textwrap
 import time
+import types
 
 import networkx as nx
 import pytest
@@ -186,3 +187,20 @@ def test_ctrl_c_stops_a_job_running_in_another_thread(big):
     assert "main: KeyboardInterrupt" in out and "thread: KeyboardInterrupt" in out
     assert "terminate called" not in err
     assert took < 15
+
+
+def test_signal_inside_the_import_system_is_raised_again_after_it():
+    """Python prints and ignores an exception raised in the import system's callbacks;
+    the command line's handler signals again a moment later instead."""
+    from gthinker.stopping import SignalStop
+
+    stopper = SignalStop()
+    in_import = types.SimpleNamespace(
+        f_code=types.SimpleNamespace(co_filename="<frozen importlib._bootstrap>"))
+    start = time.monotonic()
+    with stopper:
+        stopper._handle(signal.SIGINT, in_import)  # returns: no exception there
+        with pytest.raises(KeyboardInterrupt):
+            time.sleep(10)  # the signal sent again interrupts this
+    assert time.monotonic() - start < 5
+    assert stopper.reason == "interrupted" and stopper.exit_code == 130
