@@ -53,7 +53,7 @@ from typing import NamedTuple
 import numpy as np
 
 import gthinker
-from gthinker.bits import lowest_bit, pop_lowest, popcount, unowned
+from gthinker.bits import count_bits, gather, lowest_bit, pop_lowest, popcount, unowned
 from gthinker.setops import intersect_positions
 
 __all__ = ["CliqueBatch", "MaximalCliques", "MCEResult", "internal_ids", "iter_clique_batches",
@@ -132,19 +132,10 @@ def _clique(rbase, pglob, rl, depth):
 def _emit(ctx, rbase, pglob, rl, depth, pb, pw):
     """Writes the clique R + rl[:depth + 1] + the vertices of bitset ``pb`` to the
     job's output."""
-    extra = 0
-    for t in range(pw):
-        extra += popcount(pb[t])
-    size = rbase.size + depth + 1 + extra
-    out = np.empty(size, np.int32)
-    out[: size - extra] = _clique(rbase, pglob, rl, depth)
-    k = size - extra
-    for w in range(pw):
-        word = pb[w]
-        while word != 0:
-            out[k] = pglob[(w << 6) + lowest_bit(word)]
-            word &= word - 1
-            k += 1
+    nr = rbase.size + depth + 1
+    out = np.empty(nr + count_bits(pb, pw), np.int32)
+    out[:nr] = _clique(rbase, pglob, rl, depth)
+    gather(pb, pw, pglob, out, nr)
     ctx.emit(out)
 
 
@@ -159,25 +150,15 @@ def _report(ctx, size):
 @gthinker.cache.jit("MCE functions", nogil=True)
 def _spill(ctx, rbase, pglob, xglob, rl, depth, pc, xc, p, pw, kw):
     """Hands the branch (R + rl[..depth], pc, xc) to other workers as a record."""
-    np_ = 0
-    for t in range(pw):
-        np_ += popcount(pc[t])
-    nx = 0
-    for t in range(kw):
-        nx += popcount(xc[t])
+    np_ = count_bits(pc, pw)
+    nx = count_bits(xc, kw)
     nr = rbase.size + depth + 1
     rec = np.empty(3 + nr + np_ + nx, np.int32)
     rec[0] = nr
     rec[1] = np_
     rec[2] = nx
     rec[3 : 3 + nr] = _clique(rbase, pglob, rl, depth)
-    k = 3 + nr
-    for w in range(pw):
-        word = pc[w]
-        while word != 0:
-            rec[k] = pglob[(w << 6) + lowest_bit(word)]
-            word &= word - 1
-            k += 1
+    k = gather(pc, pw, pglob, rec, 3 + nr)
     # X bits below p are former P vertices, bits from p on are X' vertices:
     # two sorted runs of global ids, merged into one sorted list.
     lo = np.empty(nx, np.int32)

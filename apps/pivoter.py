@@ -48,7 +48,7 @@ import math
 import numpy as np
 
 import gthinker
-from gthinker.bits import lowest_bit, pop_lowest, popcount, unowned
+from gthinker.bits import gather, lowest_bit, pop_lowest, popcount, unowned
 
 from .local_graphs import local_graph, one_word_rows
 
@@ -276,13 +276,7 @@ def _spill_subtree(ctx, P, ps, rows, branch, hq, piv, depth, words):
                 task = np.empty(2 + n, np.int32)
                 task[0] = hq[d, 0] + (0 if x == piv[d] else 1)
                 task[1] = hq[d, 1] + (1 if x == piv[d] else 0)
-                k = 2
-                for t in range(words):
-                    cw = child[t]
-                    while cw != 0:
-                        task[k] = P[(t << 6) + lowest_bit(cw)]
-                        cw &= cw - 1
-                        k += 1
+                gather(child, words, P, task, 2)
                 ctx.add_task(task)
 
 

@@ -13,7 +13,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic, register_jitable
 
-__all__ = ["popcount", "lowest_bit", "pop_lowest", "unowned"]
+__all__ = ["popcount", "lowest_bit", "pop_lowest", "count_bits", "gather", "unowned"]
 
 
 @intrinsic
@@ -52,6 +52,28 @@ def pop_lowest(words, n):
             words[w] = word & (word - 1)
             return (w << 6) + lowest_bit(word)
     return -1
+
+
+@register_jitable
+def count_bits(words, n):
+    """Number of set bits of the bitset ``words[:n]``."""
+    c = 0
+    for w in range(n):
+        c += popcount(words[w])
+    return c
+
+
+@register_jitable
+def gather(words, n, ids, out, k):
+    """Writes ``ids[i]`` for each set bit ``i`` of ``words[:n]``, in increasing ``i``,
+    into ``out`` from position ``k``; returns the position after the last."""
+    for w in range(n):
+        word = words[w]
+        while word != 0:
+            out[k] = ids[(w << 6) + lowest_bit(word)]
+            word &= word - 1
+            k += 1
+    return k
 
 
 @intrinsic

@@ -222,3 +222,23 @@ def test_unowned_views_share_the_array():
 
     a = np.arange(10)
     assert f(a) == 1 + 2 + 6 and a[0] == 7
+
+
+def test_bitset_count_and_gather_match_numpy():
+    from numba import njit
+
+    from gthinker.bits import count_bits, gather
+
+    @njit
+    def f(words, ids):
+        out = np.full(ids.size + 1, -1, np.int64)
+        end = gather(words, words.size, ids, out, 1)
+        return count_bits(words, words.size), end, out
+
+    rng = np.random.default_rng(3)
+    words = rng.integers(-(2**63), 2**63 - 1, size=3, dtype=np.int64)
+    ids = rng.permutation(192) * 10
+    bits = np.unpackbits(words.view(np.uint8), bitorder="little").astype(bool)
+    n, end, out = f(words, ids)
+    assert n == bits.sum() and end == 1 + n
+    assert out[0] == -1 and list(out[1:end]) == list(ids[np.flatnonzero(bits)])
