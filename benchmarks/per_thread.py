@@ -36,7 +36,7 @@ def ego_piece(path, center=1912, keep=0.7, seed=1) -> gthinker.Graph:
     e = np.loadtxt(path, dtype=np.int64)
     nb = np.union1d(e[e[:, 0] == center, 1], e[e[:, 1] == center, 0])
     rng = np.random.default_rng(seed)
-    for _ in range(2):  # the draws of the subsets measured first (0.5 and 0.6)
+    for _ in range(2):  # skipped: the recorded results keep the third draw of seed 1
         rng.random(nb.size)
     nb = nb[rng.random(nb.size) < keep]
     index = -np.ones(e.max() + 1, np.int64)
