@@ -1,23 +1,41 @@
 """The GPU side of clique counting: warp-per-edge kernels on the oriented graph.
 
 A warp takes one edge ``(v, u)`` of the oriented graph (a prefix clique of two
-vertices) or one prefix-clique record handed over by the CPU workers. Triangles
-are the size of ``out(v) & out(u)``: the lanes binary-search the shorter list's
-elements in the longer one, nothing is written. For k >= 4 the warp writes the
-common out-neighbours (the candidates, at most ``degeneracy`` of them) to its
-own slice of device memory, builds the local graph among them as bitset rows
-(one ``ballot`` per 32 candidates) and searches it depth first over the
-bitsets; the last two levels are counted by popcounts, as on the CPU
-(:mod:`gthinker.apps.count`).
+vertices) or one prefix-clique record handed over by the CPU workers. The
+warps of a launch stride over the edges (warp ``w`` takes edges ``w``, ``w +
+W``, ...), so a hub's edges, which cost the most, spread over many warps and
+the hardware's block scheduler evens out the rest; the first vertex of each
+edge is read from an edge-source array kept on the device.
+
+Every intersection is a warp's: the lanes take the shorter list 32 elements at
+a time and look each one up in the longer list in two phases, first among 32
+samples of it held in the lanes' registers (five shuffles), then by binary
+search in the one thirty-second of the list that remains (:func:`_find`).
+Triangles are the size of ``out(v) & out(u)``, nothing is written. For k >= 4
+the warp writes the common out-neighbours (the candidates, at most
+``degeneracy`` of them) to its own slice of device memory; 4-cliques are the
+edges among them (the sizes of ``candidates & out(w)``); for larger k the warp
+builds the local graph among them as bitset rows (one ``ballot`` per 32
+candidates) and searches it depth first over the bitsets; the last two levels
+are counted by popcounts, as on the CPU (:mod:`gthinker.apps.count`).
+
+Counts are summed per warp in int64 and added to one int64 on the device: exact
+while the count is below 2**63 (``gthinker count G cliques`` counts past that on
+the CPU). The last block to finish a launch resets the launch state (the work
+cursor and the finished-block counter), so no copy precedes a launch; for
+:func:`count` it also moves the count into mapped host memory, so a count costs
+one launch and one synchronisation.
 
 In gpu mode :func:`count` launches the edge kernel once over the whole graph,
 with no job around it; the device copy of the graph is kept for the next
-count on the same graph (:meth:`Device.of`). In hybrid mode the kernels join
-a job as an external worker of the master (:func:`worker`): it takes range
-records ``[-1 - lo, hi]`` (the edges of first vertices ``lo..hi-1``) and
-prefix records from the spill stack S, launches a kernel per batch and adds
-its count to the job's result at the end; the CPU workers take records from
-the same stack, so the faster device simply takes more of them.
+count on the same graph, one per CUDA device (:meth:`Device.of`), so that
+threads each inside ``with cuda.gpus[i]:`` may count on their own GPUs at once.
+In hybrid mode the kernels join a job as an external worker of the master
+(:func:`worker`): it takes range records ``[-1 - lo, hi]`` (the edges of first
+vertices ``lo..hi-1``) and prefix records from the spill stack S, launches a
+kernel per batch and adds its count to the job's result at the end; the CPU
+workers take records from the same stack, so the faster device simply takes
+more of them.
 """
 
 from __future__ import annotations
@@ -31,71 +49,138 @@ from numba import cuda
 
 import gthinker
 from gthinker.gpu import simulator
-from gthinker.gpu.device import FULL_MASK, adjacency_row, lower_bound, warp_sum
+from gthinker.gpu.device import FULL_MASK, lower_bound, warp_sum
 
 __all__ = ["Device", "count", "worker", "WARPS_PER_BLOCK"]
 
 WARPS_PER_BLOCK = 8
-#: Edges a warp claims at a time (triangles; an eighth of it for larger cliques,
-#: whose edges cost more and vary more).
-EDGE_CHUNK = 64
+#: Blocks a launch may have per SM (the warps stride over the edges beyond that).
+BLOCKS_PER_SM = 128
 #: Bytes of device memory the warps' candidate buffers may take at most.
 BUFFER_BYTES = 2 << 30
+_NONE = -1  # a key no list holds (vertex ids are >= 0)
+_CACHE = 32 * WARPS_PER_BLOCK  # shared int32 slots of a block for _sample
+
+
+# ---- warp-wide set operations on sorted lists --------------------------------------------
 
 
 @cuda.jit(device=True)
-def _common_size(indices, a_lo, a_hi, b_lo, b_hi, lane):
-    """This lane's share of ``|out(a) & out(b)|`` (lanes over the shorter list)."""
+def _sample(a, lo, hi, cache, lane):
+    """Writes 32 samples of the sorted list ``a[lo:hi]`` to the warp's ``cache``
+    (shared memory): lane l's is element ``l * n // 32`` (n = hi - lo)."""
+    n = hi - lo
+    cuda.syncwarp(FULL_MASK)  # every lane is done with the last samples
+    cache[lane] = a[lo + ((lane * n) >> 5)] if n > 0 else 0
+    cuda.syncwarp(FULL_MASK)
+
+
+@cuda.jit(device=True)
+def _find(a, lo, hi, cache, x):
+    """True if the sorted list ``a[lo:hi]`` holds ``x``; ``cache``: its
+    :func:`_sample`. Five steps among the samples find the 32nd of the list that
+    can hold ``x``, a binary search in memory does the rest."""
+    n = hi - lo
+    pos = 0
+    step = 16
+    while step > 0:
+        if cache[pos + step] <= x:
+            pos += step
+        step >>= 1
+    seg_lo = lo + ((pos * n) >> 5)
+    seg_hi = lo + (((pos + 1) * n) >> 5)
+    p = lower_bound(a, seg_lo, seg_hi, x)
+    return p < seg_hi and a[p] == x
+
+
+@cuda.jit(device=True)
+def _common_size(a, a_lo, a_hi, b, b_lo, b_hi, cache, lane):
+    """This lane's share of ``|a[a_lo:a_hi] & b[b_lo:b_hi]|`` (lanes over the
+    shorter list; ``a`` and ``b`` of one array type)."""
     if a_hi - a_lo > b_hi - b_lo:
-        a_lo, a_hi, b_lo, b_hi = b_lo, b_hi, a_lo, a_hi
+        a, a_lo, a_hi, b, b_lo, b_hi = b, b_lo, b_hi, a, a_lo, a_hi
     c = 0
-    for i in range(a_lo + lane, a_hi, 32):
-        x = indices[i]
-        p = lower_bound(indices, b_lo, b_hi, x)
-        if p < b_hi and indices[p] == x:
-            c += 1
+    if a_hi > a_lo:  # b is at least as long (edges into sinks: no sampling)
+        _sample(b, b_lo, b_hi, cache, lane)
+        for base in range(a_lo, a_hi, 32):
+            i = base + lane
+            x = a[i] if i < a_hi else _NONE
+            if _find(b, b_lo, b_hi, cache, x) and i < a_hi:
+                c += 1
     return c
 
 
 @cuda.jit(device=True)
-def _keep_common(cand, n, indices, b_lo, b_hi, lane):
-    """``cand[:n] & indices[b_lo:b_hi]`` written over ``cand``, order kept;
-    returns the new length (on every lane)."""
+def _common_into(a, a_lo, a_hi, b, b_lo, b_hi, out, at, cache, lane):
+    """``a[a_lo:a_hi] & b[b_lo:b_hi]``, sorted, written to ``out[at:]`` (which
+    must not overlap them); returns its length (on every lane)."""
+    if a_hi - a_lo > b_hi - b_lo:
+        a, a_lo, a_hi, b, b_lo, b_hi = b, b_lo, b_hi, a, a_lo, a_hi
+    n = 0
+    if a_hi > a_lo:
+        _sample(b, b_lo, b_hi, cache, lane)
+        for base in range(a_lo, a_hi, 32):
+            i = base + lane
+            x = a[i] if i < a_hi else _NONE
+            hit = _find(b, b_lo, b_hi, cache, x) and i < a_hi
+            mask = cuda.ballot_sync(FULL_MASK, hit)
+            if hit:
+                below = mask & ((np.uint32(1) << np.uint32(lane)) - np.uint32(1))
+                out[at + n + cuda.popc(below)] = x
+            n += cuda.popc(mask)
+    cuda.syncwarp(FULL_MASK)
+    return n
+
+
+@cuda.jit(device=True)
+def _keep_common(cand, at, n, indices, b_lo, b_hi, cache, lane):
+    """``cand[at:at + n] & indices[b_lo:b_hi]`` written over ``cand[at:]``, order
+    kept; returns the new length (on every lane)."""
     kept = 0
+    if n > 0:
+        _sample(indices, b_lo, b_hi, cache, lane)
     for base in range(0, n, 32):
         i = base + lane
-        hit = False
-        x = 0
-        if i < n:
-            x = cand[i]
-            p = lower_bound(indices, b_lo, b_hi, x)
-            hit = p < b_hi and indices[p] == x
-        mask = cuda.ballot_sync(FULL_MASK, hit)
-        cuda.syncwarp(FULL_MASK)
+        x = cand[at + i] if i < n else _NONE
+        hit = _find(indices, b_lo, b_hi, cache, x) and i < n
+        mask = cuda.ballot_sync(FULL_MASK, hit)  # every read of this round is done
         if hit:
             below = mask & ((np.uint32(1) << np.uint32(lane)) - np.uint32(1))
-            cand[kept + cuda.popc(below)] = x
+            cand[at + kept + cuda.popc(below)] = x
         kept += cuda.popc(mask)
         cuda.syncwarp(FULL_MASK)
     return kept
 
 
 @cuda.jit(device=True)
-def _load_out(indptr, indices, v, cand, lane):
-    """Copies out(v) to ``cand``; returns its length."""
+def _load_out(indptr, indices, v, cand, at, lane):
+    """Copies out(v) to ``cand[at:]``; returns its length."""
     lo = indptr[v]
     for i in range(lo + lane, indptr[v + 1], 32):
-        cand[i - lo] = indices[i]
+        cand[at + i - lo] = indices[i]
     cuda.syncwarp(FULL_MASK)
     return indptr[v + 1] - lo
 
 
+# ---- cliques among the candidates -------------------------------------------------------
+
+
 @cuda.jit(device=True)
-def _build_rows(indptr, indices, cand, c, rows, words, lane):
-    """rows[i * words + w]: bit j of word w set when cand[32 w + j] is an
-    out-neighbour of cand[i]."""
+def _build_rows(indptr, indices, cand, at, c, rows, words, cache, lane):
+    """rows[i * words + w]: bit j of word w set when cand[at + 32 w + j] is an
+    out-neighbour of cand[at + i]."""
     for i in range(c):
-        adjacency_row(indptr, indices, cand[i], cand, c, rows, i * words, words, lane)
+        w = cand[at + i]
+        lo = indptr[w]
+        hi = indptr[w + 1]
+        _sample(indices, lo, hi, cache, lane)
+        for word in range(words):
+            j = (word << 5) + lane
+            x = cand[at + j] if j < c else _NONE
+            hit = _find(indices, lo, hi, cache, x) and j < c
+            bits = cuda.ballot_sync(FULL_MASK, hit)
+            if lane == 0:
+                rows[i * words + word] = bits
     cuda.syncwarp(FULL_MASK)
 
 
@@ -156,77 +241,113 @@ def _local_cliques(rows, sets, rest, c, r, words, lane):
 
 
 @cuda.jit(device=True)
-def _count_candidates(indptr, indices, cand, c, r, rows, sets, rest, lane):
-    """This lane's share of the r-cliques among the c candidates in ``cand``."""
+def _count_candidates(indptr, indices, cand, at, c, r, bits, k, cache, lane):
+    """This lane's share of the r-cliques among the c candidates ``cand[at:at + c]``;
+    ``bits``: the warp's bitset slice (rows, then 2 (k - 1) words per level)."""
     if r == 1:
         return c if lane == 0 else 0
     if c < r:
         return 0
-    words = (c + 31) >> 5
-    _build_rows(indptr, indices, cand, c, rows, words, lane)
-    return _local_cliques(rows, sets, rest, c, r, words, lane)
-
-
-def _edges(indptr, indices, lows, highs, cum, nranges, k, chunk, state, buf, stride, rows_at,
-           sets_at):
-    """One warp per edge of the first vertices of ranges ``lows[t]..highs[t]-1``
-    (``cum``: their edge counts, summed); a warp claims ``chunk`` consecutive
-    edges at a time from the cursor ``state[0]`` (one atomic per edge would
-    serialise on it), finds the first one's vertex by binary search and steps
-    to the next ones; the count goes to ``state[1]``."""
-    lane = cuda.threadIdx.x & 31
-    warp = cuda.grid(1) >> 5
-    mine = buf[warp * stride : (warp + 1) * stride]
-    cand = mine[:rows_at]
-    rows = mine[rows_at:sets_at]
-    sets_rest = mine[sets_at:]
-    half = sets_rest.size >> 1
-    total = 0
-    claimed = 0
-    end = 0
-    t = -1  # the range of the last edge; -1: look it up
-    e = 0
-    v = 0
-    while True:
-        if claimed == end:
-            if lane == 0:
-                claimed = cuda.atomic.add(state, 0, chunk)
-            claimed = cuda.shfl_sync(FULL_MASK, claimed, 0)
-            end = min(claimed + chunk, cum[nranges])
-            t = -1
-        item = claimed
-        if item >= cum[nranges]:
-            break
-        claimed += 1
-        if t < 0 or item >= cum[t + 1]:
-            t = lower_bound(cum, 0, nranges + 1, item + 1) - 1
-            e = indptr[lows[t]] + item - cum[t]
-            v = lower_bound(indptr, lows[t], highs[t] + 1, e + 1) - 1
-        else:
-            e += 1
-            while e >= indptr[v + 1]:
-                v += 1
-        u = indices[e]
-        if k == 3:
-            total += _common_size(indices, indptr[v], indptr[v + 1], indptr[u], indptr[u + 1],
+    if r == 2:  # the edges among the candidates: no local graph
+        total = 0
+        for i in range(c):
+            w = cand[at + i]
+            total += _common_size(cand, at, at + c, indices, indptr[w], indptr[w + 1], cache,
                                   lane)
-            continue
-        n = _load_out(indptr, indices, v, cand, lane)
-        n = _keep_common(cand, n, indices, indptr[u], indptr[u + 1], lane)
-        total += _count_candidates(indptr, indices, cand, n, k - 2, rows, sets_rest[:half],
-                                   sets_rest[half:], lane)
-    cuda.atomic.add(state, 1, total)
+        return total
+    words = (c + 31) >> 5
+    sets_at = bits.size - 2 * (k - 1) * words
+    _build_rows(indptr, indices, cand, at, c, bits[:sets_at], words, cache, lane)
+    half = (k - 1) * words
+    return _local_cliques(bits[:sets_at], bits[sets_at:sets_at + half],
+                          bits[sets_at + half:], c, r, words, lane)
 
 
-def _prefixes(indptr, indices, data, starts, nrec, k, state, buf, stride, rows_at, sets_at):
-    """One warp per prefix-clique record ``data[starts[t]:starts[t + 1]]``."""
+# ---- kernels ------------------------------------------------------------------------------
+
+
+@cuda.jit(device=True, inline=True)
+def _warp_cache():
+    """This warp's 32 slots of shared memory for :func:`_sample`."""
+    cache = cuda.shared.array(_CACHE, np.int32)
+    w = cuda.threadIdx.x >> 5
+    return cache[w * 32:(w + 1) * 32]
+
+
+@cuda.jit(device=True)
+def _finish(state, result, total, take, lane):
+    """Adds the warp's count to ``state[1]``; the last block to finish resets the
+    launch state and, when ``take``, moves the count to ``result[0]`` (mapped
+    host memory) and zeroes it. Every thread of every block calls it once."""
+    total = warp_sum(total)
+    if lane == 0:
+        cuda.atomic.add(state, 1, total)
+        cuda.threadfence()
+    cuda.syncthreads()
+    if cuda.threadIdx.x == 0:
+        if cuda.atomic.add(state, 2, 1) == cuda.gridDim.x - 1:
+            state[0] = 0
+            state[2] = 0
+            if take:
+                result[0] = cuda.atomic.exch(state, 1, 0)
+
+
+def _triangles(indptr, indices, src, spans, nranges, state, result, take):
+    """Warps striding over the edges of ranges: ``spans[:nranges + 1]`` their
+    cumulative edge counts, ``spans[nranges + 1 + t]`` the first edge of range t;
+    each adds ``|out(v) & out(u)|`` for its edges ``(v, u)``."""
     lane = cuda.threadIdx.x & 31
+    cache = _warp_cache()
+    nwarps = (cuda.gridDim.x * cuda.blockDim.x) >> 5
+    total = 0
+    t = 0
+    for item in range(cuda.grid(1) >> 5, spans[nranges], nwarps):
+        while item >= spans[t + 1]:
+            t += 1
+        e = spans[nranges + 1 + t] + item - spans[t]
+        v = src[e]
+        u = indices[e]
+        total += _common_size(indices, indptr[v], indptr[v + 1], indices, indptr[u],
+                              indptr[u + 1], cache, lane)
+    _finish(state, result, total, take, lane)
+
+
+def _cliques(indptr, indices, src, spans, nranges, k, state, result, take, cand, bits,
+             stride):
+    """As :func:`_triangles`, for k-cliques (k >= 4): each edge's common
+    out-neighbours go to the warp's ``cand`` slice (``d = cand.size / warps``
+    ids) and its (k - 2)-cliques are counted there (``bits``: ``stride`` words a warp)."""
+    lane = cuda.threadIdx.x & 31
+    cache = _warp_cache()
     warp = cuda.grid(1) >> 5
-    mine = buf[warp * stride : (warp + 1) * stride]
-    cand = mine[:rows_at]
-    rows = mine[rows_at:sets_at]
-    sets_rest = mine[sets_at:]
-    half = sets_rest.size >> 1
+    nwarps = (cuda.gridDim.x * cuda.blockDim.x) >> 5
+    d = cand.size // nwarps
+    at = warp * d
+    mine = bits[warp * stride:(warp + 1) * stride]
+    total = 0
+    t = 0
+    for item in range(warp, spans[nranges], nwarps):
+        while item >= spans[t + 1]:
+            t += 1
+        e = spans[nranges + 1 + t] + item - spans[t]
+        v = src[e]
+        u = indices[e]
+        n = _common_into(indices, indptr[v], indptr[v + 1], indices, indptr[u], indptr[u + 1],
+                         cand, at, cache, lane)
+        total += _count_candidates(indptr, indices, cand, at, n, k - 2, mine, k, cache, lane)
+    _finish(state, result, total, take, lane)
+
+
+def _prefixes(indptr, indices, data, starts, nrec, k, state, result, take, cand, bits, stride):
+    """One warp per prefix-clique record ``data[starts[t]:starts[t + 1]]``, taken
+    from the cursor ``state[0]``."""
+    lane = cuda.threadIdx.x & 31
+    cache = _warp_cache()
+    warp = cuda.grid(1) >> 5
+    nwarps = (cuda.gridDim.x * cuda.blockDim.x) >> 5
+    d = cand.size // nwarps
+    at = warp * d
+    mine = bits[warp * stride:(warp + 1) * stride]
     total = 0
     while True:
         t = 0
@@ -238,22 +359,27 @@ def _prefixes(indptr, indices, data, starts, nrec, k, state, buf, stride, rows_a
         s = starts[t]
         j = starts[t + 1] - s
         v = data[s]
-        n = _load_out(indptr, indices, v, cand, lane)
-        for p in range(1, j):
+        if j == 1:
+            n = _load_out(indptr, indices, v, cand, at, lane)
+        else:
+            x = data[s + 1]
+            n = _common_into(indices, indptr[v], indptr[v + 1], indices, indptr[x],
+                             indptr[x + 1], cand, at, cache, lane)
+        for p in range(2, j):
             x = data[s + p]
-            n = _keep_common(cand, n, indices, indptr[x], indptr[x + 1], lane)
-        total += _count_candidates(indptr, indices, cand, n, k - j, rows, sets_rest[:half],
-                                   sets_rest[half:], lane)
-    cuda.atomic.add(state, 1, total)
+            n = _keep_common(cand, at, n, indices, indptr[x], indptr[x + 1], cache, lane)
+        total += _count_candidates(indptr, indices, cand, at, n, k - j, mine, k, cache, lane)
+    _finish(state, result, total, take, lane)
 
 
 _KERNELS = {}
 
 
 def kernels():
-    """The two kernels, compiled once per process (or loaded from the compile cache)."""
+    """The kernels, compiled once per process (or loaded from the compile cache)."""
     if not _KERNELS:
-        for name, fn in (("edges", _edges), ("prefixes", _prefixes)):
+        for name, fn in (("triangles", _triangles), ("cliques", _cliques),
+                         ("prefixes", _prefixes)):
             compiled = cuda.jit(fn)
             if not simulator.enabled():  # the simulator compiles nothing
                 gthinker.cache.attach(compiled, target="cuda", name=f"count_{name}",
@@ -262,92 +388,127 @@ def kernels():
     return _KERNELS
 
 
-class Device:
-    """The oriented graph on the device, and each warp's candidate buffer.
+# ---- the device copy ----------------------------------------------------------------------
 
-    :meth:`of` keeps one per oriented graph (the last k asked for), so that
-    counting again on the same graph copies nothing to the device."""
+
+_MAKING = threading.Lock()  # Device.of: one maker at a time (the kept dict is shared)
+
+
+def _gpu_id() -> int:
+    """The current CUDA device's id (0 on the simulator)."""
+    return getattr(cuda.get_current_device(), "id", 0)
+
+
+class Device:
+    """The oriented graph on one CUDA device, each warp's candidate buffer and
+    the launch state.
+
+    :meth:`of` keeps one per oriented graph and CUDA device (the last k asked
+    for), so that counting again on the same graph copies nothing to the device."""
 
     @classmethod
     def of(cls, dag, k, blocks=None) -> Device:
-        """The device copy of ``dag`` for k-cliques: the one kept with ``dag`` when
-        it was made for the same k (one at a time: a buffer may take gigabytes)."""
-        kept = dag.derived("count_gpu.Device", lambda _: [None])
-        dev = kept[0]
-        if dev is not None and dev.k == k and blocks is None:
-            return dev
-        dev = cls(dag, k, blocks, arrays=None if dev is None else (dev.indptr, dev.indices))
-        if blocks is None:
-            kept[0] = dev
+        """The copy of ``dag`` on the current CUDA device for k-cliques: the one
+        kept with ``dag`` when it was made there for the same k (one k at a time: a
+        buffer may take gigabytes). Callable from threads, each in its own
+        ``with cuda.gpus[i]:``."""
+        gpu = _gpu_id()
+        with _MAKING:
+            kept = dag.derived("count_gpu.Device", lambda _: {})
+            dev = kept.get(gpu)
+            if dev is not None and dev.k == k and blocks is None:
+                return dev
+            dev = cls(dag, k, blocks, arrays=None if dev is None else dev.arrays)
+            if blocks is None:
+                kept[gpu] = dev
         return dev
 
     def __init__(self, dag, k, blocks=None, arrays=None):
         self.k = int(k)
         self.host_indptr = dag.indptr
-        self.indptr, self.indices = arrays or (cuda.to_device(dag.indptr),
-                                               cuda.to_device(dag.indices))
         self.n = dag.num_vertices
-        d = int(np.diff(dag.indptr).max()) if self.n else 0
+        if arrays is None:
+            src = np.repeat(np.arange(self.n, dtype=np.int32), np.diff(dag.indptr))
+            arrays = tuple(cuda.to_device(a) for a in (dag.indptr, dag.indices, src))
+        self.arrays = arrays
+        self.indptr, self.indices, self.src = arrays
+        d = max(int(np.diff(dag.indptr).max()) if self.n else 0, 1)
         words = (d + 31) >> 5 if self.k > 3 else 0  # triangles need no local graph
-        self.rows_at = d
-        self.sets_at = d + d * words
-        self.stride = max(self.sets_at + 2 * (self.k - 1) * words, 1)
-        if blocks is None:
-            sms = 1 if simulator.enabled() else cuda.get_current_device().MULTIPROCESSOR_COUNT
-            blocks = sms * 8
-        block_bytes = 4 * self.stride * WARPS_PER_BLOCK
-        self.blocks = max(1, min(int(blocks), BUFFER_BYTES // block_bytes))
-        self.buf = cuda.device_array(self.blocks * WARPS_PER_BLOCK * self.stride, np.uint32)
-        self.state = cuda.to_device(np.zeros(2, np.int64))  # [cursor, count]
-        self._cursor = self.state[0:1]
-        self._fresh = True  # the cursor is 0 (no launch since reset)
+        self.d = d  # candidates: prefix records need them for triangles too
+        self.stride = max(d * words + 2 * (self.k - 1) * words, 1)
+        if blocks is None:  # the simulator runs a block's threads as Python threads
+            blocks = 1 if simulator.enabled() else (
+                cuda.get_current_device().MULTIPROCESSOR_COUNT * BLOCKS_PER_SM)
+        self.max_blocks = int(blocks)
+        block_bytes = 4 * (self.stride + self.d) * WARPS_PER_BLOCK
+        self.blocks = max(1, min(self.max_blocks, BUFFER_BYTES // block_bytes))
+        warps = self.blocks * WARPS_PER_BLOCK
+        self.cand = cuda.device_array(warps * d, np.int32)
+        self.bits = cuda.device_array(warps * self.stride, np.uint32)
+        self.state = cuda.to_device(np.zeros(4, np.int64))  # [cursor, count, blocks done, -]
+        self.result = cuda.mapped_array(1, np.int64)
         self._ranges: dict = {}
         self.lock = threading.Lock()  # one count at a time on this state
         self.description = gthinker.gpu.device_status()[1]
 
     def reset(self):
         """Count from zero again."""
-        self.state.copy_to_device(np.zeros(2, np.int64))
-        self._fresh = True
-
-    def _launch(self, kernel, items, *args):
-        blocks = max(1, min(self.blocks, math.ceil(items / WARPS_PER_BLOCK)))
-        if not self._fresh:
-            self._cursor.copy_to_device(np.zeros(1, np.int64))
-        self._fresh = False
-        kernel[blocks, 32 * WARPS_PER_BLOCK](self.indptr, self.indices, *args, self.state,
-                                             self.buf, np.int64(self.stride),
-                                             np.int64(self.rows_at), np.int64(self.sets_at))
+        self.state.copy_to_device(np.zeros(4, np.int64))
 
     def _range_arrays(self, ranges):
-        """lows, highs and cumulative edge counts of ``ranges`` on the device (those
-        of a single range kept: counting a whole graph again copies nothing)."""
+        """The edge count and the spans (cumulative edge counts, then each range's
+        first edge) of ``ranges`` on the device (those of a single range kept:
+        counting a whole graph again copies nothing)."""
         key = tuple(ranges) if len(ranges) == 1 else None
         if key in self._ranges:
             return self._ranges[key]
         lows, highs = (np.array(x, np.int64) for x in zip(*ranges, strict=True))
-        cum = np.zeros(len(ranges) + 1, np.int64)
-        np.cumsum(self.host_indptr[highs] - self.host_indptr[lows], out=cum[1:])
-        arrays = int(cum[-1]), cuda.to_device(lows), cuda.to_device(highs), cuda.to_device(cum)
+        spans = np.zeros(2 * len(ranges) + 1, np.int64)
+        np.cumsum(self.host_indptr[highs] - self.host_indptr[lows], out=spans[1:len(ranges) + 1])
+        spans[len(ranges) + 1:] = self.host_indptr[lows]
+        arrays = int(spans[len(ranges)]), cuda.to_device(spans)
         if key is not None:
             self._ranges[key] = arrays
         return arrays
 
-    def edges(self, ranges):
-        """Counts from the edges of the first vertices of every ``(lo, hi)``."""
-        if not ranges:
-            return
-        edges, lows, highs, cum = self._range_arrays(ranges)
-        if edges:
-            chunk = EDGE_CHUNK if self.k == 3 else EDGE_CHUNK // 8
-            self._launch(kernels()["edges"], edges // chunk + 1, lows, highs, cum,
-                         np.int64(len(ranges)), np.int64(self.k), np.int64(chunk))
+    def _grid(self, items, limit):
+        return max(1, min(limit, math.ceil(items / WARPS_PER_BLOCK)))
+
+    def edges(self, ranges, take=False) -> bool:
+        """Counts from the edges of the first vertices of every ``(lo, hi)``; with
+        ``take``, the count so far moves to ``result`` (see :meth:`take`).
+        Returns whether a kernel was launched."""
+        edges, spans = self._range_arrays(ranges) if ranges else (0, None)
+        if not edges:
+            return False
+        nr = np.int64(len(ranges))
+        if self.k == 3:
+            kernels()["triangles"][self._grid(edges, self.max_blocks), 32 * WARPS_PER_BLOCK](
+                self.indptr, self.indices, self.src, spans, nr, self.state, self.result,
+                np.int64(take))
+        else:
+            kernels()["cliques"][self._grid(edges, self.blocks), 32 * WARPS_PER_BLOCK](
+                self.indptr, self.indices, self.src, spans, nr, np.int64(self.k), self.state,
+                self.result, np.int64(take), self._cand(edges), self.bits,
+                np.int64(self.stride))
+        return True
+
+    def _cand(self, items):
+        """The candidate buffer cut to the warps of a launch for ``items``."""
+        return self.cand[:self._grid(items, self.blocks) * WARPS_PER_BLOCK * self.d]
 
     def prefixes(self, data, starts):
         nrec = len(starts) - 1
         if nrec:
-            self._launch(kernels()["prefixes"], nrec, cuda.to_device(data),
-                         cuda.to_device(starts), np.int64(nrec), np.int64(self.k))
+            kernels()["prefixes"][self._grid(nrec, self.blocks), 32 * WARPS_PER_BLOCK](
+                self.indptr, self.indices, cuda.to_device(data), cuda.to_device(starts),
+                np.int64(nrec), np.int64(self.k), self.state, self.result, np.int64(0),
+                self._cand(nrec), self.bits, np.int64(self.stride))
+
+    def take(self) -> int:
+        """The count a launch with ``take`` moved to the mapped result (waits for it)."""
+        cuda.synchronize()
+        return int(self.result[0])
 
     def total(self) -> int:
         """The count so far (waits for the launches)."""
@@ -355,17 +516,17 @@ class Device:
 
 
 def count(dag, k, vertices: range | None = None) -> tuple[int, dict]:
-    """The k-cliques of ``dag`` (whose first vertex is in ``vertices``) on the GPU
-    alone, without a job: one launch over every edge. Returns the count and
-    ``kernel_seconds`` (launch to result), ``launches`` and ``device``."""
+    """The k-cliques of ``dag`` (whose first vertex is in ``vertices``) on the
+    current CUDA device alone, without a job: one launch over every edge and one
+    synchronisation. Returns the count and ``kernel_seconds`` (launch to result),
+    ``launches`` and ``device``."""
     dev = Device.of(dag, k)
     lo, hi = (0, dag.num_vertices) if vertices is None else (vertices.start, vertices.stop)
     with dev.lock:
         t0 = time.perf_counter()
-        dev.reset()
-        dev.edges([(lo, hi)] if hi > lo else [])
-        total = dev.total()
-    return total, {"kernel_seconds": time.perf_counter() - t0, "launches": int(hi > lo),
+        launched = dev.edges([(lo, hi)] if hi > lo else [], take=True)
+        total = dev.take() if launched else 0
+    return total, {"kernel_seconds": time.perf_counter() - t0, "launches": int(launched),
                    "device": dev.description}
 
 
@@ -387,9 +548,9 @@ def _split(work):
 
 def worker(dag, k, result: dict, blocks=None):
     """An external worker (``gthinker.run(..., external=[...])``) that counts
-    the k-cliques of the records it is given on the GPU. When the job ends,
-    ``result`` has ``count``, ``kernel_seconds`` (launches to synchronisation,
-    summed), ``launches`` and ``device``."""
+    the k-cliques of the records it is given on the current CUDA device. When
+    the job ends, ``result`` has ``count``, ``kernel_seconds`` (launches to
+    synchronisation, summed), ``launches`` and ``device``."""
 
     def count_on_gpu(handle):
         dev = Device.of(dag, k, blocks)
@@ -400,13 +561,14 @@ def worker(dag, k, result: dict, blocks=None):
             while (work := handle.wait()) is not None:
                 ranges, data, starts = _split(work)
                 t0 = time.perf_counter()
-                dev.edges(ranges)
+                launches += dev.edges(ranges)
                 dev.prefixes(data, starts)
                 cuda.synchronize()
                 busy += time.perf_counter() - t0
-                launches += bool(ranges) + (len(starts) > 1)
+                launches += len(starts) > 1
                 handle.done()
             result.update(count=dev.total(), kernel_seconds=busy, launches=launches,
                           device=dev.description)
+            dev.reset()  # the kept copy's next count() starts from zero
 
     return count_on_gpu

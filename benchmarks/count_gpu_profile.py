@@ -1,46 +1,81 @@
-"""Where a warm GPU count's time goes (reset, launch, wait, read back), and
-cProfile of the Python side: ``python benchmarks/count_gpu_profile.py GRAPH [k]``."""
+"""Where a warm GPU clique count's time goes, gthinker alone (no peer, no whole
+processes): for each graph and k, ``count_gpu.count`` warm (min / median of
+``--repeat``), split into the launch call (Python) and the wait for the mapped
+result, for the default grid and for grids capped at ``--blocks`` blocks.
 
-import cProfile
-import pstats
+    python benchmarks/count_gpu_profile.py --graph fb=facebook_combined.txt.gz \\
+        --k 3,4,5 --blocks 0,2112,16896 --repeat 10 --out results/count_gpu_profile.json
+
+(``--blocks 0``: the default cap, ``BLOCKS_PER_SM`` blocks per SM.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
 import sys
 import time
-
-from numba import cuda
+from pathlib import Path
 
 import gthinker
 from gthinker.apps import count, count_gpu
 
 
-def main():
-    graph = gthinker.Graph.read(sys.argv[1])
-    k = int(sys.argv[2]) if len(sys.argv) > 2 else 3
-    dag = count.oriented(graph)
-    for _ in range(3):
-        count_gpu.count(dag, k)
-    dev = count_gpu.Device.of(dag, k)
-    steps = {"reset": [], "launch": [], "wait": [], "read": []}
-    for _ in range(20):
+def _timed(dev, n, repeat):
+    """``repeat`` counts on ``dev``: (count, total ms, launch-call ms, wait ms) lists."""
+    counts, total, launch, wait = [], [], [], []
+    for _ in range(repeat):
         t0 = time.perf_counter()
-        dev.reset()
-        t1 = time.perf_counter()
-        dev.edges([(0, dag.num_vertices)])
+        with dev.lock:
+            dev.edges([(0, n)], take=True)
+            t1 = time.perf_counter()
+            counts.append(dev.take())
         t2 = time.perf_counter()
-        cuda.synchronize()
-        t3 = time.perf_counter()
-        dev.total()
-        t4 = time.perf_counter()
-        for key, a, b in (("reset", t0, t1), ("launch", t1, t2), ("wait", t2, t3),
-                          ("read", t3, t4)):
-            steps[key].append((b - a) * 1e3)
-    print({key: f"{min(v):.3f} ms" for key, v in steps.items()})
-    prof = cProfile.Profile()
-    prof.enable()
-    for _ in range(50):
-        count.count(graph, f"{k}-clique", mode="gpu")
-    prof.disable()
-    pstats.Stats(prof).sort_stats("tottime").print_stats(14)
+        total.append((t2 - t0) * 1e3)
+        launch.append((t1 - t0) * 1e3)
+        wait.append((t2 - t1) * 1e3)
+    return counts, total, launch, wait
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--graph", action="append", required=True, metavar="NAME=PATH")
+    ap.add_argument("--k", default="3,4,5")
+    ap.add_argument("--blocks", default="0")
+    ap.add_argument("--repeat", type=int, default=10)
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args(argv)
+    rows = []
+    for spec in a.graph:
+        name, path = spec.split("=", 1)
+        graph = gthinker.Graph.read(path)
+        dag = count.oriented(graph)
+        degree = int(max(dag.indptr[1:] - dag.indptr[:-1]))
+        for k in map(int, a.k.split(",")):
+            ref, _ = count_gpu.count(dag, k)  # compiles (or loads) the kernels
+            for blocks in map(int, a.blocks.split(",")):
+                dev = count_gpu.Device.of(dag, k) if not blocks else count_gpu.Device(
+                    dag, k, blocks=blocks)
+                counts, total, launch, wait = _timed(dev, dag.num_vertices, a.repeat)
+                row = {"graph": name, "k": k, "blocks_cap": blocks or dev.max_blocks,
+                       "vertices": dag.num_vertices, "dag_edges": int(dag.indptr[-1]),
+                       "max_out_degree": degree, "count": ref,
+                       "counts_equal": all(c == ref for c in counts),
+                       "ms_min": min(total), "ms_median": statistics.median(total),
+                       "launch_ms_min": min(launch), "wait_ms_min": min(wait),
+                       "device": dev.description}
+                rows.append(row)
+                print(f"{name} k={k} blocks<={row['blocks_cap']}: {ref:,} "
+                      f"{row['ms_min']:.3f} / {row['ms_median']:.3f} ms (launch call "
+                      f"{row['launch_ms_min']:.3f}, wait {row['wait_ms_min']:.3f})"
+                      + ("" if row["counts_equal"] else " COUNTS DIFFER"), flush=True)
+                del dev
+        if a.out:
+            Path(a.out).parent.mkdir(parents=True, exist_ok=True)
+            Path(a.out).write_text(json.dumps({"argv": sys.argv, "rows": rows}, indent=1))
+    return 0 if all(r["counts_equal"] for r in rows) else 1
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
