@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # GPU clique-counting kernels alone on the `device` tool's GPU machine (carry .whl, .data):
-# first tests/test_count.py on the real GPU (TESTS=1), then benchmarks/count_gpu_profile.py on
+# first the GPU tests of tests/test_count.py on the real GPU (TESTS=1), then benchmarks/count_gpu_profile.py on
 # facebook_combined, email-Enron and R-MAT graphs (env RMATS="20:16 22:8" = scale:edge factor,
 # KS (default 3,4,5), BLOCKS (grid caps, 0 = default), REPEAT, TAG). No peer: for G2Miner beside
 # it use `bash benchmarks/device_gpu.sh count`.
 source "$(dirname "$0")/device_env.sh"
 if [ "${TESTS:-0}" = 1 ]; then
   (cd "$ROOT" && GTHINKER_TEST_REAL_GPU=1 timeout 300 pytest -q -x -n 0 -p no:cacheprovider \
-     tests/test_count.py) 2>&1 | tail -4
+     tests/test_count.py -k gpu) 2>&1 | tail -4
 fi
 graphs=(--graph "fb=$ROOT/.data/snap/facebook_combined.txt.gz"
         --graph "enron=$ROOT/.data/snap/email-Enron.txt.gz")
