@@ -43,9 +43,11 @@ Examples
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -671,17 +673,44 @@ def _per_vertex(graph, name, k, mode, threads, time_budget, progress, options):
 
 
 def _on_gpu(name, dag, k, why, prepare, options):
-    """Counts the k-cliques of ``dag`` on the GPU alone (no job: one launch)."""
+    """Counts the k-cliques of ``dag`` on the GPUs alone (no job): one launch over
+    the edges per device, the first vertices split by out-edges over the devices,
+    one thread each."""
     from . import count_gpu
 
+    devices = gthinker.gpu.resolve_devices(options.get("gpus"))
     t0 = time.perf_counter()
     count_gpu.kernels()
     compile_seconds = time.perf_counter() - t0
+    within = options.get("vertices")
+    within = range(dag.num_vertices) if within is None else within
+    parts = edge_ranges(dag, len(devices), within)
+
+    def count_on(device, part):
+        with gthinker.gpu.driving(device):
+            return count_gpu.count(dag, k, part)
+
     t0 = time.perf_counter()
-    total, stats = count_gpu.count(dag, k, options.get("vertices"))
-    return CountResult(name, total, time.perf_counter() - t0, "gpu", 0, "cliques (oriented)",
+    if len(devices) == 1:
+        done = [count_on(devices[0], parts[0])]
+    else:
+        with ThreadPoolExecutor(len(devices), "gthinker-count-gpu") as pool:
+            done = list(pool.map(count_on, devices, parts))
+    seconds = time.perf_counter() - t0
+    total, each = gthinker.gpu.device_totals([stats for _, stats in done], devices)
+    return CountResult(name, sum(n for n, _ in done), seconds, "gpu", 0, "cliques (oriented)",
                        prepare_seconds=prepare, compile_seconds=compile_seconds,
-                       mode_reason=why, stats={"gpu": stats})
+                       mode_reason=why, stats={"gpu": total, "gpus": each})
+
+
+def edge_ranges(dag: gthinker.Graph, parts: int, within: range) -> list[range]:
+    """``within`` cut into ``parts`` ranges of first vertices with about as many
+    out-edges each (some may be empty)."""
+    lo, hi = within.start, within.stop
+    edges = dag.indptr[lo : hi + 1] - dag.indptr[lo]
+    cuts = lo + np.searchsorted(edges, np.linspace(0, edges[-1], parts + 1)[1:-1])
+    bounds = [lo, *cuts.tolist(), hi]
+    return [range(a, b) for a, b in itertools.pairwise(bounds)]
 
 
 def _middle(graph, name, why, threads, time_budget, progress, options):
@@ -703,11 +732,12 @@ def _run_cliques(dag, k, mode, threads, time_budget, progress, options):
     """Counts the k-cliques of ``dag`` in ``mode``: the CPU workers and/or the GPU
     worker of :mod:`gthinker.apps.count_gpu` take range records from S."""
     threads = threads or gthinker.default_threads()
-    on_gpu: dict = {}
+    on_gpu: list[tuple[int, dict]] = []  # (device, figures) of each GPU worker
     if mode == "hybrid":
         from .count_gpu import worker
 
-        options["external"] = [worker(dag, k, on_gpu)]
+        on_gpu += [(d, {}) for d in gthinker.gpu.resolve_devices(options.pop("gpus", None))]
+        options["external"] = [gthinker.gpu.pinned(worker(dag, k, got), d) for d, got in on_gpu]
         options.setdefault("gpu_task_batch", 4 * threads)
     parts = (64 if mode == "hybrid" else 16) * threads
     options.setdefault("cpu_task_batch", 1)
@@ -715,9 +745,12 @@ def _run_cliques(dag, k, mode, threads, time_budget, progress, options):
                        params=[k], vertices=[],
                        records=vertex_ranges(dag, parts, options.pop("vertices", None)),
                        progress=progress, **options)
-    if on_gpu:
-        res.stats["gpu"] = {key: v for key, v in on_gpu.items() if key != "count"}
-    return res, res.counters["cliques"] + on_gpu.get("count", 0)
+    done = [(d, got) for d, got in on_gpu if got]
+    if done:
+        res.stats["gpu"], res.stats["gpus"] = gthinker.gpu.device_totals(
+            [{key: v for key, v in got.items() if key != "count"} for _, got in done],
+            [d for d, _ in done])
+    return res, res.counters["cliques"] + sum(got.get("count", 0) for _, got in done)
 
 
 def _all_cliques(graph, dag, mode, why, threads, time_budget, progress, options, prepare):

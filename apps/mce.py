@@ -619,7 +619,7 @@ def run(
         rank = np.empty(graph.num_vertices, np.int64)
         rank[order] = np.arange(graph.num_vertices)
         options.update(vertices=[], records=[_seed_record(ordered, rank[seeds], containing)])
-    on_gpu: dict = {}
+    on_gpu: list[tuple[int, dict]] = []  # the bitset engine's (device, figures) per GPU
     run_mode, threads = _add_gpu(options, mode, gpu_engine, ordered, bins, threads, on_gpu)
     res = gthinker.run(
         MaximalCliques,
@@ -703,10 +703,13 @@ def _add_gpu(options, mode, gpu_engine, ordered, bins, threads, on_gpu):
     elif mode in ("gpu", "hybrid"):
         from .mce_bitsets_gpu import worker
 
-        # The GPU joins as an external worker of a CPU-mode job (0 CPU threads in gpu mode).
-        options["external"] = [worker(ordered, bins, on_gpu,
-                                      budget=options.pop("gpu_node_budget", None),
-                                      cpu_share=options.pop("gpu_cpu_share", None))]
+        # The GPUs join as external workers of a CPU-mode job (0 CPU threads in gpu
+        # mode), one per device, each filling its own dict of figures.
+        budget, share = options.pop("gpu_node_budget", None), options.pop("gpu_cpu_share", None)
+        on_gpu += [(d, {}) for d in gthinker.gpu.resolve_devices(options.pop("gpus", None))]
+        options["external"] = [
+            gthinker.gpu.pinned(worker(ordered, bins, got, budget=budget, cpu_share=share), d)
+            for d, got in on_gpu]
         if mode == "hybrid":
             options.setdefault("gpu_chunk", max(1024, ordered.num_vertices // 16))
         return "cpu", 0 if mode == "gpu" else threads
@@ -734,13 +737,20 @@ def _result(res, mode, why, min_size) -> MCEResult:
 
 
 def _merge_gpu(res, on_gpu):
-    """Adds the bitset GPU worker's cliques to the job's counters (in place)."""
+    """Adds the bitset GPU workers' cliques to the job's counters (in place), and
+    their figures to its stats (summed, and per device)."""
+    done = [(d, got) for d, got in on_gpu if got]
+    if not done:
+        return
     hist = res.histograms["size"]
-    hist += on_gpu["histogram"]
-    res.counters["cliques"] += int(on_gpu["histogram"].sum())
+    for _, got in done:
+        hist += got["histogram"]
+        res.counters["cliques"] += int(got["histogram"].sum())
     sizes = np.flatnonzero(hist)
     res.maxima["max_size"] = int(sizes[-1]) if sizes.size else 0
-    res.stats["gpu"] = {k: v for k, v in on_gpu.items() if k != "histogram"}
+    res.stats["gpu"], res.stats["gpus"] = gthinker.gpu.device_totals(
+        [{k: v for k, v in got.items() if k != "histogram"} for _, got in done],
+        [d for d, _ in done])
 
 
 class CliqueBatch(NamedTuple):

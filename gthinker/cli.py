@@ -89,7 +89,7 @@ _GPU_WORKER_FLAGS = ("eta_per_warp", "buffer_bytes")
 #: Stealing flags, the same.
 _HYBRID_FLAGS = ("tau_c", "steal_bound", "steal_batch", "give_back", "level_steal")
 #: The master's GPU flags (plain keywords of the app and of gthinker.run).
-_GPU_MASTER_FLAGS = ("gpu_chunk", "gpu_task_batch")
+_GPU_MASTER_FLAGS = ("gpus", "gpu_chunk", "gpu_task_batch")
 
 
 def _add_mce_parser(sub):
@@ -112,8 +112,9 @@ def _add_mce_parser(sub):
     p.add_argument("--gpu-engine", choices=["auto", "bitsets", "levels"], default="auto",
                    help="GPU search: bitsets (a warp per subtree over a bitset graph) or levels "
                         "(level by level on the GPU worker, with host buffer H; the GPU options "
-                        "above other than --gpu-chunk and --gpu-task-batch are for it); auto: "
-                        "bitsets unless a vertex has more than 1536 neighbours (default: auto)")
+                        "above other than --gpus, --gpu-chunk and --gpu-task-batch are for it); "
+                        "auto: bitsets unless a vertex has more than 1536 neighbours "
+                        "(default: auto)")
     p.add_argument("--trace", default=None, metavar="FILE.png",
                    help="write a timeline of CPU and GPU busy time, S, H and steals "
                         "(needs matplotlib)")
@@ -172,10 +173,11 @@ def _interrupted(stopper, out: dict | None = None) -> int:
 def _run_mce(args, stopper) -> int:
     from . import Graph
     from .apps import mce
-    from .gpu import require_device
+    from .gpu import require_device, resolve_devices
 
     if args.mode in ("gpu", "hybrid"):
         device = require_device()  # before reading the graph: fail at once
+        resolve_devices(getattr(args, "gpus", None))
         if not args.quiet:
             print(f"GPU: {device}", file=sys.stderr)
         if args.output:
@@ -200,7 +202,7 @@ def _run_mce(args, stopper) -> int:
         gpu_engine=args.gpu_engine,
         stop=stopper.token,
         **options,
-        **(_gpu_options(args) if args.mode in ("gpu", "hybrid") else {}),
+        **(_gpu_options(args) if args.mode in ("gpu", "hybrid") else _given(args, ("gpus",))),
     )
     if result.mode_reason and not args.quiet:
         print(f"mode: {result.mode} ({result.mode_reason})", file=sys.stderr)
@@ -378,7 +380,7 @@ def _add_count_parser(sub):
                    help="where to count: cpu (all cores), gpu, hybrid (both); auto: gpu if a "
                         "CUDA GPU is usable and the graph is not small, else cpu "
                         "(default: auto)")
-    _add_option_flags(p, ("threads", "time_budget"))
+    _add_option_flags(p, ("threads", "time_budget", "gpus"))
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
 
@@ -389,7 +391,7 @@ def _run_count(args, stopper) -> int:
 
     graph = _load(Graph, args.graph, args.quiet)
     res = count.count(graph, args.pattern, mode=args.mode,
-                      **_given(args, ("threads", "time_budget")),
+                      **_given(args, ("threads", "time_budget", "gpus")),
                       progress=None if args.quiet else _progress_printer("count"),
                       stop=stopper.token)
     out = res.to_dict()

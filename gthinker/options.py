@@ -30,14 +30,17 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["RunOptions", "GPUOptions", "HybridOptions", "MAX_THREADS", "positive_int",
-           "positive_seconds", "seconds_or_off", "option_field", "describe"]
+__all__ = ["RunOptions", "GPUOptions", "HybridOptions", "MAX_THREADS", "ALL_GPUS",
+           "positive_int", "positive_seconds", "seconds_or_off", "option_field", "describe"]
 
 #: The most CPU worker threads one job starts (each is an OS thread with its own stack).
 MAX_THREADS = 4096
 _INT64_MAX = 2**63 - 1
+#: ``gpus="all"``: a GPU worker on every visible device (the default).
+ALL_GPUS = "all"
 
 
 # ---- the rules ------------------------------------------------------------------------
@@ -76,6 +79,27 @@ def _any_int(name, value):
 
 def _flag(name, value):
     return bool(value)
+
+
+def _gpus(name, value):
+    """``"all"``, a number of GPUs N >= 1, or device ids (ints >= 0, or their text
+    ``"0,2"``); a device named twice gets two workers (for tests)."""
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text == ALL_GPUS:
+            return ALL_GPUS
+        try:
+            value = tuple(int(x) for x in text.split(",")) if "," in text else int(text)
+        except ValueError:
+            value = text
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 1:
+        return int(value)
+    if (isinstance(value, Sequence) and not isinstance(value, str) and value
+            and all(isinstance(d, numbers.Integral) and not isinstance(d, bool) and d >= 0
+                    for d in value)):
+        return tuple(int(d) for d in value)
+    raise ValueError(f"{name} must be a number of GPUs from 1, all, or device ids like 0,2; "
+                     f"got {value!r}")
 
 
 def _warp_multiple(name, value):
@@ -124,13 +148,17 @@ class GPUOptions:
     """What the master hands the GPU worker, and how the GPU worker uses the device.
 
     The chunk sizes are G-ThinkerCG's. ``None`` means the GPU worker's or the app's
-    own choice (said in each help). A multi-GPU run would add its device list here
-    (one worker slot per GPU).
+    own choice (said in each help). ``gpus`` picks the devices: one GPU worker (and
+    one master slot) per device, each with its own copy of the graph and buffers.
     """
 
-    gpu_chunk: int = option_field(
-        500_000, "initial vertices per GPU assignment, from the front of the vertex order",
-        positive_int, metavar="N")
+    gpus: int | str | tuple[int, ...] | None = option_field(
+        None, "GPUs to run on, one GPU worker each: N (the first N devices), all, or device "
+        "ids like 0,2", _gpus, metavar="N|all", default_text="all")
+    gpu_chunk: int | None = option_field(
+        None, "initial vertices per GPU assignment, from the front of the vertex order",
+        positive_int, metavar="N",
+        default_text="500000; with several GPUs at most an 8th of the vertices per GPU")
     gpu_task_batch: int = option_field(
         100_000, "spilled tasks the idle GPU takes from S at a time once the vertex deque "
         "is empty (CPU-to-GPU stealing)", positive_int, metavar="N")
@@ -160,6 +188,17 @@ class GPUOptions:
 
     def __post_init__(self):
         _check_fields(self)
+
+    def chunk_for(self, vertices: int, workers: int) -> int:
+        """``gpu_chunk``, or its default for ``vertices`` initial vertices and
+        ``workers`` GPU workers: G-ThinkerCG's 500,000, but with several GPUs
+        at most an 8th of the vertices each, so that every GPU gets chunks and
+        the last ones end together."""
+        if self.gpu_chunk is not None:
+            return self.gpu_chunk
+        if workers <= 1:
+            return 500_000
+        return max(1, min(500_000, -(-vertices // (8 * workers))))
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -105,14 +106,21 @@ class ExternalWorker:
     onto S for the CPU workers.
     """
 
-    def __init__(self, job, slot: int):
+    def __init__(self, job, slot: int, peers: list | None = None):
         self._job = job
         self.slot = slot
         self._busy = False
+        self._waiting = False
+        # The job's external workers (this one included), to see which wait.
+        self._peers = [self] if peers is None else peers
 
     def wait(self) -> Assignment | None:
         """Next assignment, or None once the job is over."""
-        got = self._job.external_wait(self.slot)
+        self._waiting = True
+        try:
+            got = self._job.external_wait(self.slot)
+        finally:
+            self._waiting = False
         if got is None:
             return None
         self._busy = True
@@ -133,6 +141,11 @@ class ExternalWorker:
     def idle_cpu_workers(self) -> int:
         return self._job.idle_cpu_workers()
 
+    def idle_peers(self) -> int:
+        """The job's other external workers (the other GPUs) that wait for work
+        now: work pushed onto S while the vertex deque is empty goes to them."""
+        return sum(p._waiting for p in self._peers if p is not self)
+
     def spill_tasks(self) -> int:
         """Tasks in S now (read without the master lock)."""
         return self._job.spill_tasks()
@@ -148,8 +161,7 @@ class ExternalWorker:
         return self._job.aborting()
 
 
-def _drive_external(job, slot, fn, errors):
-    worker = ExternalWorker(job, slot)
+def _drive_external(job, worker, fn, errors):
     try:
         fn(worker)
     except BaseException as exc:  # noqa: BLE001 - re-raised by run()
@@ -313,7 +325,7 @@ class Job:
     1. ``__init__``: check the task's sides and the mode (:meth:`_check_sides`),
        resolve the options against the job (:meth:`_resolve_options`) and
        prepare its inputs (:meth:`_prepare_inputs`); nothing is started.
-    2. :meth:`run`: start the GPU worker (:meth:`_start_gpu_worker`), the trace
+    2. :meth:`run`: start the GPU workers (:meth:`_start_gpu_workers`), the trace
        and progress ticker (:meth:`_tick`), build the C++ job (:meth:`_core_job`),
        run the external workers' threads (:meth:`_start_external`) and the
        master under the Ctrl-C watch, and always stop and join them.
@@ -332,7 +344,8 @@ class Job:
         self._resolve_options(limit)
         self.record_arrays = _record_arrays(records) if records is not None else None
         self._prepare_inputs(graph, vertices, params, histogram_bins)
-        self.gpu_worker = None
+        self.gpu_workers: list = []  # one GPUWorker per device (gpu and hybrid modes)
+        self.devices: list[int] = []
         self.tracer = None
 
     # ---- set-up ---------------------------------------------------------------------
@@ -405,20 +418,32 @@ class Job:
             histogram_bins = int(graph.max_degree) + 2 if n else 2
         self.histogram_bins = positive_int("histogram_bins", histogram_bins)
 
-    def _start_gpu_worker(self):
-        """The GPU worker (gpu and hybrid modes) as the first external worker, and
-        the tracer that samples it."""
+    def _start_gpu_workers(self):
+        """The GPU workers (gpu and hybrid modes), one per device of ``options.gpu.gpus``,
+        as the first external workers, and the tracer that samples them."""
         if self.mode in ("gpu", "hybrid"):
+            from .gpu import resolve_devices, simulator
             from .gpu.worker import GPUWorker
 
-            self.gpu_worker = GPUWorker(
-                self.gpu, self.graph, params=self.params, histogram_bins=self.histogram_bins,
-                cpu_threads=self.threads, options=self.options.gpu, hybrid=self.options.hybrid)
-            self.external.insert(0, self.gpu_worker)
+            self.devices = resolve_devices(self.options.gpu.gpus)
+
+            def start(device):
+                return GPUWorker(
+                    self.gpu, self.graph, params=self.params,
+                    histogram_bins=self.histogram_bins, cpu_threads=self.threads,
+                    options=self.options.gpu, hybrid=self.options.hybrid, device=device,
+                    peers=len(self.devices) - 1)
+
+            if len(self.devices) == 1 or simulator.enabled():  # the simulator: one at a time
+                self.gpu_workers = [start(d) for d in self.devices]
+            else:  # each device uploads its copy of the graph at the same time
+                with ThreadPoolExecutor(len(self.devices), "gthinker-gpu-setup") as pool:
+                    self.gpu_workers = list(pool.map(start, self.devices))
+            self.external[:0] = self.gpu_workers
         if self.trace is not None:
             from .trace import Tracer
 
-            self.tracer = Tracer(self.threads, self.gpu_worker)
+            self.tracer = Tracer(self.threads, self.gpu_workers)
 
     def _config(self) -> dict:
         """The C++ master's configuration (``JobConfig``)."""
@@ -441,7 +466,7 @@ class Job:
             "output": os.fspath(self.output) if self.output is not None else "",
             "limit": -1 if self.limit is None else self.limit,
             "external_workers": len(self.external),
-            "gpu_chunk": o.gpu.gpu_chunk,
+            "gpu_chunk": o.gpu.chunk_for(len(self.init), len(self.external)),
             "gpu_task_batch": o.gpu.gpu_task_batch,
         }
 
@@ -463,12 +488,12 @@ class Job:
         and live counters to each snapshot, samples the trace, and calls
         ``progress`` when it is due."""
         progress, interval = self.progress, self.options.progress_interval
-        if self.gpu_worker is None and self.tracer is None:
+        if not self.gpu_workers and self.tracer is None:
             return progress, interval
         due = [interval]
 
         def on_tick(snap):
-            _with_gpu(snap, self.gpu_worker)
+            self._with_gpu(snap)
             if self.tracer is not None:
                 self.tracer.sample(snap)
             if progress is not None and snap["elapsed"] >= due[0]:
@@ -480,8 +505,10 @@ class Job:
     def _start_external(self, job, errors, started):
         """One thread per external worker (the GPU worker first), appended to
         ``started`` as each starts."""
-        for i, fn in enumerate(self.external):
-            t = threading.Thread(target=_drive_external, args=(job, self.threads + i, fn, errors),
+        peers: list[ExternalWorker] = []
+        peers += [ExternalWorker(job, self.threads + i, peers) for i in range(len(self.external))]
+        for i, (fn, worker) in enumerate(zip(self.external, peers, strict=True)):
+            t = threading.Thread(target=_drive_external, args=(job, worker, fn, errors),
                                  name=f"gthinker-external-{i}", daemon=True)
             t.start()
             started.append(t)
@@ -497,7 +524,7 @@ class Job:
         """Runs the job to its end and returns its results (raises what failed)."""
         if sigints_before is None:
             sigints_before = stopping.sigints()
-        self._start_gpu_worker()
+        self._start_gpu_workers()
         on_tick, tick_interval = self._tick()
         job = self._core_job()
         errors: list[BaseException] = []
@@ -516,8 +543,8 @@ class Job:
                 self.stop.detach(job)
             for t in started:
                 t.join()
-            if self.gpu_worker is not None:
-                self.gpu_worker.close()
+            for gpu_worker in self.gpu_workers:
+                gpu_worker.close()
         compiled_in_run = cache.compile_seconds() - compiled_at_start  # GPU kernels, at launch
         seconds = time.perf_counter() - start - compiled_in_run
         if errors:
@@ -534,7 +561,7 @@ class Job:
         trace_error = None
         if self.tracer is not None:
             # The end state, also for jobs shorter than one tick.
-            self.tracer.sample(_with_gpu(job.snapshot(), self.gpu_worker))
+            self.tracer.sample(self._with_gpu(job.snapshot()))
             try:
                 self.tracer.write(self.trace, start, seconds)
             except OSError as exc:  # keep the job's result; the caller learns why in stats
@@ -550,12 +577,13 @@ class Job:
         counter_values = np.asarray(res["counters"], np.int64)
         maxima_values = np.asarray(res["maxima"], np.int64)
         hists = [np.asarray(h, np.int64) for h in res["histograms"]]
-        if self.gpu_worker is not None:
-            g_counters, g_maxima, g_hists = self.gpu_worker.results()
+        for gpu_worker in self.gpu_workers:
+            g_counters, g_maxima, g_hists = gpu_worker.results()
             counter_values = counter_values + g_counters
             maxima_values = np.maximum(maxima_values, g_maxima)
             hists = [h + g_hists[i][: len(h)] for i, h in enumerate(hists)]
-            stats["gpu"] = self.gpu_worker.snapshot()
+        if self.gpu_workers:
+            stats["gpu"], stats["gpus"] = self._gpu_snapshots()
         names_from = self.names_from
         minimum = np.iinfo(np.int64).min
         counters = zip(names_from.counters, counter_values, strict=True)
@@ -572,15 +600,21 @@ class Job:
             compile_seconds=cache.compile_seconds() - self.compiled_before,
         )
 
+    def _gpu_snapshots(self) -> tuple[dict, list[dict]]:
+        """The GPU workers' figures: summed over the devices, and per device."""
+        from .gpu import device_totals
 
-def _with_gpu(snap, gpu_worker):
-    """Adds the GPU worker's figures to a master snapshot, and its counters (as
-    of the last second or so) to the CPU workers'."""
-    if gpu_worker is not None:
-        snap["gpu"] = gpu_worker.snapshot()
-        snap["counters"] = [int(a) + int(b) for a, b in
-                            zip(snap["counters"], gpu_worker.live_counters, strict=True)]
-    return snap
+        return device_totals([w.snapshot() for w in self.gpu_workers], self.devices)
+
+    def _with_gpu(self, snap):
+        """Adds the GPU workers' figures to a master snapshot, and their counters
+        (as of the last second or so) to the CPU workers'."""
+        if self.gpu_workers:
+            snap["gpu"], snap["gpus"] = self._gpu_snapshots()
+            live = sum(w.live_counters for w in self.gpu_workers)
+            snap["counters"] = [int(a) + int(b) for a, b in
+                                zip(snap["counters"], live, strict=True)]
+        return snap
 
 
 def _raise_for_status(task, graph, status):

@@ -1,8 +1,9 @@
 """``--trace FILE.png``: a timeline of where a job's time went.
 
 Sampled every 0.1 s from the master's snapshot (CPU workers idle in W, tasks
-in S) and the GPU worker's figures (busy or not, subgraphs in H, steals each
-way); the GPU's busy intervals are exact. Drawn with matplotlib.
+in S) and the GPU workers' figures (subgraphs in H and steals each way, summed
+over the devices); each GPU's busy intervals are exact, drawn one band per
+device. Drawn with matplotlib.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ def require_matplotlib():
 
 
 class Tracer:
-    def __init__(self, threads: int, gpu_worker=None):
+    def __init__(self, threads: int, gpu_workers=()):
         require_matplotlib()
         self.threads = threads
-        self.gpu = gpu_worker
+        self.gpus = list(gpu_workers)
         self.rows: list[tuple] = []
 
     def sample(self, snap: dict) -> None:
@@ -51,21 +52,27 @@ class Tracer:
         ax = axes[0]
         if self.threads:
             ax.step(t, [r[1] for r in self.rows], where="post", label="CPU workers busy")
-        if self.gpu is not None:
-            for a, b in self.gpu.timeline:
-                ax.axvspan(a - start, b - start, color="tab:green", alpha=0.25, lw=0)
-            ax.plot([], [], color="tab:green", alpha=0.5, lw=8, label="GPU busy")
+        top = max(1, self.threads)
+        for i, gpu in enumerate(self.gpus):  # device i: a band of its own at the top
+            band = (top * (1 + 0.1 * i), top * (1 + 0.1 * i + 0.08))
+            for a, b in gpu.timeline:
+                ax.fill_between([a - start, b - start], *band, color="tab:green", alpha=0.5,
+                                lw=0)
+        if self.gpus:
+            ax.plot([], [], color="tab:green", alpha=0.5, lw=8,
+                    label="GPU busy" if len(self.gpus) == 1 else
+                    f"GPU busy (one band per GPU, {len(self.gpus)})")
         ax.set_ylabel("workers")
-        ax.set_ylim(bottom=0)
+        ax.set_ylim(0, top * (1.1 + 0.1 * len(self.gpus)))
         ax.legend(loc="upper right")
         ax = axes[1]
         ax.step(t, [r[2] for r in self.rows], where="post", label="tasks in S")
-        if self.gpu is not None:
+        if self.gpus:
             ax.step(t, [r[3] for r in self.rows], where="post", label="subgraphs in H")
         ax.set_ylabel("size")
         ax.legend(loc="upper right")
         ax = axes[2]
-        if self.gpu is not None:
+        if self.gpus:
             ax.step(t, [r[4] for r in self.rows], where="post",
                     label="GPU -> CPU (tasks + vertices)")
             ax.step(t, [r[5] for r in self.rows], where="post", label="CPU -> GPU (tasks)")
@@ -76,7 +83,8 @@ class Tracer:
         ax.set_ylabel("moved so far")
         ax.set_xlabel("seconds")
         fig.suptitle(f"gthinker job: {seconds:.3f} s, {self.threads} CPU workers"
-                     + (" + GPU" if self.gpu is not None else "")
+                     + ("" if not self.gpus else " + GPU" if len(self.gpus) == 1
+                        else f" + {len(self.gpus)} GPUs")
                      + f" ({time.strftime('%Y-%m-%d %H:%M')})")
         fig.tight_layout()
         image = io.BytesIO()

@@ -1,5 +1,6 @@
 """GPU side of gthinker: :class:`GPUContext` apps, their device helpers, the GPU
-worker, and :func:`resolve_mode`, where every run's mode is decided.
+worker, :func:`resolve_mode`, where every run's mode is decided, and
+:func:`resolve_devices`, which GPUs it runs on (one GPU worker each).
 
 Device helpers (call them from ``generate_initial_tasks``, ``process`` and
 ``extend``): :func:`append`, :func:`warp_append`, :func:`push`,
@@ -24,9 +25,18 @@ import threading
 from ..errors import DeviceUnavailableError
 from . import simulator
 from .context import GPUContext
+from .devices import (
+    device_totals,
+    driving,
+    on_device,
+    pinned,
+    resolve_devices,
+    visible_devices,
+)
 
-__all__ = ["GPUContext", "SMALL_GRAPH_EDGES", "device_status", "release_buffers",
-           "require_device", "resolve_mode", "small_graph"]
+__all__ = ["GPUContext", "SMALL_GRAPH_EDGES", "device_status", "device_totals", "driving",
+           "on_device", "pinned", "release_buffers", "require_device", "resolve_devices",
+           "resolve_mode", "small_graph", "visible_devices"]
 
 MODES = ("cpu", "gpu", "hybrid")
 
@@ -159,9 +169,9 @@ def resolve_mode(mode: str, *, allowed=MODES, auto: str = "hybrid",
 
 
 def release_buffers() -> None:
-    """Frees the device subgraph buffer that GPU jobs keep from one run to the
-    next in this process (most of the device's memory; keeping it saves about
-    0.2 s per job). Call it before other GPU work in the same process."""
+    """Frees the device subgraph buffers that GPU jobs keep from one run to the
+    next in this process (one per device, most of its memory; keeping it saves
+    about 0.2 s per job). Call it before other GPU work in the same process."""
     from .worker import release_buffers as release
 
     release()

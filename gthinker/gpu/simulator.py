@@ -20,7 +20,7 @@ import threading
 import time
 from contextlib import contextmanager
 
-__all__ = ["install", "enabled", "fast_switching"]
+__all__ = ["install", "enabled", "fast_switching", "turn", "turn_given_up"]
 
 _TIMEOUT = 60.0
 _lock = threading.Lock()
@@ -163,6 +163,36 @@ def fast_switching(interval: float = 1e-4):
         yield
     finally:
         sys.setswitchinterval(old)
+
+
+# While a simulated kernel runs, the simulator swaps the ``cuda`` global of every
+# module whose device code it runs (and it runs one kernel at a time), so host code
+# of several GPU workers (one per device) must not overlap: they take turns.
+_turn = threading.Lock()
+
+
+@contextmanager
+def turn():
+    """Holds the simulator's one turn to drive a GPU (a no-op without the simulator)."""
+    if not enabled():
+        yield
+        return
+    with _turn:
+        yield
+
+
+@contextmanager
+def turn_given_up():
+    """Gives the turn (held by this thread) to other GPU workers for a block, e.g.
+    while waiting for work (a no-op without the simulator)."""
+    if not enabled():
+        yield
+        return
+    _turn.release()
+    try:
+        yield
+    finally:
+        _turn.acquire()
 
 
 #: Seconds between two looks of a block's manager at its threads.

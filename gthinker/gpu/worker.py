@@ -47,6 +47,7 @@ from .device import (
     VOL_LIMIT,
     VTAIL,
 )
+from .devices import driving, on_device
 from .simulator import enabled as simulator_enabled
 from .simulator import fast_switching
 
@@ -142,16 +143,21 @@ def _gather(offs, verts, v_lo):
 
 
 # The subgraph buffer (most of the device's memory) is kept from one job to the
-# next in a process: freeing and allocating ~100 GB costs about 0.2 s per job,
-# more than a whole small subgraph-matching query. release_buffers() gives it back.
-_kept: dict = {}
+# next in a process, one per device: freeing and allocating ~100 GB costs about
+# 0.2 s per job, more than a whole small subgraph-matching query.
+# release_buffers() gives them back.
+_kept: dict = {}  # device id -> (vertices, offsets)
 
 
 def release_buffers() -> None:
     """See :func:`gthinker.gpu.release_buffers`."""
+    devices = list(_kept)
     _kept.clear()
-    if not simulator_enabled() and cuda.is_available():
-        cuda.current_context().deallocations.clear()
+    if simulator_enabled() or not cuda.is_available():
+        return
+    for device in devices or [None]:
+        with on_device(device):
+            cuda.current_context().deallocations.clear()
 
 
 def _new_buffer(budget):
@@ -160,37 +166,44 @@ def _new_buffer(budget):
             cuda.device_array((budget // 5 // 16, 2), np.int64))
 
 
-def _subgraph_buffer(budget_for):
-    """(vertices, offsets) device arrays and the budget: the kept pair (taken
-    out of the keep while this job uses it) when it is within 10% of what this
-    job may use (it is allocated already, so it cannot run the device out of
+def _subgraph_buffer(budget_for, device):
+    """(vertices, offsets) device arrays and the budget: the pair kept on ``device``
+    (taken out of the keep while this job uses it) when it is within 10% of what
+    this job may use (it is allocated already, so it cannot run the device out of
     memory), else a new pair."""
-    kept = _kept.pop("buffer", None)
+    kept = _kept.pop(device, None)
     kept_bytes = kept[0].nbytes + kept[1].nbytes if kept else 0
     budget = budget_for(kept_bytes)
     if kept and 0.9 * budget <= kept_bytes <= 1.1 * budget:  # free memory moves a little
         return kept, budget
     if kept:
         del kept
-        release_buffers()
+        cuda.current_context().deallocations.clear()
         budget = budget_for(0)
     return _new_buffer(budget), budget
 
 
 class GPUWorker:
-    """Runs a :class:`gthinker.GPUContext` app on the current CUDA device
-    (or Numba's simulator). ``__call__(worker)`` is the loop an
-    :class:`gthinker.runtime.ExternalWorker` slot runs."""
+    """Runs a :class:`gthinker.GPUContext` app on one CUDA device (or Numba's
+    simulator). ``__call__(worker)`` is the loop an
+    :class:`gthinker.runtime.ExternalWorker` slot runs.
+
+    ``device`` is the CUDA device id (None: the current device); the set-up,
+    the loop and :meth:`results` run on it, whichever thread calls them.
+    ``peers`` is the number of other GPU workers in the job: while one of them
+    waits for work, this one hands work to S as it does for idle CPU workers.
+    """
 
     def __init__(self, app_cls, graph, *, params=(), histogram_bins=2, cpu_threads=0,
                  options: GPUOptions | None = None, hybrid: HybridOptions | None = None,
-                 **settings):
+                 device: int | None = None, peers: int = 0, **settings):
         """``options`` and ``hybrid`` (:mod:`gthinker.options`), or their fields as
         ``settings`` keywords (``eta_per_warp=``, ``tau_c=``, ...)."""
         run_options = RunOptions.from_keywords(
             RunOptions(gpu=options or GPUOptions(), hybrid=hybrid or HybridOptions()),
             **settings)
         self.options, self.hybrid = run_options.gpu, run_options.hybrid
+        self.device, self.peers = device, int(peers)
         self.app = app_cls()
         self.kern = app_cls.kernels()
         self.simulated = simulator_enabled()
@@ -199,14 +212,16 @@ class GPUWorker:
         self.n_maxima = len(app_cls.maxima)
         self.n_hists = len(app_cls.histograms)
         self.hist_bins = histogram_bins if app_cls.histograms else 1
-        self._launch_geometry(app_cls, graph)
-        # Graph, results and the app's own buffers first; the subgraph buffer
-        # takes what is left.
-        self._upload(graph, params)
-        self._allocate_queues()
-        self._allocate_subgraph_buffer(graph)
-        self._set_up_stealing(cpu_threads)
-        _gather(np.zeros((1, 2), np.int64), np.zeros(1, np.int32), 0)  # compiled or loaded now
+        with on_device(device):
+            self._launch_geometry(app_cls, graph)
+            # Graph, results and the app's own buffers first; the subgraph buffer
+            # takes what is left.
+            self._upload(graph, params)
+            self._allocate_queues()
+            self._allocate_subgraph_buffer(graph)
+            self._set_up_stealing(cpu_threads)
+            _gather(np.zeros((1, 2), np.int64), np.zeros(1, np.int32), 0)  # compiled or loaded
+            self.stats = self._initial_stats()
         self.timeline: list[tuple[float, float]] = []  # GPU busy intervals
         self._live_at = time.perf_counter()
         self.live_counters = np.zeros(self.n_counters, np.int64)
@@ -215,7 +230,6 @@ class GPUWorker:
         self.vtail = 0
         self.ndefer = 0
         self.pending = np.zeros(0, np.int32)
-        self.stats = self._initial_stats()
 
     def _launch_geometry(self, app_cls, graph):
         """Grids of the process and extend kernels, warps, eta and the queue size."""
@@ -287,7 +301,8 @@ class GPUWorker:
                 b = int((free + kept_bytes) * 0.85)
                 return min(b, int(buffer_bytes)) if buffer_bytes else b
 
-            pair, budget = _subgraph_buffer(budget_for)
+            self._buffer_key = cuda.get_current_device().id
+            pair, budget = _subgraph_buffer(budget_for, self._buffer_key)
             self._keep_buffer = buffer_bytes is None  # only the default, whole-device one
         self.d_vert, self.d_offs = pair
         self.capv, self.capr = pair[0].shape[0], pair[1].shape[0]
@@ -365,27 +380,33 @@ class GPUWorker:
     # ---- the worker loop ---------------------------------------------------------
 
     def __call__(self, worker) -> None:
-        self._ext = worker if self.cpu_threads > 0 else None
-        while (work := worker.wait()) is not None:
-            t = time.perf_counter()
-            self.stats["assignments"] += 1
-            if work.num_tasks:  # CPU-to-GPU stealing: spilled tasks from S, into H
-                data, starts = self.app.move_tasks_from_cpu(work.task_data, work.task_starts)
-                self.H.push(np.ascontiguousarray(data, np.int32),
-                            np.ascontiguousarray(starts, np.int64), movable=False)
-                self.stats["tasks_from_cpu"] += work.num_tasks
-                self.stats["steals_from_cpu"] += 1
-            self.pending = np.ascontiguousarray(work.vertices, np.int32)
-            self.stats["initial_vertices"] += len(self.pending)
-            self.drain(lambda: worker.aborting)
-            end = time.perf_counter()
-            self.stats["busy_seconds"] += end - t
-            self.timeline.append((t, end))
-            worker.done()
+        with driving(self.device, worker) as worker:
+            self._ext = worker if self.cpu_threads > 0 or self.peers else None
+            while (work := worker.wait()) is not None:
+                self._assignment(work, worker)
+                worker.done()
+
+    def _assignment(self, work, worker) -> None:
+        """Runs one assignment of the master to its end."""
+        t = time.perf_counter()
+        self.stats["assignments"] += 1
+        if work.num_tasks:  # CPU-to-GPU stealing: spilled tasks from S, into H
+            data, starts = self.app.move_tasks_from_cpu(work.task_data, work.task_starts)
+            self.H.push(np.ascontiguousarray(data, np.int32),
+                        np.ascontiguousarray(starts, np.int64), movable=False)
+            self.stats["tasks_from_cpu"] += work.num_tasks
+            self.stats["steals_from_cpu"] += 1
+        self.pending = np.ascontiguousarray(work.vertices, np.int32)
+        self.stats["initial_vertices"] += len(self.pending)
+        self.drain(lambda: worker.aborting)
+        end = time.perf_counter()
+        self.stats["busy_seconds"] += end - t
+        self.timeline.append((t, end))
 
     def _feed_cpus(self, levels: bool = True) -> None:
         """GPU-to-CPU stealing, checked every few milliseconds while more than
-        tau_c CPU workers are idle. In this order:
+        tau_c CPU workers are idle, or another GPU worker waits for work while S
+        is empty (multi-GPU: it takes what lands in S). In this order:
 
         1. a batch of subgraphs from H to S (if S holds fewer than steal_bound;
            not those that came from S);
@@ -405,8 +426,10 @@ class GPUWorker:
             return
         self._steal_at = now
         idle = ext.idle_cpu_workers()
+        cpus_hungry = idle > self.tau_c
+        idle_gpus = ext.idle_peers() if self.peers and ext.spill_tasks() == 0 else 0
         self._polls_since_steal += 1
-        if idle <= self.tau_c:
+        if not cpus_hungry and not idle_gpus:
             if self._polls_since_steal >= 4:
                 self._per_cpu = max(1, self._per_cpu // 2)
                 self._polls_since_steal = 0
@@ -427,7 +450,9 @@ class GPUWorker:
             if self._polls_since_steal == 1:
                 self._per_cpu = min(2 * self._per_cpu, self.steal_batch)
             self._polls_since_steal = 0
-            if not self._steal_from_levels(max(1, min(idle * self._per_cpu, self.steal_batch))):
+            # An idle GPU gets as much as a level may give (half of its unread rest).
+            want = (idle * self._per_cpu if cpus_hungry else 0) + idle_gpus * self.steal_batch
+            if not self._steal_from_levels(max(1, min(want, self.steal_batch))):
                 self.stats["starved_polls"] += 1
         else:
             self.stats["starved_polls"] += 1
@@ -639,14 +664,15 @@ class GPUWorker:
     def close(self) -> None:
         """Called once the job is over: keeps the device subgraph buffer for the
         next job in this process (see :func:`release_buffers`)."""
-        if self._keep_buffer and "buffer" not in _kept:
-            _kept["buffer"] = (self.d_vert, self.d_offs)
+        if self._keep_buffer and self._buffer_key not in _kept:
+            _kept[self._buffer_key] = (self.d_vert, self.d_offs)
         self._keep_buffer = False
 
     def results(self):
-        counters = self.d_counters.copy_to_host().sum(axis=1)[: self.n_counters]
-        maxima = self.d_maxima.copy_to_host()[: self.n_maxima]
-        hists = self.d_hists.copy_to_host()[: self.n_hists]
+        with on_device(self.device):
+            counters = self.d_counters.copy_to_host().sum(axis=1)[: self.n_counters]
+            maxima = self.d_maxima.copy_to_host()[: self.n_maxima]
+            hists = self.d_hists.copy_to_host()[: self.n_hists]
         return counters, maxima, hists
 
     def snapshot(self) -> dict:

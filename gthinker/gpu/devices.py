@@ -1,0 +1,131 @@
+"""Which CUDA devices a run uses (``--gpus N|all``), work on one of them from a
+thread, and the per-device figures of a multi-GPU run put together.
+
+A run in gpu or hybrid mode starts one GPU worker per device in
+:func:`resolve_devices`; each worker uploads its own copy of the graph and
+drives its device from its own thread inside :func:`on_device` (Numba-CUDA
+keeps the current device per thread). Apps with their own GPU workers
+(the MCE bitset engine, clique counting) do the same.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import numbers
+from collections.abc import Sequence
+
+from ..errors import DeviceUnavailableError
+from ..options import ALL_GPUS
+
+__all__ = ["visible_devices", "resolve_devices", "on_device", "driving", "pinned",
+           "device_totals"]
+
+
+def visible_devices() -> int:
+    """CUDA devices this process can use (``CUDA_VISIBLE_DEVICES`` applies); 1 on
+    the simulator, 0 without a usable GPU."""
+    from . import device_status, numba_cuda
+
+    if not device_status()[0]:
+        return 0
+    return len(numba_cuda().gpus)
+
+
+def resolve_devices(gpus=None) -> list[int]:
+    """The device ids of a run's GPU workers, one worker each.
+
+    ``gpus`` is None or ``"all"`` (every visible device), N (the first N) or a
+    sequence of device ids (a device named twice runs two workers on it: for
+    tests). Raises DeviceUnavailableError when no GPU is usable (what
+    :func:`gthinker.gpu.require_device` says) or when more GPUs are asked for
+    than are visible."""
+    from . import require_device
+
+    require_device()
+    have = visible_devices()
+    if gpus is None or gpus == ALL_GPUS:
+        return list(range(have))
+    wanted = list(range(gpus)) if isinstance(gpus, numbers.Integral) else list(gpus)
+    if wanted and max(wanted) >= have:
+        asked = (f"{gpus} GPUs" if isinstance(gpus, numbers.Integral)
+                 else f"GPU {max(wanted)} (device ids {', '.join(map(str, wanted))})")
+        raise DeviceUnavailableError(
+            f"--gpus asks for {asked}, but {have} GPU{'s are' if have != 1 else ' is'} "
+            f"visible here (device ids 0..{have - 1}; CUDA_VISIBLE_DEVICES narrows them). "
+            "Use --gpus all (Python: gpus='all') or fewer.")
+    return wanted
+
+
+def on_device(device: int | None):
+    """A context in which this thread's CUDA calls go to ``device`` (None: the
+    current device, as before multi-GPU)."""
+    if device is None:
+        return contextlib.nullcontext()
+    from . import numba_cuda
+
+    return numba_cuda().gpus[device]
+
+
+@contextlib.contextmanager
+def driving(device: int | None, handle=None):
+    """The context of a GPU worker's thread: its CUDA calls go to ``device``, and
+    on the simulator, which runs one kernel at a time, GPU workers take turns
+    (``handle.wait()`` gives the turn up while it waits). Yields the handle to use."""
+    from . import simulator
+
+    with on_device(device), simulator.turn():
+        yield _TakingTurns(handle) if simulator.enabled() and handle is not None else handle
+
+
+class _TakingTurns:
+    """An external worker's handle whose ``wait`` gives up the simulator's turn."""
+
+    def __init__(self, handle):
+        self._handle = handle
+
+    def __getattr__(self, name):
+        return getattr(self._handle, name)
+
+    def wait(self):
+        from .simulator import turn_given_up
+
+        with turn_given_up():
+            return self._handle.wait()
+
+
+def pinned(fn, device: int | None):
+    """The external worker ``fn`` (``fn(handle)``, see :func:`gthinker.run`) run on
+    ``device`` (:func:`driving`): its set-up, loop and result reads all happen
+    on its thread."""
+
+    def on(handle):
+        with driving(device, handle) as handle:
+            fn(handle)
+
+    on.__name__ = getattr(fn, "__name__", "gpu_worker")
+    return on
+
+
+def _total(key, values):
+    if all(isinstance(v, str) for v in values):
+        distinct = sorted(set(values))
+        if len(distinct) == 1 and len(values) > 1:
+            return f"{len(values)} x {distinct[0]}"
+        return "; ".join(distinct)
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+        # Maxima stay maxima (the deepest level stack, the longest step); the
+        # rest add up over the devices.
+        return max(values) if key.startswith(("max_", "longest_")) or key == "depth" else \
+            sum(values)
+    return values[0]
+
+
+def device_totals(per_device: Sequence[dict], devices: Sequence[int]) -> tuple[dict, list]:
+    """``(totals, per_device)``: the figures of several GPU workers as one dict
+    with the same keys (numbers summed, maxima kept as maxima, device names
+    joined), and the list of each worker's figures with its ``device_id``."""
+    listed = [{**s, "device_id": int(d)} for s, d in zip(per_device, devices, strict=True)]
+    if len(per_device) == 1:
+        return dict(per_device[0]), listed
+    keys = [k for k in per_device[0] if all(k in s for s in per_device)]
+    return {k: _total(k, [s[k] for s in per_device]) for k in keys}, listed

@@ -1,0 +1,155 @@
+"""Several GPU workers in one job (``gpus=``): the simulator has one device, so
+two workers share it (``gpus=[0, 0]``, the test-only form), each with its own
+copy of the graph and buffers. Counts are checked against networkx."""
+
+import itertools
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import gthinker
+from gthinker import gpu
+from gthinker.apps import count, mce, sm
+from gthinker.errors import DeviceUnavailableError
+from gthinker.gpu.devices import device_totals
+
+TWO = [0, 0]  # two GPU workers on the simulator's one device
+
+
+def _graph():
+    return nx.gnp_random_graph(10, 0.5, seed=4)  # 21 edges, 17 triangles, 9 4-cliques
+
+
+def test_gpus_option_takes_n_all_or_device_ids():
+    keywords = gthinker.RunOptions.from_keywords
+    assert keywords().gpu.gpus is None
+    assert keywords(gpus="all").gpu.gpus == "all"
+    assert keywords(gpus=2).gpu.gpus == 2
+    assert keywords(gpus="0,2").gpu.gpus == (0, 2)
+    assert keywords(gpus=[1, 1]).gpu.gpus == (1, 1)
+    for bad in (0, -1, "two", True, [], [-1], 1.5):
+        with pytest.raises(ValueError, match="gpus must be"):
+            keywords(gpus=bad)
+
+
+def test_devices_resolved_against_what_is_visible():
+    have = gpu.visible_devices()
+    assert have == 1  # the simulator
+    assert gpu.resolve_devices() == gpu.resolve_devices("all") == [0]
+    assert gpu.resolve_devices(1) == [0] and gpu.resolve_devices((0, 0)) == TWO
+    with pytest.raises(DeviceUnavailableError, match="asks for 2 GPUs, but 1 GPU is visible"):
+        gpu.resolve_devices(2)
+    with pytest.raises(DeviceUnavailableError, match="GPU 3"):
+        gpu.resolve_devices((0, 3))
+
+
+def test_chunk_default_gives_every_gpu_chunks():
+    o = gthinker.RunOptions().gpu
+    assert o.chunk_for(10**9, 1) == 500_000  # one GPU: G-ThinkerCG's chunk
+    assert o.chunk_for(4039, 2) == 253  # an 8th of the vertices per GPU
+    assert gthinker.RunOptions.from_keywords(gpu_chunk=7).gpu.chunk_for(4039, 2) == 7
+
+
+def test_stats_summed_over_devices_and_kept_per_device():
+    a = {"levels": 3, "busy_seconds": 1.5, "max_depth": 4, "depth": 1, "device": "X"}
+    b = {"levels": 5, "busy_seconds": 0.5, "max_depth": 2, "depth": 3, "device": "X"}
+    total, each = device_totals([a, b], [0, 1])
+    assert total == {"levels": 8, "busy_seconds": 2.0, "max_depth": 4, "depth": 3,
+                     "device": "2 x X"}
+    assert [s["device_id"] for s in each] == [0, 1] and each[1]["levels"] == 5
+    assert device_totals([a], [0])[0] == a
+
+
+def _per_device_sums(stats, key):
+    assert len(stats["gpus"]) == 2 and [s["device_id"] for s in stats["gpus"]] == TWO
+    assert stats["gpu"][key] == sum(s[key] for s in stats["gpus"])
+
+
+@pytest.mark.parametrize("engine, mode", [("levels", "hybrid"), ("bitsets", "gpu")])
+def test_mce_on_two_gpu_workers(engine, mode):
+    # levels: two GPUWorkers and a CPU worker, stealing through S both ways.
+    G = _graph()
+    r = mce.run(G, mode=mode, threads=1, gpu_engine=engine, gpus=TWO, gpu_chunk=3)
+    assert r.count == sum(1 for _ in nx.find_cliques(G))
+    _per_device_sums(r.stats, "assignments" if engine == "levels" else "launches")
+
+
+def test_subgraph_matching_on_two_gpu_workers():
+    G = _graph()
+    r = sm.count(G, "triangle", unique=True, mode="gpu", gpus=TWO, gpu_chunk=3)
+    assert r.count == sum(nx.triangles(G).values()) // 3
+    _per_device_sums(r.stats, "initial_vertices")
+
+
+class Edges(gthinker.GPUContext):
+    """A user GPU app: counts each edge once, from its smaller end."""
+
+    counters = ("edges",)
+
+    @staticmethod
+    def generate_initial_tasks(g, v, out):
+        pos = gpu.append(out, 1)
+        if pos >= 0:
+            out.vertices[pos] = v
+
+    @staticmethod
+    def extend(g, rec, a, b, out):
+        v = rec[0]
+        for j in range(g.indptr[v], g.indptr[v + 1]):
+            if g.indices[j] > v:
+                gpu.count(g, 0, 1)
+
+
+def test_user_app_on_two_gpu_workers():
+    G = _graph()
+    r = gthinker.run(None, G, mode="gpu", gpu=Edges, gpus=TWO, gpu_chunk=2)
+    assert r.counters["edges"] == G.number_of_edges()
+    _per_device_sums(r.stats, "assignments")
+
+
+def test_clique_count_split_over_two_gpus():
+    G = _graph()
+    want = sum(1 for c in nx.enumerate_all_cliques(G) if len(c) == 4)
+    r = count.count(G, "4-clique", mode="gpu", gpus=TWO)
+    assert r.count == want
+    assert len(r.stats["gpus"]) == 2
+
+
+def test_gpu_worker_feeds_an_idle_peer_gpu():
+    # With S empty and another GPU worker waiting, the GPU hands back half of its
+    # chunk's unstarted vertices, as it does for idle CPU workers.
+    from gthinker.apps.mce_gpu import MaximalCliquesGPU
+    from gthinker.gpu.worker import GPUWorker
+
+    class Ext:
+        given = []
+
+        def idle_cpu_workers(self):
+            return 0
+
+        def idle_peers(self):
+            return 1
+
+        def spill_tasks(self):
+            return 0
+
+        def give_back_vertices(self, v):
+            self.given.append(v.tolist())
+
+    for peers in (0, 1):
+        w = GPUWorker(MaximalCliquesGPU, gthinker.as_graph(nx.path_graph(4)), peers=peers)
+        w._ext, w.pending = Ext(), np.arange(6, dtype=np.int32)
+        w._feed_cpus()
+        assert Ext.given == ([] if peers == 0 else [[3, 4, 5]])
+
+
+def test_too_many_gpus_is_a_clear_error_on_the_command_line(tmp_path, capsys):
+    from gthinker.cli import main
+
+    path = tmp_path / "g.txt"
+    path.write_text("".join(f"{u} {v}\n" for u, v in itertools.combinations(range(5), 2)))
+    assert main(["mce", str(path), "--mode", "gpu", "--gpus", "2", "-q"]) == 2
+    assert "--gpus asks for 2 GPUs, but 1 GPU is visible" in capsys.readouterr().err
+    assert main(["count", str(path), "triangle", "--mode", "gpu", "--gpus", "2", "-q"]) == 2
+    assert "--gpus asks for 2 GPUs" in capsys.readouterr().err
