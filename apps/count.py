@@ -736,7 +736,10 @@ def _run_cliques(dag, k, mode, threads, time_budget, progress, options):
     if mode == "hybrid":
         from .count_gpu import worker
 
-        on_gpu += [(d, {}) for d in gthinker.gpu.resolve_devices(options.pop("gpus", None))]
+        # One worker per distinct device: a worker holds count_gpu's Device of its
+        # device for the whole job (a device named twice would wait for it forever).
+        devices = dict.fromkeys(gthinker.gpu.resolve_devices(options.pop("gpus", None)))
+        on_gpu += [(d, {}) for d in devices]
         options["external"] = [gthinker.gpu.pinned(worker(dag, k, got), d) for d, got in on_gpu]
         options.setdefault("gpu_task_batch", 4 * threads)
     parts = (64 if mode == "hybrid" else 16) * threads

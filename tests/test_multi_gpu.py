@@ -119,6 +119,10 @@ def test_clique_count_split_over_two_gpus():
     r = count.count(G, "4-clique", mode="gpu", gpus=_two())
     assert r.count == want
     assert len(r.stats["gpus"]) == 2
+    # hybrid: one count_gpu worker per distinct device, beside a CPU worker
+    r = count.count(G, "4-clique", mode="hybrid", threads=1, gpus=_two())
+    assert r.count == want
+    assert [s["device_id"] for s in r.stats["gpus"]] == sorted(set(_two()))
 
 
 def test_gpu_worker_feeds_an_idle_peer_gpu():
