@@ -22,7 +22,7 @@ def main():
     ap.add_argument("graph")
     ap.add_argument("--threads", default="1,8,16", help="comma-separated thread counts")
     ap.add_argument("--repeat", type=int, default=2)
-    ap.add_argument("--budget", type=float, default=None, 
+    ap.add_argument("--budget", type=float, default=None,
                     help="time_budget (seconds); default: gthinker's")
     ap.add_argument("--mode", default="cpu")
     ap.add_argument("--out", default=None)
