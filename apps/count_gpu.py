@@ -54,8 +54,13 @@ from gthinker.gpu.device import FULL_MASK, lower_bound, warp_sum
 __all__ = ["Device", "count", "worker", "WARPS_PER_BLOCK"]
 
 WARPS_PER_BLOCK = 8
-#: Blocks a launch may have per SM (the warps stride over the edges beyond that).
-BLOCKS_PER_SM = 128
+#: Blocks a launch may have per SM (the warps stride over the edges beyond that):
+#: 32 was within 2% of the best of 8, 32, 128 and 496 on every graph and k measured
+#: (H100; 128 cost small graphs 20-30%: one atomic per block, more blocks to start).
+BLOCKS_PER_SM = 32
+#: k >= 4 by vertex blocks (:func:`_local`) when no out-degree is above this, else by
+#: edges (:func:`_cliques`): a vertex's local graph takes out-degree / 32 words a row.
+LOCAL_MAX_DEGREE = 256
 #: Bytes of device memory the warps' candidate buffers may take at most.
 BUFFER_BYTES = 2 << 30
 _NONE = -1  # a key no list holds (vertex ids are >= 0)
@@ -166,21 +171,27 @@ def _load_out(indptr, indices, v, cand, at, lane):
 
 
 @cuda.jit(device=True)
-def _build_rows(indptr, indices, cand, at, c, rows, words, cache, lane):
+def _build_row(indptr, indices, cand, at, c, i, rows, words, cache, lane):
     """rows[i * words + w]: bit j of word w set when cand[at + 32 w + j] is an
-    out-neighbour of cand[at + i]."""
+    out-neighbour of cand[at + i] (one ballot per 32 candidates)."""
+    w = cand[at + i]
+    lo = indptr[w]
+    hi = indptr[w + 1]
+    _sample(indices, lo, hi, cache, lane)
+    for word in range(words):
+        j = (word << 5) + lane
+        x = cand[at + j] if j < c else _NONE
+        hit = _find(indices, lo, hi, cache, x) and j < c
+        bits = cuda.ballot_sync(FULL_MASK, hit)
+        if lane == 0:
+            rows[i * words + word] = bits
+
+
+@cuda.jit(device=True)
+def _build_rows(indptr, indices, cand, at, c, rows, words, cache, lane):
+    """Every row of the local graph among ``cand[at:at + c]`` (:func:`_build_row`)."""
     for i in range(c):
-        w = cand[at + i]
-        lo = indptr[w]
-        hi = indptr[w + 1]
-        _sample(indices, lo, hi, cache, lane)
-        for word in range(words):
-            j = (word << 5) + lane
-            x = cand[at + j] if j < c else _NONE
-            hit = _find(indices, lo, hi, cache, x) and j < c
-            bits = cuda.ballot_sync(FULL_MASK, hit)
-            if lane == 0:
-                rows[i * words + word] = bits
+        _build_row(indptr, indices, cand, at, c, i, rows, words, cache, lane)
     cuda.syncwarp(FULL_MASK)
 
 
@@ -196,13 +207,18 @@ def _last_two(rows, sets, s, c, words, lane):
 
 
 @cuda.jit(device=True)
-def _local_cliques(rows, sets, rest, c, r, words, lane):
+def _local_cliques(rows, sets, rest, c, r, words, first, lane):
     """This lane's share of the r-cliques (r >= 2) of the oriented local graph
-    on c candidates: depth first over bitsets, the last two levels counted."""
+    on c candidates (among the out-neighbours of candidate ``first`` when it is
+    >= 0): depth first over bitsets, the last two levels counted."""
+    cuda.syncwarp(FULL_MASK)  # every lane is done with the last call's sets
     for w in range(lane, words, 32):
         bits = c - (w << 5)
-        sets[w] = np.uint32(0xFFFFFFFF) if bits >= 32 else (
-            (np.uint32(1) << np.uint32(bits)) - np.uint32(1))
+        if first >= 0:
+            sets[w] = rows[first * words + w]
+        else:
+            sets[w] = np.uint32(0xFFFFFFFF) if bits >= 32 else (
+                (np.uint32(1) << np.uint32(bits)) - np.uint32(1))
         rest[w] = sets[w]
     cuda.syncwarp(FULL_MASK)
     last = r - 2
@@ -260,7 +276,7 @@ def _count_candidates(indptr, indices, cand, at, c, r, bits, k, cache, lane):
     _build_rows(indptr, indices, cand, at, c, bits[:sets_at], words, cache, lane)
     half = (k - 1) * words
     return _local_cliques(bits[:sets_at], bits[sets_at:sets_at + half],
-                          bits[sets_at + half:], c, r, words, lane)
+                          bits[sets_at + half:], c, r, words, -1, lane)
 
 
 # ---- kernels ------------------------------------------------------------------------------
@@ -276,15 +292,21 @@ def _warp_cache():
 
 @cuda.jit(device=True)
 def _finish(state, result, total, take, lane):
-    """Adds the warp's count to ``state[1]``; the last block to finish resets the
-    launch state and, when ``take``, moves the count to ``result[0]`` (mapped
-    host memory) and zeroes it. Every thread of every block calls it once."""
+    """Adds the block's count to ``state[1]`` (one atomic a block); the last block
+    to finish resets the launch state and, when ``take``, moves the count to
+    ``result[0]`` (mapped host memory) and zeroes it. Every thread of every
+    block calls it once."""
+    sums = cuda.shared.array(WARPS_PER_BLOCK, np.int64)
     total = warp_sum(total)
     if lane == 0:
-        cuda.atomic.add(state, 1, total)
-        cuda.threadfence()
+        sums[cuda.threadIdx.x >> 5] = total
     cuda.syncthreads()
     if cuda.threadIdx.x == 0:
+        block = 0
+        for w in range(WARPS_PER_BLOCK):
+            block += sums[w]
+        cuda.atomic.add(state, 1, block)
+        cuda.threadfence()
         if cuda.atomic.add(state, 2, 1) == cuda.gridDim.x - 1:
             state[0] = 0
             state[2] = 0
@@ -338,6 +360,43 @@ def _cliques(indptr, indices, src, spans, nranges, k, state, result, take, cand,
     _finish(state, result, total, take, lane)
 
 
+def _local(indptr, indices, spans, nranges, k, state, result, take, cand, bits, stride):
+    """k-cliques (k >= 4), a block per first vertex v (the blocks stride over the
+    vertices of ranges: ``spans`` as in :func:`_triangles`, in vertices): the
+    block's warps copy out(v) to the block's ``cand`` slice and build the local
+    graph among it once (bitset rows, warp w taking rows w, w + 8, ...); warp w
+    then takes the edges (v, out(v)[i]), i = w, w + 8, ..., and counts the
+    (k - 2)-cliques in the row of out(v)[i]. ``bits``: ``stride`` words a warp."""
+    lane = cuda.threadIdx.x & 31
+    cache = _warp_cache()
+    mine = cuda.threadIdx.x >> 5
+    at = cuda.blockIdx.x * (cand.size // cuda.gridDim.x)
+    block = bits[cuda.blockIdx.x * WARPS_PER_BLOCK * stride:
+                 (cuda.blockIdx.x + 1) * WARPS_PER_BLOCK * stride]
+    total = 0
+    t = 0
+    for item in range(cuda.blockIdx.x, spans[nranges], cuda.gridDim.x):
+        while item >= spans[t + 1]:
+            t += 1
+        v = spans[nranges + 1 + t] + item - spans[t]
+        lo = indptr[v]
+        c = indptr[v + 1] - lo
+        if c >= k - 1:  # the same on every thread of the block
+            words = (c + 31) >> 5
+            for i in range(cuda.threadIdx.x, c, cuda.blockDim.x):
+                cand[at + i] = indices[lo + i]
+            cuda.syncthreads()
+            for i in range(mine, c, WARPS_PER_BLOCK):
+                _build_row(indptr, indices, cand, at, c, i, block, words, cache, lane)
+            cuda.syncthreads()
+            s = c * words + mine * 2 * (k - 1) * words
+            for i in range(mine, c, WARPS_PER_BLOCK):
+                total += _local_cliques(block, block[s:], block[s + (k - 1) * words:], c,
+                                        k - 2, words, i, lane)
+            cuda.syncthreads()  # the next vertex overwrites cand and the rows
+    _finish(state, result, total, take, lane)
+
+
 def _prefixes(indptr, indices, data, starts, nrec, k, state, result, take, cand, bits, stride):
     """One warp per prefix-clique record ``data[starts[t]:starts[t + 1]]``, taken
     from the cursor ``state[0]``."""
@@ -378,7 +437,7 @@ _KERNELS = {}
 def kernels():
     """The kernels, compiled once per process (or loaded from the compile cache)."""
     if not _KERNELS:
-        for name, fn in (("triangles", _triangles), ("cliques", _cliques),
+        for name, fn in (("triangles", _triangles), ("cliques", _cliques), ("local", _local),
                          ("prefixes", _prefixes)):
             compiled = cuda.jit(fn)
             if not simulator.enabled():  # the simulator compiles nothing
@@ -389,6 +448,53 @@ def kernels():
 
 
 # ---- the device copy ----------------------------------------------------------------------
+
+
+class _Prepared:
+    """A launch of ``kernel`` on ``grid`` blocks with fixed arguments. The first
+    call goes through Numba-CUDA's dispatcher (which compiles or loads the
+    kernel); from the second on, the arguments are marshalled once and each call
+    launches with them directly: the dispatcher's type checks and marshalling took
+    80-300 us a launch on the GPU machine's host, more than a small graph's
+    kernel. Where Numba-CUDA's internals are not the ones this was written for
+    (another version, the simulator), every call goes through the dispatcher."""
+
+    def __init__(self, kernel, grid, args):
+        self.kernel = kernel
+        self.grid = grid
+        self.args = args  # kept alive: the marshalled arguments point into them
+        self._calls = 0
+        self._direct = None
+
+    def __call__(self):
+        if self._direct is not None:
+            self._direct()
+            return
+        self._dispatch()
+        self._calls += 1
+        if self._calls == 2:  # a launch that repeats: marshal it once
+            self._direct = self._marshal() or self._dispatch
+
+    def _dispatch(self):
+        self.kernel[self.grid, 32 * WARPS_PER_BLOCK](*self.args)
+
+    def _marshal(self):
+        """A function that launches with the arguments marshalled now, or None."""
+        try:
+            from cuda.core import LaunchConfig, launch
+            from numba.cuda.cudadrv import driver
+
+            compiled = self.kernel.overloads[tuple(self.kernel.typeof_pyval(a)
+                                                   for a in self.args)]
+            stream = driver._to_core_stream(0)
+            values: list = []
+            for ty, val in zip(compiled.argument_types, self.args, strict=True):
+                compiled._prepare_args(ty, val, stream, [], values)
+            config = LaunchConfig(grid=self.grid, block=32 * WARPS_PER_BLOCK, shmem_size=0)
+            fn = compiled._codelibrary.get_cufunc().kernel
+        except Exception:  # noqa: BLE001 - any mismatch: keep the dispatcher
+            return None
+        return lambda: launch(stream, config, fn, *values)
 
 
 _MAKING = threading.Lock()  # Device.of: one maker at a time (the kept dict is shared)
@@ -423,7 +529,7 @@ class Device:
                 kept[gpu] = dev
         return dev
 
-    def __init__(self, dag, k, blocks=None, arrays=None):
+    def __init__(self, dag, k, blocks=None, arrays=None, local=None):
         self.k = int(k)
         self.host_indptr = dag.indptr
         self.n = dag.num_vertices
@@ -436,6 +542,8 @@ class Device:
         words = (d + 31) >> 5 if self.k > 3 else 0  # triangles need no local graph
         self.d = d  # candidates: prefix records need them for triangles too
         self.stride = max(d * words + 2 * (self.k - 1) * words, 1)
+        #: whole ranges of k >= 4 by vertex blocks (else by edges)
+        self.local = self.k > 3 and (d <= LOCAL_MAX_DEGREE if local is None else bool(local))
         if blocks is None:  # the simulator runs a block's threads as Python threads
             blocks = 1 if simulator.enabled() else (
                 cuda.get_current_device().MULTIPROCESSOR_COUNT * BLOCKS_PER_SM)
@@ -447,7 +555,7 @@ class Device:
         self.bits = cuda.device_array(warps * self.stride, np.uint32)
         self.state = cuda.to_device(np.zeros(4, np.int64))  # [cursor, count, blocks done, -]
         self.result = cuda.mapped_array(1, np.int64)
-        self._ranges: dict = {}
+        self._launches: dict = {}  # prepared launches of single ranges
         self.lock = threading.Lock()  # one count at a time on this state
         self.description = gthinker.gpu.device_status()[1]
 
@@ -455,47 +563,64 @@ class Device:
         """Count from zero again."""
         self.state.copy_to_device(np.zeros(4, np.int64))
 
-    def _range_arrays(self, ranges):
-        """The edge count and the spans (cumulative edge counts, then each range's
-        first edge) of ``ranges`` on the device (those of a single range kept:
-        counting a whole graph again copies nothing)."""
-        key = tuple(ranges) if len(ranges) == 1 else None
-        if key in self._ranges:
-            return self._ranges[key]
+    def _spans(self, ranges, by_vertex):
+        """The number of items (edges, or vertices when ``by_vertex``) of ``ranges``
+        and their spans on the device: cumulative item counts, then each range's
+        first item."""
         lows, highs = (np.array(x, np.int64) for x in zip(*ranges, strict=True))
-        spans = np.zeros(2 * len(ranges) + 1, np.int64)
-        np.cumsum(self.host_indptr[highs] - self.host_indptr[lows], out=spans[1:len(ranges) + 1])
-        spans[len(ranges) + 1:] = self.host_indptr[lows]
-        arrays = int(spans[len(ranges)]), cuda.to_device(spans)
-        if key is not None:
-            self._ranges[key] = arrays
-        return arrays
+        nr = len(ranges)
+        spans = np.zeros(2 * nr + 1, np.int64)
+        if by_vertex:
+            np.cumsum(highs - lows, out=spans[1:nr + 1])
+            spans[nr + 1:] = lows
+        else:
+            np.cumsum(self.host_indptr[highs] - self.host_indptr[lows], out=spans[1:nr + 1])
+            spans[nr + 1:] = self.host_indptr[lows]
+        return int(spans[nr]), cuda.to_device(spans)
 
     def _grid(self, items, limit):
         return max(1, min(limit, math.ceil(items / WARPS_PER_BLOCK)))
 
+    def _launch_for(self, ranges, take):
+        """The launch that counts from the first vertices of ``ranges``; None when
+        they have no edge."""
+        nr = np.int64(len(ranges))
+        head = (self.indptr, self.indices)
+        tail = (self.state, self.result, np.int64(take))
+        if self.local:
+            items, spans = self._spans(ranges, True)
+            if not (items and self.host_indptr[-1]):
+                return None
+            return _Prepared(kernels()["local"], min(items, self.blocks), (
+                *head, spans, nr, np.int64(self.k), *tail, self.cand, self.bits,
+                np.int64(self.stride)))
+        items, spans = self._spans(ranges, False)
+        if not items:
+            return None
+        if self.k == 3:
+            return _Prepared(kernels()["triangles"], self._grid(items, self.max_blocks),
+                             (*head, self.src, spans, nr, *tail))
+        grid = self._grid(items, self.blocks)
+        return _Prepared(kernels()["cliques"], grid, (
+            *head, self.src, spans, nr, np.int64(self.k), *tail,
+            self.cand[:grid * WARPS_PER_BLOCK * self.d], self.bits, np.int64(self.stride)))
+
     def edges(self, ranges, take=False) -> bool:
         """Counts from the edges of the first vertices of every ``(lo, hi)``; with
         ``take``, the count so far moves to ``result`` (see :meth:`take`).
-        Returns whether a kernel was launched."""
-        edges, spans = self._range_arrays(ranges) if ranges else (0, None)
-        if not edges:
+        Returns whether a kernel was launched. A single range's launch is kept
+        (counting a whole graph again copies and marshals nothing)."""
+        if not ranges:
             return False
-        nr = np.int64(len(ranges))
-        if self.k == 3:
-            kernels()["triangles"][self._grid(edges, self.max_blocks), 32 * WARPS_PER_BLOCK](
-                self.indptr, self.indices, self.src, spans, nr, self.state, self.result,
-                np.int64(take))
-        else:
-            kernels()["cliques"][self._grid(edges, self.blocks), 32 * WARPS_PER_BLOCK](
-                self.indptr, self.indices, self.src, spans, nr, np.int64(self.k), self.state,
-                self.result, np.int64(take), self._cand(edges), self.bits,
-                np.int64(self.stride))
-        return True
-
-    def _cand(self, items):
-        """The candidate buffer cut to the warps of a launch for ``items``."""
-        return self.cand[:self._grid(items, self.blocks) * WARPS_PER_BLOCK * self.d]
+        key = (tuple(ranges), take) if len(ranges) == 1 else None
+        launch = self._launches.get(key) if key else None
+        if launch is None:
+            launch = self._launch_for(ranges, take) or False
+            if key:
+                self._launches[key] = launch
+        if launch:
+            launch()
+        return bool(launch)
 
     def prefixes(self, data, starts):
         nrec = len(starts) - 1
@@ -503,7 +628,8 @@ class Device:
             kernels()["prefixes"][self._grid(nrec, self.blocks), 32 * WARPS_PER_BLOCK](
                 self.indptr, self.indices, cuda.to_device(data), cuda.to_device(starts),
                 np.int64(nrec), np.int64(self.k), self.state, self.result, np.int64(0),
-                self._cand(nrec), self.bits, np.int64(self.stride))
+                self.cand[:self._grid(nrec, self.blocks) * WARPS_PER_BLOCK * self.d], self.bits,
+                np.int64(self.stride))
 
     def take(self) -> int:
         """The count a launch with ``take`` moved to the mapped result (waits for it)."""

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # GPU clique-counting kernels alone on the `device` tool's GPU machine (carry .whl, .data):
-# first the GPU tests of tests/test_count.py on the real GPU (TESTS=1), then benchmarks/count_gpu_profile.py on
-# facebook_combined, email-Enron and R-MAT graphs (env RMATS="20:16 22:8" = scale:edge factor,
-# KS (default 3,4,5), BLOCKS (grid caps, 0 = default), REPEAT, TAG). No peer: for G2Miner beside
-# it use `bash benchmarks/device_gpu.sh count`.
+# first the GPU tests of tests/test_count.py on the real GPU (TESTS=1), then
+# benchmarks/count_gpu_profile.py on facebook_combined, email-Enron and R-MAT graphs (env
+# RMATS="20:16 22:8" = scale:edge factor, KS (default 3,4,5), BLOCKS (grid caps, 0 = default),
+# METHODS (auto,edge,vertex), REPEAT, TAG). No peer: for G2Miner beside it use
+# `bash benchmarks/device_gpu.sh count`.
 source "$(dirname "$0")/device_env.sh"
 if [ "${TESTS:-0}" = 1 ]; then
   (cd "$ROOT" && GTHINKER_TEST_REAL_GPU=1 timeout 300 pytest -q -x -n 0 -p no:cacheprovider \
@@ -17,5 +18,5 @@ for spec in ${RMATS-20:16}; do
   graphs+=(--graph "rmat$s=/tmp/rmat$s.txt")
 done
 python3 "$ROOT/benchmarks/count_gpu_profile.py" "${graphs[@]}" --k "${KS:-3,4,5}" \
-  --blocks "${BLOCKS:-0}" --repeat "${REPEAT:-10}" --out "$OUT/count_gpu_profile${TAG:-}.json" \
+  --blocks "${BLOCKS:-0}" --methods "${METHODS:-auto}" --repeat "${REPEAT:-10}" --out "$OUT/count_gpu_profile${TAG:-}.json" \
   2>&1 | grep --line-buffered -v -i "warn"
