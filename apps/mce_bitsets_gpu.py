@@ -568,11 +568,13 @@ def worker(graph, nbins, result: dict, blocks=None, budget=None, cpu_share=None)
             work = Work(got.vertices[::-1], got.task_data, got.task_starts)
             while len(work) and not handle.aborting:
                 work = dev.run(work)
-                idle = handle.idle_cpu_workers() + handle.idle_peers()  # peers: other GPUs
-                if idle and work.num_records > 1:
+                idle, idle_gpus = handle.idle_cpu_workers(), handle.idle_peers()
+                if (idle or idle_gpus) and work.num_records > 1:
                     share = np.zeros(len(work), bool)
                     n = max(8 * idle, int(work.num_records * (CPU_SHARE if cpu_share is None
                                                                else cpu_share)))
+                    if idle_gpus:  # another GPU waits (multi-GPU): half of the records
+                        n = work.num_records // 2
                     share[: min(work.num_records // 2, n)] = True
                     given = work.take(share)
                     if handle.push_tasks(given.data, given.starts):

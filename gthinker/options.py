@@ -158,7 +158,7 @@ class GPUOptions:
     gpu_chunk: int | None = option_field(
         None, "initial vertices per GPU assignment, from the front of the vertex order",
         positive_int, metavar="N",
-        default_text="500000; with several GPUs at most an 8th of the vertices per GPU")
+        default_text="500000; with several GPUs at most half the vertices over their number")
     gpu_task_batch: int = option_field(
         100_000, "spilled tasks the idle GPU takes from S at a time once the vertex deque "
         "is empty (CPU-to-GPU stealing)", positive_int, metavar="N")
@@ -192,13 +192,15 @@ class GPUOptions:
     def chunk_for(self, vertices: int, workers: int) -> int:
         """``gpu_chunk``, or its default for ``vertices`` initial vertices and
         ``workers`` GPU workers: G-ThinkerCG's 500,000, but with several GPUs
-        at most an 8th of the vertices each, so that every GPU gets chunks and
-        the last ones end together."""
+        at most ``vertices / (2 x workers)``, so that every GPU gets about two
+        chunks. Chunks stay large (a GPU fills its warps with a chunk's
+        subtrees); the GPUs balance the end by handing work to an idle one
+        through S."""
         if self.gpu_chunk is not None:
             return self.gpu_chunk
         if workers <= 1:
             return 500_000
-        return max(1, min(500_000, -(-vertices // (8 * workers))))
+        return max(1, min(500_000, -(-vertices // (2 * workers))))
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,7 @@ def test_devices_resolved_against_what_is_visible():
 def test_chunk_default_gives_every_gpu_chunks():
     o = gthinker.RunOptions().gpu
     assert o.chunk_for(10**9, 1) == 500_000  # one GPU: G-ThinkerCG's chunk
-    assert o.chunk_for(4039, 2) == 253  # an 8th of the vertices per GPU
+    assert o.chunk_for(4039, 2) == 1010  # two chunks per GPU
     assert gthinker.RunOptions.from_keywords(gpu_chunk=7).gpu.chunk_for(4039, 2) == 7
 
 
