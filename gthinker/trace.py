@@ -64,7 +64,7 @@ class Tracer:
                     f"GPU busy (one band per GPU, {len(self.gpus)})")
         ax.set_ylabel("workers")
         ax.set_ylim(0, top * (1.1 + 0.1 * len(self.gpus)))
-        ax.legend(loc="upper right")
+        ax.legend(loc="center right")  # below the GPU bands
         ax = axes[1]
         ax.step(t, [r[2] for r in self.rows], where="post", label="tasks in S")
         if self.gpus:
