@@ -192,6 +192,20 @@ class Job {
     return record_arrays(tasks);
   }
 
+  /// Takes up to `max_vertices` unstarted initial vertices (GIL released), as an
+  /// int32 array. They are this job's no more (it neither runs nor waits for them).
+  py::array_t<int32_t> take_vertices(int64_t max_vertices) {
+    if (max_vertices < 0) throw std::invalid_argument("max_vertices must be at least 0");
+    std::vector<int32_t> got;
+    {
+      py::gil_scoped_release release;
+      master_->take_vertices(static_cast<size_t>(max_vertices), got);
+    }
+    py::array_t<int32_t> out(static_cast<py::ssize_t>(got.size()));
+    std::copy(got.begin(), got.end(), out.mutable_data());
+    return out;
+  }
+
   /// Records as (data int32, starts int64 of length k + 1).
   static py::tuple record_arrays(const TaskArena& tasks) {
     const size_t n = tasks.num_tasks();
@@ -309,6 +323,7 @@ class Job {
     d["spill_peak_tasks"] = master_->spill().peak_tasks();
     d["spill_limit_bytes"] = master_->spill().limit_bytes();
     d["tasks_taken"] = master_->spill().total_taken();
+    d["vertices_taken"] = master_->vertices_taken();
     d["workers"] = workers;
     return d;
   }
@@ -386,6 +401,15 @@ PYBIND11_MODULE(_core, m) {
            "Takes up to max_records records from the top of S (where workers take theirs) as "
            "(data, starts), for another job; thread-safe while run() blocks in another thread. "
            "Nothing once the job is stopping or over.")
+      .def("take_vertices", &Job::take_vertices, py::arg("max_vertices"),
+           "Takes up to max_vertices initial vertices that no worker has started (the front "
+           "of the vertex deque, then those handed back) as an int32 array, for another job; "
+           "thread-safe while run() blocks in another thread. Nothing once the job is "
+           "stopping or over.")
+      .def("unstarted_vertices",
+           [](Job& j) { return j.master().unstarted_vertices(); },
+           py::call_guard<py::gil_scoped_release>(),
+           "Initial vertices that no worker has started yet (in the deque or handed back).")
       .def(
           "request_tasks",
           [](Job& j, int64_t records, double seconds) {

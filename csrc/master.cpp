@@ -178,14 +178,19 @@ void Master::assign(WorkerSlot& w) {
     spill_.pop_batch(batch, w.tasks);
     w.batches++;
   } else if (!returned_.empty()) {
-    take_returned(w, config_.cpu_chunk);
+    take_returned(w, cpu_chunk(returned_.size()));
   } else {
-    deque_.pop_back(config_.cpu_chunk, w.vertices);
+    deque_.pop_back(cpu_chunk(static_cast<size_t>(deque_.size())), w.vertices);
     w.chunks++;
   }
   publish_spill_size();
   w.has_work = true;
   w.cv.notify_one();
+}
+
+int64_t Master::cpu_chunk(size_t left) const {
+  const auto even = static_cast<int64_t>(left / (2 * static_cast<size_t>(config_.num_threads)));
+  return std::max<int64_t>(1, std::min<int64_t>(config_.cpu_chunk, even));
 }
 
 void Master::take_returned(WorkerSlot& w, int64_t chunk) {
@@ -260,6 +265,25 @@ size_t Master::take_tasks(size_t max_records, TaskArena& out) {
   // The job may now be over (every worker idle, nothing left): the master checks.
   master_cv_.notify_one();
   return got;
+}
+
+size_t Master::take_vertices(size_t max_vertices, std::vector<int32_t>& out) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (abort_ || end_ || max_vertices == 0) return 0;
+  size_t got = static_cast<size_t>(deque_.take_front(static_cast<int64_t>(max_vertices), out));
+  const size_t more = std::min(max_vertices - got, returned_.size());
+  out.insert(out.end(), returned_.begin(), returned_.begin() + static_cast<std::ptrdiff_t>(more));
+  returned_.erase(returned_.begin(), returned_.begin() + static_cast<std::ptrdiff_t>(more));
+  got += more;
+  vertices_taken_ += got;
+  // The job may now be over (every worker idle, nothing left): the master checks.
+  master_cv_.notify_one();
+  return got;
+}
+
+size_t Master::unstarted_vertices() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<size_t>(deque_.size()) + returned_.size();
 }
 
 void Master::request_tasks(size_t records, double seconds) {

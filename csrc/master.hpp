@@ -58,7 +58,7 @@ struct JobConfig {
   double early_split = 0.005;         // while a CPU worker starves (idle, S empty), tasks
                                       // decompose after this long instead; <= 0: never
   double gpu_idle_split = 0.005;      // the same while a GPU worker waits (S empty)
-  int64_t cpu_chunk = 50;             // vertices per CPU assignment (from the back of V)
+  int64_t cpu_chunk = 50;             // most vertices per CPU assignment (from the back of V)
   int num_external = 0;               // workers driven from outside (the GPU worker)
   int64_t gpu_chunk = 500000;         // vertices per external assignment (from the front of V)
   int64_t gpu_task_batch = 100000;    // spilled tasks per external assignment, once V is empty
@@ -146,6 +146,13 @@ class Master {
   /// they leave this job, which then neither runs nor waits for them. Nothing
   /// is taken once the job is stopping or over. Returns the number taken.
   size_t take_tasks(size_t max_records, TaskArena& out);
+  /// Takes up to `max_vertices` initial vertices that no worker has started (from
+  /// the front of V, the end its CPU workers reach last, then the oldest of those
+  /// handed back) into `out`, for another job to run: they leave this job. Nothing
+  /// is taken once the job is stopping or over. Returns the number taken.
+  size_t take_vertices(size_t max_vertices, std::vector<int32_t>& out);
+  /// Initial vertices that no worker has started: in V and handed back (locks).
+  size_t unstarted_vertices();
   /// Another job waits for tasks to take: for the next `seconds`, running tasks
   /// split after early_split (as when a worker starves) while S holds fewer
   /// than `records` records. Thread-safe, lock-free; a later call replaces it.
@@ -178,6 +185,8 @@ class Master {
   bool aborting() const { return abort_.load(std::memory_order_relaxed); }
   const std::vector<std::unique_ptr<WorkerContext>>& contexts() const { return contexts_; }
   const SpillStack& spill() const { return spill_; }
+  /// Initial vertices taken out through take_vertices (read once the job is over).
+  uint64_t vertices_taken() const { return vertices_taken_; }
   const JobConfig& config() const { return config_; }
   const int64_t* graph_ids() const { return graph_.ids; }
   double elapsed_seconds() const;
@@ -198,6 +207,11 @@ class Master {
                                       : (!deque_.empty() || !spill_.empty() || !returned_.empty());
   }
   void go_idle(WorkerSlot& w);  // requires mu_ held
+  /// Vertices for a CPU assignment out of `left` unstarted ones: cpu_chunk, but no
+  /// more than half of an even share of them per CPU worker (at least one), so
+  /// that the last vertices spread over the workers instead of queueing behind
+  /// one, and stay in V or returned_ (where take_vertices finds them).
+  int64_t cpu_chunk(size_t left) const;
   /// Moves up to `chunk` vertices from the back of returned_ into `w`. Requires mu_ held.
   void take_returned(WorkerSlot& w, int64_t chunk);
   /// Moves `batch` onto S (it ends empty), failing the job instead if S would
@@ -218,6 +232,7 @@ class Master {
   std::condition_variable master_cv_;
   VertexDeque deque_;
   std::vector<int32_t> returned_;  // unstarted vertices handed back by CPU workers
+  uint64_t vertices_taken_ = 0;    // initial vertices given to another job (take_vertices)
   SpillStack spill_;
   std::deque<WorkerSlot*> idle_;  // W
   bool end_ = false;

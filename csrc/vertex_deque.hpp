@@ -24,6 +24,14 @@ class VertexDeque {
     front_ += k;
   }
 
+  /// Appends up to k vertices from the front to `out`; returns how many.
+  int64_t take_front(int64_t k, std::vector<int32_t>& out) {
+    k = std::min(k, size());
+    out.insert(out.end(), v_.begin() + front_, v_.begin() + front_ + k);
+    front_ += k;
+    return k;
+  }
+
   /// Takes up to k vertices from the back into `out` (replacing its contents),
   /// keeping their deque order.
   void pop_back(int64_t k, std::vector<int32_t>& out) {

@@ -1,7 +1,7 @@
 """gthinker.cluster on a local Ray cluster (``local:3``): every app gives exactly the
-one-process result, spilled tasks moved between workers count once, a worker killed
-mid-run changes nothing (also one that gave tasks away or got them), and ``--ray``
-works on the command line (or says how to install Ray).
+one-process result, roots and spilled tasks moved between workers count once, a
+worker killed mid-run changes nothing (also one that gave work away or got it),
+and ``--ray`` works on the command line (or says how to install Ray).
 
 One Ray start-up for the whole file (a module fixture, about 10 s on 2 cores); each
 test computes its one-process answer first, which also fills the compile cache that
@@ -96,6 +96,33 @@ def test_take_tasks_moves_work_exactly(skewed):
     assert dict(sorted(hist.items())) == one.histogram
 
 
+def test_take_vertices_moves_roots_exactly(skewed):
+    """Job.take_vertices while the job runs: the roots taken were started by no
+    worker and leave the job; run as a job of those roots they give the rest."""
+    from gthinker.cluster.node import JobHandle
+
+    one = mce.run(skewed, mode="cpu", threads=1)
+    handle, out = JobHandle(), {}
+    thread = threading.Thread(target=lambda: out.setdefault("res", mce.run(
+        skewed, mode="cpu", threads=2, stop=handle)))
+    thread.start()
+    taken = []
+    while thread.is_alive():
+        job = handle.job
+        if job is not None and job.unstarted_vertices() > 0:
+            taken.append(job.take_vertices(3))
+        time.sleep(0.002)
+    thread.join()
+    roots = np.concatenate(taken) if taken else np.empty(0, np.int32)
+    assert roots.size and out["res"].stats["vertices_taken"] == roots.size
+    assert np.unique(roots).size == roots.size
+    rest = mce.run(skewed, mode="cpu", threads=1, vertices=roots)
+    hist = dict(out["res"].histogram)
+    for size, n in rest.histogram.items():
+        hist[size] = hist.get(size, 0) + n
+    assert dict(sorted(hist.items())) == one.histogram
+
+
 def test_range_queue_examples():
     from gthinker.cluster import ranges
 
@@ -176,10 +203,11 @@ def test_killed_worker_loses_no_work(cluster, enron):
 
 
 def _moved_until(run, tries=3):
-    """``run()`` again until its job moved tasks (each run must be exact anyway)."""
+    """``run()`` again until its job moved tasks or roots (each run must be exact
+    anyway)."""
     for _ in range(tries):
         res, stats = run()
-        if stats["tasks_moved"]:
+        if stats["tasks_moved"] + stats["roots_moved"]:
             return res, stats
     return res, stats
 
@@ -198,16 +226,33 @@ def test_moved_tasks_merge_exactly(eager, skewed, tmp_path):
         return res, eager.last_stats
 
     res, c = _moved_until(run)
-    assert c["tasks_moved"] > 0 and c["batches"] >= 1 and c["moves"]
+    assert c["tasks_moved"] + c["roots_moved"] > 0 and c["batches"] >= 1 and c["moves"]
     workers = c["per_worker"]
-    assert sum(w["tasks_given"] for w in workers) == c["tasks_moved"]
-    assert sum(w["tasks_received"] for w in workers) == c["tasks_moved"]
-    assert sum(m["tasks"] for m in c["moves"]) == c["tasks_moved"]
+    for kind in ("tasks", "roots"):
+        assert sum(w[f"{kind}_given"] for w in workers) == c[f"{kind}_moved"]
+        assert sum(w[f"{kind}_received"] for w in workers) == c[f"{kind}_moved"]
+        assert sum(m[kind] for m in c["moves"]) == c[f"{kind}_moved"]
     assert sum(w["batches"] for w in workers) == c["batches"]
     assert all(m["from"] != m["to"] for m in c["moves"])
     lines = (tmp_path / "many.txt").read_text().splitlines()
     assert len(lines) == one.count
     assert sorted(lines) == sorted((tmp_path / "one.txt").read_text().splitlines())
+
+
+@needs_ray
+def test_moved_clique_records_count_exactly(eager, skewed):
+    """A k-clique count's range records (and prefix cliques) move between workers
+    and count once."""
+    one = count.count(skewed, "4-clique", mode="cpu", threads=1)
+
+    def run():
+        res = eager.count(skewed, "4-clique", mode="cpu", threads=1, time_budget=1e-3,
+                          ranges_per_worker=2)
+        assert res.count == one.count
+        return res, eager.last_stats
+
+    _, c = _moved_until(run)
+    assert c["tasks_moved"] > 0 and c["roots_moved"] == 0
 
 
 @needs_ray

@@ -1,25 +1,36 @@
 """One job's dispatch loop on the driver: units of work out to the worker actors,
-their parts back, and spilled tasks moved from busy workers to idle ones.
+their parts back, and work moved from busy workers to idle ones.
 
 **Units.** A *range* is a range of roots from the :class:`~.ranges.RangeQueue`. A
-*batch* is a set of task records that the driver took out of the spill stack S of
-a unit running on one worker (its *parent*: that unit's job will not run them)
-and handed to another worker, which runs them as a job of records. A batch's work
-is part of its parent's, and a batch may have batches of its own.
+*batch* is work that the driver took out of a unit running on one worker (its
+*parent*: that unit's job will not run it) and handed to another worker: the
+roots that no thread of the parent had started yet (run as a job of those
+roots), or task records from the parent's spill stack S (run as a job of
+records). A batch's work is part of its parent's, and a batch may have batches
+of its own.
 
-**When tasks move** (``move_tasks``): once the range queue is empty and a worker
-has room for a unit (fewer than ``DEPTH``), the driver asks the running workers
-how many tasks their spill stacks hold (asking them to split their tasks early
-until they hold ``WANT`` per such worker), takes half of the fullest one's (the
-oldest records, the largest branches: :meth:`NodeWorker.give_tasks
-<.node.NodeWorker.give_tasks>`) and hands them to that worker. It takes from a
-spill stack of at least two tasks; ``"eager"`` (for tests) from one of one.
+**Handing out.** Every worker gets a range before any gets a second one, and
+each keeps ``DEPTH`` units queued, so that none waits for the driver between
+ranges.
+
+**When work moves** (``move_tasks``): once the range queue is empty and a worker
+is idle, the driver asks the running workers how many unstarted roots and
+spilled tasks their units hold (asking them to split their tasks early until
+they hold ``WANT`` per idle worker). It takes half of the most unstarted roots
+(:meth:`NodeWorker.give_roots <.node.NodeWorker.give_roots>`, from the end of
+the unit's deque that its threads reach last) or, where no unit has any, half
+of the fullest spill stack (the oldest records, the largest branches:
+:meth:`NodeWorker.give_tasks <.node.NodeWorker.give_tasks>`), from a stack of
+at least two tasks, and hands them to the idle worker. The workers are asked
+again as soon as a unit ends, and every ``POLL_SECONDS`` while one is idle.
+``"eager"`` (for tests) moves to every worker with room for a unit, from a
+spill stack of one task.
 
 **Workers that die: nothing lost, nothing counted twice.** The rule:
 
 1. A unit whose worker dies before its part comes back runs again in full: a
    range goes back into the queue, a batch into the batch queue (the driver keeps
-   each batch's records until its part is back).
+   each batch's roots or records until its part is back).
 2. Everything moved out of a unit that runs again is dropped with it: its
    batches (and theirs), queued, running or done, parts and all, since the
    rerun computes their work again (and moves batches of its own).
@@ -42,29 +53,33 @@ from collections import deque
 #: Units queued on each worker at once: one running, one waiting, so a worker
 #: never idles while the driver answers.
 DEPTH = 2
-#: The most task records moved in one batch.
+#: The most task records (or roots) moved in one batch.
 MOVE_MAX = 100_000
-#: Seconds between two rounds of asking the workers for their spilled tasks.
+#: Seconds between two rounds of asking the workers for their movable work while
+#: one is idle (a unit that ends asks at once).
 POLL_SECONDS = 0.05
 #: How long a worker asked for tasks splits its tasks early (each round of
 #: asking renews it): until its spill stack holds WANT tasks per idle worker.
 REQUEST_SECONDS = 0.5
 WANT = 4
+#: What :meth:`Dispatch._get` gives for a unit whose worker is gone.
+LOST = object()
 
 
 class Unit:
-    """A range of roots or a batch of moved records, and where it stands."""
+    """A range of roots or a batch of moved roots or records, and where it stands.
+    ``moved``: a batch's ``("roots", roots)`` or ``("records", data, starts)``."""
 
-    __slots__ = ("uid", "rng", "records", "parent", "children", "worker", "part", "final",
-                 "dead", "tasks")
+    __slots__ = ("uid", "rng", "moved", "parent", "children", "worker", "part", "final",
+                 "dead", "size")
 
-    def __init__(self, uid, rng, records=None, parent=None, tasks=0):
-        self.uid, self.rng, self.records, self.parent = uid, rng, records, parent
+    def __init__(self, uid, rng, moved=None, parent=None, size=0):
+        self.uid, self.rng, self.moved, self.parent = uid, rng, moved, parent
         self.children: list[Unit] = []
         self.worker = -1
         self.part = None
         self.final = self.dead = False
-        self.tasks = tasks  # records of a batch
+        self.size = size  # roots or records of a batch
 
     @property
     def is_range(self) -> bool:
@@ -93,9 +108,11 @@ class Dispatch:
         self.ran_batches = [0] * n
         self.busy = [0.0] * n
         self.width = [0] * n  # threads each worker ran with
-        self.given = [0] * n  # tasks moved out of each worker's units
-        self.received = [0] * n
-        self.moves: dict[tuple[int, int], list[int]] = {}  # (from, to) -> [batches, tasks]
+        # Tasks and roots moved out of each worker's units, and into each one's.
+        self.given, self.received = [0] * n, [0] * n
+        self.roots_given, self.roots_received = [0] * n, [0] * n
+        # (from, to) -> [batches, tasks, roots]
+        self.moves: dict[tuple[int, int], list[int]] = {}
         self.retried = self.batches_retried = self.dropped = 0
         self.lost: list[int] = []
         self.stopped = False
@@ -112,12 +129,12 @@ class Dispatch:
             else:
                 self.out = open(job.output, "wb")
         self.t0 = time.perf_counter()
-        self.seconds = 0.0
+        self.seconds = self.prepare_seconds = 0.0
 
     # ---- handing out --------------------------------------------------------------
 
-    def _new_unit(self, rng, records=None, parent=None, tasks=0) -> Unit:
-        unit = Unit(len(self.units), rng, records, parent, tasks)
+    def _new_unit(self, rng, moved=None, parent=None, size=0) -> Unit:
+        unit = Unit(len(self.units), rng, moved, parent, size)
         self.units[unit.uid] = unit
         if parent is not None:
             parent.children.append(unit)
@@ -127,16 +144,23 @@ class Dispatch:
         actor, common = self.actors[i], (self.threads_each, self.node_outputs[i])
         if unit.is_range:
             obj = actor.run_range.remote(self.job, [self.ref], *unit.rng, *common, unit=unit.uid)
+        elif unit.moved[0] == "roots":
+            obj = actor.run_roots.remote(self.job, [self.ref], unit.moved[1], *common,
+                                         unit=unit.uid)
         else:
-            obj = actor.run_batch.remote(self.job, [self.ref], *unit.records, *common,
+            obj = actor.run_batch.remote(self.job, [self.ref], *unit.moved[1:], *common,
                                          unit=unit.uid)
         unit.worker = i
         self.inflight[obj] = unit
         self.load[i] += 1
 
     def _submit(self) -> None:
-        for i in sorted(self.alive, key=lambda k: self.load[k]):
-            while self.load[i] < DEPTH:
+        """Fills every worker's queue, a level at a time: each worker gets a unit
+        before any gets a second one (the first ranges are the largest)."""
+        for level in range(DEPTH):
+            for i in sorted(self.alive):
+                if self.load[i] > level:
+                    continue
                 while self.waiting and self.waiting[0].dead:
                     self.waiting.popleft()
                 if self.waiting:
@@ -144,7 +168,20 @@ class Dispatch:
                 elif self.queue:
                     self._send(self._new_unit(self.queue.next()), i)
                 else:
-                    break
+                    return
+
+    def prepare(self) -> None:
+        """Every worker loads the graph and prepares the app's forms of it, all at
+        once, before the clock of the job starts (as one process's ``seconds``
+        leave out its preparing); ``prepare_seconds`` says how long it took."""
+        t0 = time.perf_counter()
+        refs = {self.actors[i].prepare.remote(self.job, [self.ref], self.threads_each): i
+                for i in sorted(self.alive)}
+        for obj, i in refs.items():
+            if self._get(obj) is LOST:  # the others go on
+                self._lose(i)
+        self.prepare_seconds = time.perf_counter() - t0
+        self.t0 = time.perf_counter()
 
     def loop(self) -> None:
         ray = self.ray
@@ -168,92 +205,96 @@ class Dispatch:
                 self._collect(obj)
         self.seconds = time.perf_counter() - self.t0
 
-    # ---- moving tasks ---------------------------------------------------------------
+    # ---- moving work ----------------------------------------------------------------
 
     def _move(self) -> None:
-        """Idle workers get tasks from the worker with the most spilled tasks (once
-        the range queue is empty)."""
+        """Idle workers get unstarted roots or spilled tasks from the busiest
+        workers (once the range queue is empty)."""
         if self.queue or any(not u.dead for u in self.waiting):
             return
-        # A worker with room for a unit gets a batch (the emptiest first), so one
-        # waits behind its running one and it never idles between batches.
-        idle = sorted((i for i in self.alive if self.load[i] < DEPTH), key=lambda i: self.load[i])
+        room = DEPTH if self.move == "eager" else 1
+        idle = sorted((i for i in self.alive if self.load[i] < room), key=lambda i: self.load[i])
         busy = [i for i in sorted(self.alive) if self.load[i] > 0]
         now = time.perf_counter()
         if not idle or not busy or now < self.next_poll:
             return
         self.next_poll = now + POLL_SECONDS
-        spilled = self._spilled(busy, WANT * len(idle))
+        movable = self._movable(busy, WANT * len(idle))
         least = 1 if self.move == "eager" else 2
         for to in idle:
-            have = {i: n for i, n in spilled.items() if i != to and n >= least}
-            if not have:
+            kind, src = _source(movable, to, least)
+            if src is None:
                 return
-            src = max(have, key=lambda i: (have[i], -i))
-            got = self._take(src, to, min(MOVE_MAX, max(1, have[src] // 2)))
-            spilled[src] = 0 if got is None else spilled[src] - got
+            tasks, roots = movable[src]
+            n = roots if kind == "roots" else tasks
+            got = self._take(src, to, kind, min(MOVE_MAX, max(1, n // 2)))
+            left = 0 if got is None else n - got
+            movable[src] = (tasks, left) if kind == "roots" else (left, roots)
             if got:
                 self._report()
 
-    def _spilled(self, workers, want) -> dict[int, int]:
-        """Tasks in each worker's spill stack (those that answer within a second),
-        asking each to split its tasks early until it holds ``want``."""
+    def _movable(self, workers, want) -> dict[int, tuple[int, int]]:
+        """``(spilled tasks, unstarted roots)`` of each worker's running unit (those
+        that answer within a second), asking each to split its tasks early until
+        its spill stack holds ``want``."""
         ray = self.ray
         refs = {self.actors[i].spilled.remote(want, REQUEST_SECONDS): i for i in workers}
         ready, _ = ray.wait(list(refs), num_returns=len(refs), timeout=1.0)
         out = {}
         for obj in ready:
             try:
-                out[refs[obj]] = int(ray.get(obj))
+                tasks, roots = ray.get(obj)
             except ray.exceptions.RayError:
-                pass  # the worker died: its units fail on their own
+                continue  # the worker died: its units fail on their own
+            out[refs[obj]] = (int(tasks), int(roots))
         return out
 
-    def _take(self, src: int, to: int, k: int) -> int | None:
-        """Moves up to ``k`` tasks out of worker ``src``'s running unit into a new
-        batch, sent to worker ``to``; the number moved, or None when there was
-        nothing to take."""
+    def _take(self, src: int, to: int, kind: str, k: int) -> int | None:
+        """Moves up to ``k`` unstarted roots (``kind`` "roots") or spilled tasks
+        ("records") out of worker ``src``'s running unit into a new batch, sent
+        to worker ``to``; the number moved, or None when there was nothing to
+        take."""
         ray = self.ray
-        try:  # no time-out: tasks taken out of the job must reach the driver
-            got = ray.get(self.actors[src].give_tasks.remote(k))
+        actor = self.actors[src]
+        give = actor.give_roots if kind == "roots" else actor.give_tasks
+        try:  # no time-out: work taken out of the job must reach the driver
+            got = ray.get(give.remote(k))
         except ray.exceptions.RayError:
             return None  # the worker died: its units fail and run again
         if got is None:
             return None
-        uid, data, starts = got
+        uid, *moved = got
+        n = int(moved[0].size if kind == "roots" else moved[1].size - 1)
         parent = self.units.get(uid)
-        n = int(starts.size - 1)
         if parent is None or parent.dead:  # moved out of work that runs again anyway
             return n
-        batch = self._new_unit(parent.rng, (data, starts), parent, tasks=n)
+        batch = self._new_unit(parent.rng, (kind, *moved), parent, size=n)
         self._send(batch, to)
-        self.given[src] += n
-        self.received[to] += n
-        moved = self.moves.setdefault((src, to), [0, 0])
-        moved[0] += 1
-        moved[1] += n
-        self.last_move = {"from": src, "to": to, "tasks": n}
+        pair = self.moves.setdefault((src, to), [0, 0, 0])
+        pair[0] += 1
+        if kind == "roots":
+            self.roots_given[src] += n
+            self.roots_received[to] += n
+            pair[2] += n
+        else:
+            self.given[src] += n
+            self.received[to] += n
+            pair[1] += n
+        self.last_move = {"from": src, "to": to, kind: n}
         return n
 
     # ---- parts coming back --------------------------------------------------------
 
     def _collect(self, obj) -> None:
-        ray = self.ray
         unit = self.inflight.pop(obj)
         i = unit.worker
         self.load[i] -= 1
-        try:
-            part = ray.get(obj)
-        except ray.exceptions.RayTaskError as exc:  # the app raised: the job fails
-            if not isinstance(exc.cause, Exception):
-                raise
-            raise exc.cause from exc
-        except ray.exceptions.RayError:  # the worker (or its node) is gone
-            if i in self.alive:
-                self.alive.discard(i)
-                self.lost.append(i)
+        part = self._get(obj)
+        if part is LOST:
+            self._lose(i)
             self._run_again(unit)
             return
+        self.next_poll = 0.0  # ask for movable work at once: this worker has room
         self.busy[i] += part["seconds"]
         self.width[i] = max(self.width[i], part["threads"])
         if unit.dead:  # an ancestor runs again: this part is in its rerun
@@ -261,10 +302,28 @@ class Dispatch:
             return
         if part.get("stopped"):  # a unit cut short counts for nothing
             return
-        unit.part, unit.records = part, None
+        unit.part, unit.moved = part, None
         if unit.is_range or unit.parent.final:
             self._finalize(unit)
         self._report()
+
+    def _get(self, obj):
+        """``ray.get(obj)``, or ``LOST`` when its worker (or its node) is gone; an
+        exception the app raised there is raised here (the job fails)."""
+        ray = self.ray
+        try:
+            return ray.get(obj)
+        except ray.exceptions.RayTaskError as exc:
+            if not isinstance(exc.cause, Exception):
+                raise
+            raise exc.cause from exc
+        except ray.exceptions.RayError:
+            return LOST
+
+    def _lose(self, i: int) -> None:
+        if i in self.alive:
+            self.alive.discard(i)
+            self.lost.append(i)
 
     def _run_again(self, unit: Unit) -> None:
         """Rule 1 and 2 of the module docstring: ``unit`` (its worker died) runs
@@ -276,7 +335,7 @@ class Dispatch:
             self.queue.give_back(unit.rng)
             self.retried += 1
         else:
-            self.waiting.append(self._new_unit(unit.rng, unit.records, unit.parent, unit.tasks))
+            self.waiting.append(self._new_unit(unit.rng, unit.moved, unit.parent, unit.size))
             self.batches_retried += 1
 
     def _drop(self, unit: Unit) -> None:
@@ -310,7 +369,7 @@ class Dispatch:
                        "ranges_running": sum(u.is_range for u in self.inflight.values()),
                        "running": {k: n for k, n in enumerate(self.load) if n},
                        "workers": len(self.alive), "workers_lost": len(self.lost),
-                       "tasks_moved": sum(self.given),
+                       "tasks_moved": sum(self.given), "roots_moved": sum(self.roots_given),
                        "last_move": self.last_move})
 
     # ---- the end --------------------------------------------------------------------
@@ -332,20 +391,39 @@ class Dispatch:
     def threads(self) -> int:
         return sum(self.width)
 
-    def stats(self, put_seconds) -> dict:
+    def stats(self, put_seconds, weights_seconds=0.0) -> dict:
         info = self.info
         return {"cluster": {
             "address": self.address, "workers": len(info), "ranges": sum(self.ran),
             "retried": self.retried, "workers_lost": len(self.lost),
-            "graph_put_seconds": round(put_seconds, 6), "stopped": self.stopped,
+            "graph_put_seconds": round(put_seconds, 6),
+            "weights_seconds": round(weights_seconds, 6),
+            "prepare_seconds": round(self.prepare_seconds, 6), "stopped": self.stopped,
             "move_tasks": self.move, "tasks_moved": sum(self.given),
+            "roots_moved": sum(self.roots_given),
             "batches": sum(self.ran_batches), "batches_retried": self.batches_retried,
             "parts_dropped": self.dropped,
-            "moves": [{"from": a, "to": b, "batches": n, "tasks": t}
-                      for (a, b), (n, t) in sorted(self.moves.items())],
+            "moves": [{"from": a, "to": b, "batches": n, "tasks": t, "roots": r}
+                      for (a, b), (n, t, r) in sorted(self.moves.items())],
             "per_worker": [{"host": info[i]["host"], "pid": info[i]["pid"], "ranges": self.ran[i],
                             "batches": self.ran_batches[i], "tasks_given": self.given[i],
-                            "tasks_received": self.received[i], "threads": self.width[i],
+                            "tasks_received": self.received[i],
+                            "roots_given": self.roots_given[i],
+                            "roots_received": self.roots_received[i], "threads": self.width[i],
                             "busy_seconds": round(self.busy[i], 6), "lost": i in self.lost}
                            for i in range(len(info))],
         }}
+
+
+def _source(movable: dict[int, tuple[int, int]], to: int, least: int):
+    """``(kind, worker)``: where worker ``to`` takes work from, given each running
+    worker's ``(spilled tasks, unstarted roots)``: the most unstarted roots, or,
+    where no unit has any, the fullest spill stack of at least ``least`` tasks;
+    ``(None, None)`` when there is none."""
+    roots = {i: r for i, (_, r) in movable.items() if i != to and r > 0}
+    if roots:
+        return "roots", max(roots, key=lambda i: (roots[i], -i))
+    tasks = {i: t for i, (t, _) in movable.items() if i != to and t >= least}
+    if tasks:
+        return "records", max(tasks, key=lambda i: (tasks[i], -i))
+    return None, None

@@ -237,18 +237,21 @@ class Cluster:
         ref, put_seconds = self._put(graph)
         if threads is None and self._local is not None:
             threads = max(1, default_threads() // self._local)
+        t0 = time.perf_counter()
+        queue = RangeQueue(job.weights(graph), self.num_workers, ranges_per_worker)
+        weights_seconds = time.perf_counter() - t0
         run = Dispatch(ray, list(self._actors), list(self._info), self.address, job, ref,
-                       threads, output_per_node, progress, stop,
-                       RangeQueue(job.weights(graph), self.num_workers, ranges_per_worker),
+                       threads, output_per_node, progress, stop, queue,
                        move_tasks=self.move_tasks)
         try:
+            run.prepare()
             run.loop()
         except BaseException:
             run.halt()
             raise
         finally:
             run.close()
-        stats = run.stats(put_seconds)
+        stats = run.stats(put_seconds, weights_seconds)
         self.last_stats = stats["cluster"]
         result = job.merge(run.parts(), run.seconds, run.threads(), stats)
         if run.stopped and hasattr(result, "stopped"):

@@ -9,11 +9,12 @@ them; ``run_range`` (on a node) runs the app on roots ``[lo, hi)`` and returns a
 small dict; ``merge`` (on the driver) adds up the parts of the completed ranges,
 in root order, so the sum does not depend on which node ran what.
 
-Jobs whose ``movable`` is true (mce, sm, a user's Task) also run batches of task
-records taken out of another node's spill stack (``run_records``; the records
-are in the ids of the graph the app runs on, the same on every node), and their
-parts merge like a range's. Counting and gSWORD are not movable: counting's
-jobs start from range records of their own, and gSWORD's rounds are even work.
+Jobs whose ``movable`` is true (mce, sm, a user's Task, k-cliques counted on the
+CPU) also run batches taken out of another node's running unit: roots that no
+thread had started there (``run_roots``) or task records from its spill stack
+(``run_records``; the records are in the ids of the graph the app runs on, the
+same on every node). Their parts merge like a range's. gSWORD is not movable
+(its rounds are even work), nor are counts of other patterns.
 """
 
 from __future__ import annotations
@@ -69,9 +70,22 @@ class Job:
         """The whole result computed on the driver (trivial jobs), or None."""
         return None
 
+    def prepare(self, graph, threads) -> None:
+        """Prepares the app's forms of ``graph`` on a node (its degeneracy order, an
+        oriented or renumbered copy: kept with the Graph object for the units to
+        come) and loads its compiled code, by running it on no roots."""
+        self.run_range(graph, 0, 0, threads, None, None)
+
     def run_range(self, graph, lo, hi, threads, output, stop):
         """Runs the app on roots ``[lo, hi)`` (on a node); returns its part."""
         return self.run_on(graph, threads, output, stop, vertices=arange(lo, hi))
+
+    def run_roots(self, graph, roots, threads, output, stop):
+        """Runs the app on the roots ``roots`` (another node's unstarted ones) and
+        returns their part, as :meth:`run_range` does for a range."""
+        if not self.movable:
+            raise NotImplementedError(f"{type(self).__name__} does not move roots between nodes")
+        return self.run_on(graph, threads, output, stop, vertices=roots)
 
     def run_records(self, graph, data, starts, threads, output, stop):
         """Runs task records ``(data, starts)`` (another node's spilled tasks) and
@@ -151,8 +165,14 @@ class CountJob(Job):
 
     def __init__(self, pattern="triangle", **kw):
         super().__init__(**kw)
+        from ..apps import count
+
         self.name = pattern if isinstance(pattern, str) else "pattern"
         self.pattern = _as_query(pattern)
+        # k-cliques on the CPU run as range records of first vertices (and prefix
+        # cliques once those split): records that any node can run.
+        self.k = count.clique_size(self.pattern)
+        self.movable = self.mode == "cpu" and self.k is not None and self.k >= 3
 
     def local(self, graph):
         from ..apps import count
@@ -174,6 +194,20 @@ class CountJob(Job):
         return {"count": res.count, "counts": res.counts, "method": res.method,
                 "prepare_seconds": res.prepare_seconds, "mode_reason": res.mode_reason,
                 **self.common(res, res.threads)}
+
+    def run_on(self, graph, threads, output, stop, **inputs):
+        """k-clique records (another node's) on the oriented graph, as
+        :func:`gthinker.apps.count.count` runs its own; the part of a range's form
+        (the merge reads the method and the mode's reason off the first range)."""
+        from ..apps import count
+        from ..runtime import run
+
+        options = {"cpu_task_batch": 1, **self.options}
+        res = run(count.CliqueCount, count.oriented(graph), mode="cpu", threads=threads,
+                  time_budget=self.time_budget, params=[self.k], stop=stop, **inputs,
+                  **options)
+        return {"count": res.counters["cliques"], "counts": None, "method": None,
+                "prepare_seconds": 0.0, "mode_reason": None, **self.common(res, res.threads)}
 
     def merge(self, parts, seconds, threads, stats):
         from ..apps import count
@@ -251,6 +285,9 @@ class GSwordJob(Job):
                                                     else "query")
         self.query, self.estimator, self.samples = _as_query(query), estimator, samples
         self.trawl, self.batches, self.seed, self.order = trawl, batches, seed, order
+
+    def prepare(self, graph, threads) -> None:
+        """Nothing: a range of no rounds is no job (each range builds what it samples)."""
 
     def weights(self, graph):
         from ..apps.gsword_sampling import ROUND

@@ -1,6 +1,7 @@
 """The per-node worker: one Ray actor per node runs the local runtime (all of the
-node's cores and GPUs) on the ranges of roots the driver hands it, and on batches of
-spilled task records moved to it from another node.
+node's cores and GPUs) on the ranges of roots the driver hands it, and on batches
+moved to it from another node's running unit: roots no thread had started there,
+or spilled task records.
 
 Nothing here imports Ray at import time; :mod:`gthinker.cluster.driver` turns
 :class:`NodeWorker` into an actor.
@@ -13,6 +14,7 @@ import shutil
 import socket
 import tempfile
 import threading
+import time
 
 import numpy as np
 
@@ -81,6 +83,15 @@ class NodeWorker:
             graph = self._graphs[key] = graph_from_payload(ray.get(ref))
         return graph
 
+    def prepare(self, job, graph_ref: list, threads) -> float:
+        """Loads the job's graph (once) and prepares the app's forms of it before
+        any unit runs (:meth:`Job.prepare <.jobs.Job.prepare>`); the seconds it
+        took."""
+        with self._lock:
+            t0 = time.perf_counter()
+            job.prepare(self._graph(graph_ref[0]), threads)
+            return time.perf_counter() - t0
+
     def run_range(self, job, graph_ref: list, lo: int, hi: int, threads, node_output,
                   unit: int = -1) -> dict:
         """Runs ``job`` on roots ``[lo, hi)``; returns its part of the result. With an
@@ -90,6 +101,15 @@ class NodeWorker:
         :meth:`give_tasks` reports with the tasks it takes out of it."""
         return self._run(job, graph_ref, unit, node_output,
                          lambda graph, out, stop: job.run_range(graph, lo, hi, threads, out,
+                                                                stop))
+
+    def run_roots(self, job, graph_ref: list, roots, threads, node_output,
+                  unit: int = -1) -> dict:
+        """Runs ``job`` on the roots ``roots`` (taken from another node's running
+        unit, unstarted, by :meth:`give_roots`); the part comes back as a range's
+        does."""
+        return self._run(job, graph_ref, unit, node_output,
+                         lambda graph, out, stop: job.run_roots(graph, roots, threads, out,
                                                                 stop))
 
     def run_batch(self, job, graph_ref: list, data, starts, threads, node_output,
@@ -125,35 +145,56 @@ class NodeWorker:
                 if tmp is not None:
                     shutil.rmtree(tmp, ignore_errors=True)
 
-    def spilled(self, want: int = 0, seconds: float = 0.0) -> int:
-        """Tasks in the spill stack of the unit running here (0 when none runs, or
-        when its job cannot hand tasks out). ``want`` > 0: for the next
-        ``seconds``, its tasks split early while the spill stack holds fewer
-        than ``want`` (another node waits for some)."""
+    def _movable_job(self):
+        """The runtime job of the unit running here, with the driver's name for the
+        unit, if its work may move to another node; else None."""
         running = self._running
-        job = None if running is None or not running[1].movable else running[2].job
-        if job is None:
-            return 0
+        if running is None or not running[1].movable:
+            return None
+        unit, _, handle = running
+        job = handle.job
+        return None if job is None else (unit, job)
+
+    def spilled(self, want: int = 0, seconds: float = 0.0) -> tuple[int, int]:
+        """``(tasks, roots)``: the tasks in the spill stack of the unit running here
+        and its roots that no thread has started ((0, 0) when none runs, or when
+        its job cannot hand work out). ``want`` > 0: for the next ``seconds``,
+        its tasks split early while the spill stack holds fewer than ``want``
+        (another node waits for some)."""
+        found = self._movable_job()
+        if found is None:
+            return 0, 0
+        job = found[1]
         if want > 0:
             job.request_tasks(int(want), float(seconds))
-        return int(job.spill_tasks())
+        return int(job.spill_tasks()), int(job.unstarted_vertices())
 
     def give_tasks(self, max_records: int):
         """Takes up to ``max_records`` tasks out of the spill stack of the unit
         running here (the oldest, largest ones): that unit's job will not run
         them. Returns ``(unit, data, starts)`` (:meth:`run_batch`'s records), or
         None when nothing could be taken (no unit runs, or its job ended)."""
-        running = self._running
-        if running is None or not running[1].movable:
+        found = self._movable_job()
+        if found is None:
             return None
-        unit, _, handle = running
-        job = handle.job
-        if job is None:
-            return None
+        unit, job = found
         data, starts = job.take_tasks(int(max_records))
         if starts.size <= 1:
             return None
         return unit, data, starts
+
+    def give_roots(self, max_roots: int):
+        """Takes up to ``max_roots`` roots that no thread of the unit running here
+        has started: that unit's job will not run them. Returns ``(unit,
+        roots)`` (:meth:`run_roots`'s roots), or None when there were none."""
+        found = self._movable_job()
+        if found is None:
+            return None
+        unit, job = found
+        roots = job.take_vertices(int(max_roots))
+        if roots.size == 0:
+            return None
+        return unit, roots
 
     def stop(self) -> None:
         """Stops the unit in progress (its part comes back marked stopped)."""
