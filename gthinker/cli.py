@@ -218,7 +218,9 @@ def _run_mce(args, stopper) -> int:
         print("size histogram:  " + ", ".join(f"{k}:{v}" for k, v in result.histogram.items()))
         if result.mode != "cpu":
             s = result.stats["gpu"]
-            where = "the GPU" if result.mode == "gpu" else f"{result.threads} threads + the GPU"
+            gpus = len(result.stats.get("gpus", ())) or 1
+            where = "the GPU" if gpus == 1 else f"{gpus} GPUs"
+            where = where if result.mode == "gpu" else f"{result.threads} threads + {where}"
             engine = result.stats.get("gpu_engine")
             if engine == "bitsets":
                 print(f"time:            {result.seconds:.3f}s on {where} ({s['device']}),"
