@@ -9,15 +9,16 @@ edge is read from an edge-source array kept on the device.
 
 Every intersection is a warp's: the lanes take the shorter list 32 elements at
 a time and look each one up in the longer list in two phases, first among 32
-samples of it held in the lanes' registers (five shuffles), then by binary
-search in the one thirty-second of the list that remains (:func:`_find`).
-Triangles are the size of ``out(v) & out(u)``, nothing is written. For k >= 4
-the warp writes the common out-neighbours (the candidates, at most
-``degeneracy`` of them) to its own slice of device memory; 4-cliques are the
-edges among them (the sizes of ``candidates & out(w)``); for larger k the warp
-builds the local graph among them as bitset rows (one ``ballot`` per 32
-candidates) and searches it depth first over the bitsets; the last two levels
-are counted by popcounts, as on the CPU (:mod:`gthinker.apps.count`).
+samples of it held in the warp's shared memory, then by binary search in the
+one thirty-second of the list that remains (:func:`_find`). Triangles are the
+size of ``out(v) & out(u)``, nothing is written. For k >= 5 the warp writes the
+common out-neighbours of its edge (the candidates, at most ``degeneracy`` of
+them) to its own slice of device memory, builds the local graph among them as
+bitset rows (one ``ballot`` per 32 candidates) and searches it depth first over
+the bitsets; the last two levels are counted by popcounts, as on the CPU
+(:mod:`gthinker.apps.count`). 4-cliques go by vertex instead (:func:`_local`):
+a block builds the local graph of ``out(v)`` once, and its warps count the
+triangles in the rows of v's out-neighbours.
 
 Counts are summed per warp in int64 and added to one int64 on the device: exact
 while the count is below 2**63 (``gthinker count G cliques`` counts past that on
@@ -58,9 +59,11 @@ WARPS_PER_BLOCK = 8
 #: 32 was within 2% of the best of 8, 32, 128 and 496 on every graph and k measured
 #: (H100; 128 cost small graphs 20-30%: one atomic per block, more blocks to start).
 BLOCKS_PER_SM = 32
-#: k >= 4 by vertex blocks (:func:`_local`) when no out-degree is above this, else by
-#: edges (:func:`_cliques`): a vertex's local graph takes out-degree / 32 words a row.
-LOCAL_MAX_DEGREE = 256
+#: The k counted by vertex blocks (:func:`_local`); other k >= 4 by edges
+#: (:func:`_cliques`). Measured on the H100 (benchmarks/results/count_gpu_profile_h100_s4b.json):
+#: 4-cliques 1.4-6.4x faster by vertex (facebook, email-Enron, R-MAT 20 and 22), 5-cliques
+#: 1.07-5x faster by edge (a hub's level-0 rows are too few to spread over its block's warps).
+LOCAL_K = (4,)
 #: Bytes of device memory the warps' candidate buffers may take at most.
 BUFFER_BYTES = 2 << 30
 _NONE = -1  # a key no list holds (vertex ids are >= 0)
@@ -465,6 +468,7 @@ class _Prepared:
         self.args = args  # kept alive: the marshalled arguments point into them
         self._calls = 0
         self._direct = None
+        self.wait = cuda.synchronize  #: waits for the launch
 
     def __call__(self):
         if self._direct is not None:
@@ -494,6 +498,7 @@ class _Prepared:
             fn = compiled._codelibrary.get_cufunc().kernel
         except Exception:  # noqa: BLE001 - any mismatch: keep the dispatcher
             return None
+        self.wait = getattr(stream, "sync", cuda.synchronize)  # the default stream's
         return lambda: launch(stream, config, fn, *values)
 
 
@@ -501,8 +506,11 @@ _MAKING = threading.Lock()  # Device.of: one maker at a time (the kept dict is s
 
 
 def _gpu_id() -> int:
-    """The current CUDA device's id (0 on the simulator)."""
-    return getattr(cuda.get_current_device(), "id", 0)
+    """The current CUDA device's id (0 on the simulator; with one GPU, 0 without
+    asking the driver, which costs tens of microseconds a count)."""
+    if simulator.enabled() or len(cuda.gpus) == 1:
+        return 0
+    return cuda.get_current_device().id
 
 
 class Device:
@@ -543,7 +551,7 @@ class Device:
         self.d = d  # candidates: prefix records need them for triangles too
         self.stride = max(d * words + 2 * (self.k - 1) * words, 1)
         #: whole ranges of k >= 4 by vertex blocks (else by edges)
-        self.local = self.k > 3 and (d <= LOCAL_MAX_DEGREE if local is None else bool(local))
+        self.local = self.k > 3 and (self.k in LOCAL_K if local is None else bool(local))
         if blocks is None:  # the simulator runs a block's threads as Python threads
             blocks = 1 if simulator.enabled() else (
                 cuda.get_current_device().MULTIPROCESSOR_COUNT * BLOCKS_PER_SM)
@@ -556,6 +564,7 @@ class Device:
         self.state = cuda.to_device(np.zeros(4, np.int64))  # [cursor, count, blocks done, -]
         self.result = cuda.mapped_array(1, np.int64)
         self._launches: dict = {}  # prepared launches of single ranges
+        self._wait = cuda.synchronize  # waits for the last launch
         self.lock = threading.Lock()  # one count at a time on this state
         self.description = gthinker.gpu.device_status()[1]
 
@@ -619,7 +628,10 @@ class Device:
             if key:
                 self._launches[key] = launch
         if launch:
+            if take:
+                self.result[0] = -1  # a count is never negative: take() checks the wait
             launch()
+            self._wait = launch.wait
         return bool(launch)
 
     def prefixes(self, data, starts):
@@ -633,8 +645,11 @@ class Device:
 
     def take(self) -> int:
         """The count a launch with ``take`` moved to the mapped result (waits for it)."""
-        cuda.synchronize()
-        return int(self.result[0])
+        self._wait()
+        total = int(self.result[0])
+        if total < 0:
+            raise RuntimeError("count_gpu: the launch had not finished when its count was read")
+        return total
 
     def total(self) -> int:
         """The count so far (waits for the launches)."""

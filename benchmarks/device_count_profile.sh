@@ -3,7 +3,8 @@
 # first the GPU tests of tests/test_count.py on the real GPU (TESTS=1), then
 # benchmarks/count_gpu_profile.py on facebook_combined, email-Enron and R-MAT graphs (env
 # RMATS="20:16 22:8" = scale:edge factor, KS (default 3,4,5), BLOCKS (grid caps, 0 = default),
-# METHODS (auto,edge,vertex), REPEAT, TAG). No peer: for G2Miner beside it use
+# METHODS (auto,edge,vertex), REPEAT, TAG); COUNTING=1 then times gthinker.apps.count.count
+# warm on the same graphs (benchmarks/counting.py --no-process, PATTERNS). No peer: for G2Miner use
 # `bash benchmarks/device_gpu.sh count`.
 source "$(dirname "$0")/device_env.sh"
 if [ "${TESTS:-0}" = 1 ]; then
@@ -20,3 +21,8 @@ done
 python3 "$ROOT/benchmarks/count_gpu_profile.py" "${graphs[@]}" --k "${KS:-3,4,5}" \
   --blocks "${BLOCKS:-0}" --methods "${METHODS:-auto}" --repeat "${REPEAT:-10}" --out "$OUT/count_gpu_profile${TAG:-}.json" \
   2>&1 | grep --line-buffered -v -i "warn"
+if [ "${COUNTING:-0}" = 1 ]; then  # gthinker.apps.count.count warm (no whole process, no peer)
+  python3 "$ROOT/benchmarks/counting.py" "${graphs[@]}" --patterns "${PATTERNS:-triangle,4-clique,5-clique}" \
+    --modes gpu --repeat "${REPEAT:-10}" --no-process --out "$OUT/counting${TAG:-}" 2>&1 \
+    | grep --line-buffered -v -i "warn"
+fi

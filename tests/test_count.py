@@ -137,12 +137,12 @@ def test_gpu_kernels_on_long_lists_and_wide_local_graphs():
     dag = gthinker.Graph(np.cumsum(indptr), edges[:, 1].astype(np.int32))
     assert np.diff(dag.indptr).max() > 32
     ref = _clique_sizes(G)
-    for k in (3, 3, 4, 5):  # k >= 4: a block per vertex (local graphs of out(v))
+    for k in (3, 3, 4, 5):
         assert count_gpu.count(dag, k)[0] == ref[k], k
     assert count_gpu.count(dag, 5, vertices=range(1, 60))[0] == _clique_sizes(
         G.subgraph(range(1, 60))).get(5, 0)
-    for k in (4, 5):  # a warp per edge (local graphs of the candidates)
-        dev = Device(dag, k, local=False)
+    for k in (4, 5):  # each by the method count() does not use for it
+        dev = Device(dag, k, local=not Device.of(dag, k).local)
         dev.edges([(0, 60)])
         assert dev.total() == ref[k], k
 
