@@ -11,7 +11,8 @@ only tally the leaves by ``(h, q)`` in a histogram; :func:`clique_counts`
 sums them in Python integers, exact past 2**64.
 
 Shortcuts keep the walk short (facebook_combined: 2.0 billion tree nodes walked
-without them, 1.2 billion with the first two, 0.6 billion with all four):
+without them, 1.2 billion with the first two, 0.6 billion with the next two, 0.17
+billion with the split):
 
 - a node whose P is a clique is one leaf ``(h, q + |P|)`` (every vertex a pivot);
 - a node with at most three vertices in P is tallied from its clique
@@ -20,7 +21,15 @@ without them, 1.2 billion with the first two, 0.6 billion with all four):
 - the universal vertices of P (adjacent to all the others) join the pivots at
   once, ``(h, q + u, P - U)``: Pivoter would pick them as pivots one level each;
 - a P of at most ``_SMALL`` other vertices is tallied from its clique polynomial
-  too, its cliques listed (few: it has no universal vertex).
+  too, its cliques listed (few: it has no universal vertex);
+- the split: when the complement of G[P] falls apart into components, every
+  vertex of one is adjacent to every vertex of the others, so the cliques of P are
+  the unions of one clique of each (its clique polynomial is the product of
+  theirs). The components besides the largest (at most ``_SIDE`` vertices) have
+  their cliques listed, and their polynomial multiplies every leaf below the
+  node, which walks the largest alone (Pivoter walks the others again below each
+  leaf of the largest's subtree). A leaf ``(h, q)`` under the multiplier
+  ``sum_j m_j x^j`` adds ``m_j`` to ``(h + j, q)``.
 
 Subtrees with at most 64 candidates run on one-word bitsets (each row of the
 local graph one int64): the whole walk is register and popcount work. A root
@@ -28,7 +37,8 @@ with more candidates starts on multi-word rows and moves each child to one
 word as soon as its P fits.
 
 Task records (int32): ``[h, q, P...]``, a subtree with ``P`` sorted (a spawned
-vertex ``v`` is ``[1, 0, out(v)...]``).
+vertex ``v`` is ``[1, 0, out(v)...]``); a subtree under a split carries the vertices
+split off above it back in its P, so a record needs no multiplier.
 
 References
 ----------
@@ -60,24 +70,40 @@ _DEPTH = 66
 #: listing the cliques of G[P] (:func:`_small`); facebook_combined, one thread: 4-6 are
 #: alike, 8 slower (larger P have too many cliques).
 _SMALL = 5
+#: The column of a multiplier row that holds its degree (a multiplier has degree <= 64).
+_DEG = _DEPTH - 1
+#: Nodes with at least this many vertices in P (besides universal ones) look for
+#: components of the complement of G[P]; facebook_combined, one thread: 8-10 best.
+_SPLIT_FROM = 8
+#: At most this many vertices are split off a node (their cliques are listed).
+_SIDE = 20
 
 
 @gthinker.cache.jit("counting functions", nogil=True, inline="always")
-def _leaf(tally, width, h, q, n):
-    """Adds ``n`` leaves ``(h, q)``. Always in range: h + q never exceeds the
+def _one_leaf(tally, width, h, q):
+    """Adds one leaf ``(h, q)`` (in range: see :func:`_leaf`)."""
+    tally[h * width + q] += 1
+
+
+@gthinker.cache.jit("counting functions", nogil=True, inline="always")
+def _leaf(tally, width, h, q, n, mul, mi):
+    """Adds ``n`` leaves ``(h, q)`` times the multiplier ``mul[mi]`` (the clique polynomial
+    ``sum_j mul[mi, j] x^j`` of the vertices split off above, degree ``mul[mi, _DEG]``):
+    ``n * mul[mi, j]`` to bin ``(h + j, q)``. Always in range: h + j + q never exceeds the
     root's candidates plus one, at most the degeneracy plus one (< width)."""
-    tally[h * width + q] += n
+    for j in range(mul[mi, _DEG] + 1):
+        tally[(h + j) * width + q] += n * mul[mi, j]
 
 
 @gthinker.cache.jit("counting functions", nogil=True, inline="always")
-def _tiny(tally, width, rows, s, h, q):
+def _tiny(tally, width, rows, s, h, q, mul, mi):
     """Tallies the subtree ``(h, q, s)`` of at most three vertices from its clique
     polynomial; False (nothing tallied) for a larger ``s``."""
     m = popcount(s)
     if m > 3:
         return False
     if m == 1:
-        _leaf(tally, width, h, q + 1, 1)
+        _leaf(tally, width, h, q + 1, 1, mul, mi)
         return True
     e = 0
     w = s
@@ -86,25 +112,27 @@ def _tiny(tally, width, rows, s, h, q):
         w &= w - 1
     e >>= 1
     if e == m * (m - 1) // 2:  # a clique
-        _leaf(tally, width, h, q + m, 1)
+        _leaf(tally, width, h, q + m, 1, mul, mi)
         return True
-    _leaf(tally, width, h, q, 1)
-    _leaf(tally, width, h + 1, q, m)
+    _leaf(tally, width, h, q, 1, mul, mi)
+    _leaf(tally, width, h + 1, q, m, mul, mi)
     if e > 0:
-        _leaf(tally, width, h + 2, q, e)
+        _leaf(tally, width, h + 2, q, e, mul, mi)
     return True
 
 
 @gthinker.cache.jit("counting functions", nogil=True)
-def _spill_word(ctx, P, rows, ps, branch, hs, qs, piv, depth):
+def _spill_word(ctx, P, rows, ps, branch, hs, qs, piv, sides, depth):
     """Every child not yet visited at levels 0..depth of a one-word walk becomes
-    a task ``[h, q, P']`` (``P`` maps bits to vertices)."""
+    a task ``[h, q, P']`` (``P`` maps bits to vertices); the vertices split off
+    above a level (``sides[d]``) go back into its children's P' (they are
+    adjacent to all of them: the task splits them off again)."""
     for d in range(depth + 1):
         b = branch[d]
         while b != 0:
             x = lowest_bit(b)
             b &= b - 1
-            child = ps[d] & rows[x]
+            child = (ps[d] & rows[x]) | sides[d]
             ps[d] &= ~(1 << x)
             task = np.empty(2 + popcount(child), np.int32)
             task[0] = hs[d] + (0 if x == piv[d] else 1)
@@ -138,14 +166,53 @@ def _scan(rows, s, m):
 
 
 @gthinker.cache.jit("counting functions", nogil=True, inline="always")
-def _small(tally, width, rows, s, h, q, stack, sizes):
-    """Tallies the subtree ``(h, q, s)`` of at most ``_SMALL`` vertices from its clique
-    polynomial: every clique of G[s] listed once from its lowest vertex (``stack`` and
-    ``sizes``: scratch of ``_SMALL + 2`` words), ``c_j`` j-cliques added to ``(h + j, q)``."""
-    _leaf(tally, width, h, q, 1)
-    _leaf(tally, width, h + 1, q, popcount(s))
-    for j in range(_SMALL + 2):
-        sizes[j] = 0
+def _pivot_word(rows, s):
+    """The vertex of ``s`` with the most neighbours in ``s`` (the lowest of ties)."""
+    best = -1
+    best_count = -1
+    w = s
+    while w != 0:
+        u = lowest_bit(w)
+        w &= w - 1
+        c = popcount(s & rows[u])
+        if c > best_count:
+            best_count = c
+            best = u
+    return best
+
+
+@gthinker.cache.jit("counting functions", nogil=True, inline="always")
+def _split(rows, s):
+    """``s`` split into its largest component in the complement of G[s] and the rest:
+    every vertex of the rest is adjacent to every vertex of the first."""
+    rest = s
+    main = 0
+    main_size = 0
+    while rest != 0:
+        comp = rest & -rest
+        front = comp
+        while front != 0:
+            u = lowest_bit(front)
+            front &= front - 1
+            new = s & ~rows[u] & ~comp
+            comp |= new
+            front |= new
+        rest &= ~comp
+        c = popcount(comp)
+        if c > main_size:
+            main_size = c
+            main = comp
+    return main, s & ~main
+
+
+@gthinker.cache.jit("counting functions", nogil=True, inline="always")
+def _cliques_of(rows, s, stack, out):
+    """``out[j]`` = the j-cliques of G[s] (``out[0] = 1``), each listed once from its
+    lowest vertex (``stack``: scratch of ``popcount(s) + 1`` words); returns the
+    largest j."""
+    out[0] = 1
+    out[1] = popcount(s)
+    top = 1 if s != 0 else 0
     w = s
     while w != 0:
         x = lowest_bit(w)
@@ -159,61 +226,110 @@ def _small(tally, width, rows, s, h, q, stack, sizes):
                 continue
             y = lowest_bit(r)
             stack[d] = r & (r - 1)
-            sizes[d + 2] += 1
+            if d + 2 > top:
+                top = d + 2
+                out[top] = 0
+            out[d + 2] += 1
             if stack[d] & rows[y] != 0:
                 stack[d + 1] = stack[d] & rows[y]
                 d += 1
-    for j in range(2, _SMALL + 1):
-        if sizes[j] != 0:
-            _leaf(tally, width, h + j, q, sizes[j])
+    return top
 
 
 @gthinker.cache.jit("counting functions", nogil=True, inline="always")
-def _settle(tally, width, rows, s, h, q, scratch, sizes):
-    """Tallies the node ``(h, q, s)`` when it needs no walk below it and returns
-    ``(-1, 0, 0)``; else moves its universal vertices to the pivots and returns
-    ``(pivot, s, q)`` of the node to branch on."""
+def _small(tally, width, rows, s, h, q, stack, poly, mul, mi):
+    """Tallies the subtree ``(h, q, s)`` from the clique polynomial of G[s]: ``c_j``
+    j-cliques add ``c_j`` to ``(h + j, q)``."""
+    top = _cliques_of(rows, s, stack, poly)
+    for j in range(top + 1):
+        _leaf(tally, width, h + j, q, poly[j], mul, mi)
+
+
+@gthinker.cache.jit("counting functions", nogil=True, inline="always")
+def _times(mul, mi, ni, poly, top):
+    """``mul[ni]`` = ``mul[mi]`` times the polynomial ``poly[:top + 1]``."""
+    deg = mul[mi, _DEG]
+    for j in range(deg + top + 1):
+        mul[ni, j] = 0
+    for a in range(deg + 1):
+        for b in range(top + 1):
+            mul[ni, a + b] += mul[mi, a] * poly[b]
+    mul[ni, _DEG] = deg + top
+
+
+@gthinker.cache.jit("counting functions", nogil=True, inline="always")
+def _settle(tally, width, rows, s, h, q, stack, poly, mul, mi, sides, ni):
+    """Tallies the node ``(h, q, s)`` (multiplier ``mul[mi]``) when it needs no walk below
+    it and returns pivot -1; else returns ``(pivot, s, q, mi)`` of the node to branch on:
+    its universal vertices moved to the pivots and, when the complement of G[s] falls
+    apart, the components besides the largest split off (their clique polynomial times
+    the multiplier: a new one in slot ``ni``, their vertices added to ``sides[ni]``)."""
     m = popcount(s)
     if m == 0:
-        _leaf(tally, width, h, q, 1)
-        return -1, 0, 0
-    if _tiny(tally, width, rows, s, h, q):
-        return -1, 0, 0
+        _leaf(tally, width, h, q, 1, mul, mi)
+        return -1, 0, 0, mi
+    if _tiny(tally, width, rows, s, h, q, mul, mi):
+        return -1, 0, 0, mi
     universal, p = _scan(rows, s, m)
     if universal == s:  # a clique
-        _leaf(tally, width, h, q + m, 1)
-        return -1, 0, 0
+        _leaf(tally, width, h, q + m, 1, mul, mi)
+        return -1, 0, 0, mi
     s &= ~universal
     q += popcount(universal)
-    if m - popcount(universal) <= _SMALL:
-        _small(tally, width, rows, s, h, q, scratch, sizes)
-        return -1, 0, 0
-    return p, s, q
+    m -= popcount(universal)
+    if m <= _SMALL:
+        _small(tally, width, rows, s, h, q, stack, poly, mul, mi)
+        return -1, 0, 0, mi
+    if m >= _SPLIT_FROM:
+        main, side = _split(rows, s)
+        if side != 0 and popcount(side) <= _SIDE:
+            _times(mul, mi, ni, poly, _cliques_of(rows, side, stack, poly))
+            sides[ni] = sides[mi] | side
+            mi = ni
+            s = main
+            if _tiny(tally, width, rows, s, h, q, mul, mi):
+                return -1, 0, 0, mi
+            if popcount(s) <= _SMALL:
+                _small(tally, width, rows, s, h, q, stack, poly, mul, mi)
+                return -1, 0, 0, mi
+            p = _pivot_word(rows, s)
+    return p, s, q, mi
 
 
 @gthinker.cache.jit("counting functions", nogil=True)
-def _tree_word(ctx, P, rows, s0, h0, q0, scratch):
+def _word_scratch():
+    """Scratch of :func:`_tree_word`: seven rows of words and the multipliers, and two
+    rows of levels."""
+    return np.empty((7 + _DEPTH + 1, _DEPTH), np.int64), np.empty((2, _DEPTH), np.int64)
+
+
+@gthinker.cache.jit("counting functions", nogil=True)
+def _tree_word(ctx, P, rows, s0, h0, q0, ints, levels):
     """Walks the subtree ``(h0, q0, s0)`` on one-word rows (bit i = ``P[i]``). Universal
     vertices of a node's P join its pivots at once (Pivoter takes them one level
-    each), and a P of at most ``_SMALL`` other vertices is tallied by :func:`_small`
-    (``scratch``: ``2 * _SMALL + 4`` words for it)."""
+    each), the components of the complement of G[P] besides the largest are split
+    off as a multiplier of the rest's leaves, and a P of at most ``_SMALL`` other
+    vertices is tallied from its clique polynomial. ``ints`` and ``levels``: scratch
+    from :func:`_word_scratch`, held by the caller for the call (the walk uses views
+    without reference counts)."""
     tally = ctx.histograms[0]
     width = ctx.params[0]
     rows = unowned(rows)  # the helpers inlined below take it at every node
-    scratch = unowned(scratch)
-    sizes = scratch[_SMALL + 2 :]
-    ps = np.empty(_DEPTH, np.int64)
-    branch = np.empty(_DEPTH, np.int64)
-    hs = np.empty(_DEPTH, np.int64)
-    qs = np.empty(_DEPTH, np.int64)
-    piv = np.empty(_DEPTH, np.int64)
+    mul = unowned(ints[7:])  # slot 0: the multiplier 1; slot d + 1: level d's
+    mul[0, 0] = 1
+    mul[0, _DEG] = 0
+    stack, poly, ps, branch = unowned(ints[0]), unowned(ints[1]), unowned(ints[2]), unowned(ints[3])
+    hs, qs, piv = unowned(ints[4]), unowned(ints[5]), unowned(ints[6])
+    mref = unowned(levels[0])  # the multiplier slot of each level
+    sides = unowned(levels[1])  # by slot: the vertices split off above it
+    sides[0] = 0
     d = -1
-    s, h, q = s0, h0, q0
+    s, h, q, mi = s0, h0, q0, 0
     while True:
-        p, s, q = _settle(tally, width, rows, s, h, q, scratch, sizes)
+        p, s, q, mi = _settle(tally, width, rows, s, h, q, stack, poly, mul, mi, sides, d + 2)
         if p >= 0:
             d += 1
-            ps[d], branch[d], hs[d], qs[d], piv[d] = s, s & ~rows[p], h, q, p
+            ps[d], branch[d], hs[d], qs[d], piv[d], mref[d] = s, s & ~rows[p], h, q, p, mi
         while d >= 0 and branch[d] == 0:
             d -= 1
         if d < 0:
@@ -221,13 +337,14 @@ def _tree_word(ctx, P, rows, s0, h0, q0, scratch):
         b = branch[d]
         x = lowest_bit(b)
         if ctx.timed_out():
-            _spill_word(ctx, P, rows, ps, branch, hs, qs, piv, d)
+            _spill_word(ctx, P, rows, ps, branch, hs, qs, piv, sides[mref[: d + 1]], d)
             return
         branch[d] = b & (b - 1)
         h = hs[d] + (0 if x == piv[d] else 1)
         q = qs[d] + (1 if x == piv[d] else 0)
         s = ps[d] & rows[x]
         ps[d] &= ~(1 << x)
+        mi = mref[d]
 
 
 @gthinker.cache.jit("counting functions", nogil=True)
@@ -294,12 +411,12 @@ def _tree_words(ctx, P, rows, h0, q0):
     piv = np.empty(c + 1, np.int64)
     small_rows = np.empty(64, np.int64)
     small_P = np.empty(64, np.int32)
-    scratch = np.empty(2 * _SMALL + 4, np.int64)
+    ints, levels = _word_scratch()
     for i in range(c):
         ps[0, i >> 6] |= 1 << (i & 63)
     piv[0] = _pivot(rows, ps[0], words)
     if piv[0] < 0:  # P is a clique: every vertex a pivot
-        _leaf(tally, width, h0, q0 + c, 1)
+        _one_leaf(tally, width, h0, q0 + c)
         return
     hq[0, 0] = h0
     hq[0, 1] = q0
@@ -325,11 +442,11 @@ def _tree_words(ctx, P, rows, h0, q0):
         if size <= 64:
             m = one_word_rows(rows, ps[d + 1], P, small_rows, small_P)
             full = -1 if m == 64 else (1 << m) - 1
-            _tree_word(ctx, small_P[:m], small_rows[:m], full, h, q, scratch)
+            _tree_word(ctx, small_P[:m], small_rows[:m], full, h, q, ints, levels)
             continue
         p = _pivot(rows, ps[d + 1], words)
         if p < 0:
-            _leaf(tally, width, h, q + size, 1)
+            _one_leaf(tally, width, h, q + size)
             continue
         d += 1
         hq[d, 0] = h
@@ -354,14 +471,14 @@ def _compute_tree(ctx, rec):
     h, q, P = rec[0], rec[1], rec[2:]
     c = P.size
     if c == 0:
-        _leaf(ctx.histograms[0], ctx.params[0], h, q, 1)
+        _one_leaf(ctx.histograms[0], ctx.params[0], h, q)
         return
     rows = local_graph(ctx, P, True)
     if c > 64:
         _tree_words(ctx, P, rows, h, q)
     else:
-        _tree_word(ctx, P, rows.reshape(c), -1 if c == 64 else (1 << c) - 1, h, q,
-                   np.empty(2 * _SMALL + 4, np.int64))
+        ints, levels = _word_scratch()
+        _tree_word(ctx, P, rows.reshape(c), -1 if c == 64 else (1 << c) - 1, h, q, ints, levels)
 
 
 class CliqueTree(gthinker.Task):
