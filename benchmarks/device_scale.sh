@@ -17,7 +17,8 @@
 #   2. device run, carry [".device/ray_a"]:  bash benchmarks/device_scale.sh stash
 #   3. device run, carry [".device/ray_b", ".whl", ".data"]:  bash benchmarks/device_scale.sh run
 #
-# run: not timed yet (the R-MAT 20 graph is generated first; the 1-worker runs take longest).
+# run: about 220 s on the H100 host with REPEAT=1 (timed runs per configuration; the R-MAT
+# 20 graph is generated first, and the 1-worker runs take longest); REPEAT=2 adds about 60 s.
 RAY_WHEEL=${RAY_WHEEL:-ray-2.60.0-cp312-cp312-manylinux2014_x86_64.whl}
 case "${1:-run}" in
   stash)
@@ -28,6 +29,6 @@ case "${1:-run}" in
     cp .device/ray_b/*.whl .whl/ 2>/dev/null || true
     source "$(dirname "$0")/device_env.sh"
     python3 "$ROOT/benchmarks/scale.py" --facebook "$ROOT/.data/snap/facebook_combined.txt.gz" --workdir /tmp/bench --workers 4 \
-      --threads 4 --out "$OUT/scale.json" 2>&1 | tee "$OUT/scale.log"
+      --threads 4 --repeat "${REPEAT:-1}" --out "$OUT/scale.json" 2>&1 | tee "$OUT/scale.log"
     ;;
 esac

@@ -132,6 +132,12 @@ class Graph:
             self._derived[key] = build(self)
         return self._derived[key]
 
+    def derived_graphs(self) -> dict:
+        """The prepared forms kept with this graph (:meth:`derived`) that are graphs
+        themselves, by key: a cluster's driver sends them beside the graph, so
+        that its workers do not prepare them again."""
+        return {k: v for k, v in self._derived.items() if isinstance(v, Graph)}
+
     # -- basic properties -------------------------------------------------
 
     @property

@@ -116,7 +116,8 @@ class Cluster:
         self._actors: list = []
         self._info: list[dict] = []
         self._nodes: list[str | None] = []
-        self._graph = (None, None)  # (weak reference to the graph, its object ref)
+        # (weak reference to the graph, the keys of its prepared forms sent, object ref)
+        self._graph = (None, set(), None)
         #: The last job's figures (workers, ranges, ranges run again, workers lost,
         #: per worker); also in the result's ``stats["cluster"]`` where it has stats.
         self.last_stats: dict = {}
@@ -211,14 +212,15 @@ class Cluster:
     # ---- jobs -----------------------------------------------------------------
 
     def _put(self, graph):
-        """The graph's object ref: put once, kept while the same Graph comes back."""
+        """The graph's object ref: put once, kept while the same Graph comes back
+        with the same prepared forms."""
         ray = require_ray()
-        held, ref = self._graph
-        if held is not None and held() is graph:
+        held, forms, ref = self._graph
+        if held is not None and held() is graph and forms == set(graph.derived_graphs()):
             return ref, 0.0
         t0 = time.perf_counter()
         ref = ray.put(graph_payload(graph))
-        self._graph = (weakref.ref(graph), ref)
+        self._graph = (weakref.ref(graph), set(graph.derived_graphs()), ref)
         return ref, time.perf_counter() - t0
 
     def run_job(self, job: Job, graph, *, threads: int | None = None,
@@ -234,12 +236,12 @@ class Cluster:
             return done
         ray = require_ray()
         self._ensure_workers()
-        ref, put_seconds = self._put(graph)
-        if threads is None and self._local is not None:
-            threads = max(1, default_threads() // self._local)
         t0 = time.perf_counter()
         queue = RangeQueue(job.weights(graph), self.num_workers, ranges_per_worker)
         weights_seconds = time.perf_counter() - t0
+        ref, put_seconds = self._put(graph)  # with what the estimates prepared
+        if threads is None and self._local is not None:
+            threads = max(1, default_threads() // self._local)
         run = Dispatch(ray, list(self._actors), list(self._info), self.address, job, ref,
                        threads, output_per_node, progress, stop, queue,
                        move_tasks=self.move_tasks)

@@ -22,16 +22,24 @@ from ..graph import Graph
 from ..stopping import StopToken
 
 
-def graph_payload(graph: Graph) -> dict:
+def graph_payload(graph: Graph, derived: bool = True) -> dict:
     """What goes into Ray's object store for a graph: its CSR arrays (read zero-copy
-    as numpy on every node) and the little else a Graph holds."""
+    as numpy on every node), the little else a Graph holds and, with ``derived``,
+    the prepared forms of it that the driver made (:meth:`Graph.derived_graphs
+    <gthinker.Graph.derived_graphs>`: counting's oriented graph, computed there
+    for the work estimates), so that no node prepares them again."""
     return {"indptr": graph.indptr, "indices": graph.indices, "ids": graph.ids,
-            "labels": graph.labels, "node_names": graph.node_names, "report": graph.report}
+            "labels": graph.labels, "node_names": graph.node_names, "report": graph.report,
+            "derived": {key: graph_payload(g, False)
+                        for key, g in graph.derived_graphs().items()} if derived else {}}
 
 
 def graph_from_payload(p: dict) -> Graph:
-    return Graph(p["indptr"], p["indices"], ids=p["ids"], labels=p["labels"],
-                 report=p["report"], node_names=p["node_names"])
+    graph = Graph(p["indptr"], p["indices"], ids=p["ids"], labels=p["labels"],
+                  report=p["report"], node_names=p["node_names"])
+    for key, form in p["derived"].items():
+        graph.derived(key, lambda _, form=form: graph_from_payload(form))
+    return graph
 
 
 class JobHandle(StopToken):
