@@ -54,8 +54,11 @@ WIDE_WORDS = 48
 #: Bytes of device memory for the warps' scratch (bitset rows, stacks, id lists).
 SCRATCH_BYTES = 3 << 30
 #: Share of the records a launch hands out that go to idle CPU workers (hybrid mode);
-#: the rest are searched by the next launch.
-CPU_SHARE = 1 / 8
+#: the rest are searched by the next launch. Half, the most a launch gives away: on
+#: facebook_combined (H100, 16 cores) 1/8, 1/4 and 1/2 took 3.48, 3.24 and 3.13 s
+#: (benchmarks/results/mce_hybrid_sweep_h100.json); what the CPU workers leave in S
+#: the GPU takes back once its own work is done.
+CPU_SHARE = 1 / 2
 #: int32 words for records written out by one launch.
 SPILL_WORDS = 1 << 26
 
@@ -506,6 +509,7 @@ class Device:
         self.out = cuda.device_array(SPILL_WORDS, np.int32)
         self.launches = 0
         self.seconds = 0.0
+        self.timeline: list[tuple[float, float]] = []  # busy intervals, for the trace
         self.spilled = 0
 
     def run(self, work: Work) -> Work:
@@ -529,7 +533,9 @@ class Device:
             self._launch(big, cuda.device_array(warps * id_stride, np.int32), id_stride,
                          cuda.device_array(warps * bit_stride, np.uint32), bit_stride, warps)
         used = int(self.octl.copy_to_host()[0])
-        self.seconds += time.perf_counter() - t0
+        t1 = time.perf_counter()
+        self.seconds += t1 - t0
+        self.timeline.append((t0, t1))
         data = self.out[:used].copy_to_host() if used else np.zeros(0, np.int32)
         starts = _record_starts(data, used)
         self.spilled += len(starts) - 1
@@ -563,6 +569,7 @@ def worker(graph, nbins, result: dict, blocks=None, budget=None, cpu_share=None)
 
     def search_on_gpu(handle):
         dev = Device(graph, nbins, blocks, NODE_BUDGET if budget is None else budget)
+        dev.timeline = search_on_gpu.timeline
         pushed = 0
         while (got := handle.wait()) is not None:
             work = Work(got.vertices[::-1], got.task_data, got.task_starts)
@@ -585,4 +592,5 @@ def worker(graph, nbins, result: dict, blocks=None, budget=None, cpu_share=None)
                       launches=dev.launches, spilled=dev.spilled, pushed=pushed,
                       device=gthinker.gpu.device_status()[1])
 
+    search_on_gpu.timeline = []  # the device's busy intervals (the trace draws them)
     return search_on_gpu

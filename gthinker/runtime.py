@@ -308,6 +308,9 @@ def run(
         Workers outside the CPU pool (the GPU worker): each ``fn(worker)`` runs
         on its own thread with an :class:`ExternalWorker` handle, served
         ``gpu_chunk`` vertices and ``gpu_task_batch`` records per assignment.
+        One with a ``timeline`` attribute (a list of ``(start, end)``
+        ``time.perf_counter`` pairs, its device's busy intervals) gets a busy
+        band in the ``trace``.
     """
     sigints_before = stopping.sigints()  # a Ctrl-C from here on (compiling, say) stops the job
     options = RunOptions.from_keywords(options, gpu_options, **option_keywords)
@@ -443,7 +446,10 @@ class Job:
         if self.trace is not None:
             from .trace import Tracer
 
-            self.tracer = Tracer(self.threads, self.gpu_workers)
+            # The GPU workers, and external workers that keep a timeline (an app's own
+            # GPU engine): a busy band each.
+            self.tracer = Tracer(self.threads,
+                                 [w for w in self.external if hasattr(w, "timeline")])
 
     def _config(self) -> dict:
         """The C++ master's configuration (``JobConfig``)."""

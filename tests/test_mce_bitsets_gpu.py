@@ -129,3 +129,21 @@ def test_a_record_wider_than_any_initial_subtree_gets_its_own_scratch():
         work = dev.run(work)
     hist = dev.histogram()
     assert {int(s): int(c) for s, c in enumerate(hist) if c} == _sizes(G)
+
+
+def test_the_trace_draws_the_bitset_engines_busy_intervals(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    from gthinker import trace
+
+    drawn = []
+    monkeypatch.setattr(trace.Tracer, "write",
+                        lambda self, path, start, seconds: drawn.append(self.gpus))
+    G = nx.gnp_random_graph(24, 0.35, seed=8)
+    r = mce.run(G, mode="gpu", gpu_engine="bitsets", gpu_node_budget=3,
+                trace=tmp_path / "t.png")
+    assert r.histogram == _sizes(G)
+    (gpus,) = drawn
+    (timeline,) = [g.timeline for g in gpus]  # one band: the one device
+    assert 1 <= len(timeline) <= r.stats["gpu"]["launches"]
+    assert all(a < b for a, b in timeline)
+    assert sum(b - a for a, b in timeline) == pytest.approx(r.stats["gpu"]["kernel_seconds"])

@@ -103,6 +103,8 @@ def pinned(fn, device: int | None):
             fn(handle)
 
     on.__name__ = getattr(fn, "__name__", "gpu_worker")
+    if hasattr(fn, "timeline"):  # its busy intervals, for the trace
+        on.timeline = fn.timeline
     return on
 
 
