@@ -4,8 +4,10 @@ One worker thread, warm (a first run compiles or loads the code), CPU seconds of
 the whole process (``getrusage``), so that other load on the machine does not
 count. Cases: maximal cliques of a piece of facebook_combined's densest ego
 network (vertex 1912's neighbours, each kept with probability ``--keep``; 99.7%
-of the graph's maximal cliques are there), and unique subgraph matching of
-patterns on ``tests/data/facebook-1000.txt.gz``.
+of the graph's maximal cliques are there), unique subgraph matching of
+patterns on ``tests/data/facebook-1000.txt.gz``, and with ``--cliques`` the
+k-cliques of every size of the whole of facebook_combined (Pivoter, ~9 s a run
+on the 2-core development machine).
 
     python benchmarks/per_thread.py --facebook PATH/facebook_combined.txt.gz \\
         --runs 3 --out benchmarks/results/per_thread_<tag>.json
@@ -25,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 import gthinker
-from gthinker.apps import mce, sm
+from gthinker.apps import count, mce, sm
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -61,6 +63,8 @@ def main():
     ap.add_argument("--keep", type=float, default=0.7)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--patterns", default="house,4-cycle,diamond")
+    ap.add_argument("--cliques", action="store_true",
+                    help="also every clique size of facebook_combined (apps/pivoter.py)")
     ap.add_argument("--out")
     args = ap.parse_args()
     rows = []
@@ -73,6 +77,12 @@ def main():
         res, secs = cpu_seconds(
             lambda p=pat: sm.count(small, p, unique=True, mode="cpu", threads=1), args.runs)
         rows.append({"case": f"sm {pat} unique facebook-1000", "count": res.count,
+                     "cpu_seconds": secs})
+    if args.cliques:
+        fb = gthinker.Graph.read(args.facebook)
+        res, secs = cpu_seconds(lambda: count.count(fb, "cliques", mode="cpu", threads=1),
+                                args.runs)
+        rows.append({"case": "count cliques facebook_combined", "count": res.count,
                      "cpu_seconds": secs})
     for r in rows:
         print(f"{r['case']:40s} count {r['count']:>14,}  CPU s min "
