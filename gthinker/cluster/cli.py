@@ -13,7 +13,8 @@ import time
 COMMANDS = ("mce", "count", "sm", "gsword")
 
 #: Scheduler options passed on where the command line gave them.
-_PASSED = ("early_split", "cpu_task_batch", "spill_limit", "gpu_chunk", "gpu_task_batch")
+#: Options passed on to every worker's local run (``gpus``: the GPUs each worker uses).
+_PASSED = ("early_split", "cpu_task_batch", "spill_limit", "gpu_chunk", "gpu_task_batch", "gpus")
 
 
 def add_options(subparsers) -> None:
