@@ -84,6 +84,16 @@ def test_maximal_cliques_match_networkx(names):
     same(on_backend("node_clique_number", G, some[1]), nx.node_clique_number(G, some[1]))
 
 
+def test_small_graph_cliques_come_in_the_same_order_every_call():
+    # Below min_edges one worker searches, so repeated calls agree, as NetworkX's do
+    # (its test_make_max_clique_graph compares two calls); several workers' order varies.
+    G = nx.gnp_random_graph(120, 0.2, seed=9)
+    assert G.number_of_edges() < info.DEFAULT_CONFIG["min_edges"]
+    first = list(on_backend("find_cliques", G))
+    assert as_sets(first) == as_sets(nx.find_cliques(G))
+    assert all(list(on_backend("find_cliques", G)) == first for _ in range(5))
+
+
 @pytest.mark.parametrize("names", ["ints", "mixed"])
 def test_all_cliques_come_in_networkx_order(names):
     G = graph(names, seed=3, n=40, p=0.25)

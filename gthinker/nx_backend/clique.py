@@ -49,6 +49,15 @@ def _adjacent(G, u: int, v: int) -> bool:
     return k < row.size and int(row[k]) == v
 
 
+def _threads(G):
+    """The configured threads; one below ``min_edges`` (a graph that reaches the
+    backend only when asked for by name), so that the cliques come in the same order
+    on every call, as NetworkX's do (NetworkX's own tests compare two calls)."""
+    if G.graph.num_edges < setting("min_edges"):
+        return 1
+    return setting("threads")
+
+
 def _maximal_cliques(G, nodes, seeds=None):
     """Yields the maximal cliques containing ``nodes`` (all of them when there
     are none) as lists of nodes, ``nodes`` first, in their order; ``nodes`` are
@@ -59,8 +68,7 @@ def _maximal_cliques(G, nodes, seeds=None):
         seeds = _seeds(G, nodes or [])
     containing = seeds or None
     first = set(seeds)
-    batches = mce.iter_clique_batches(G.graph, threads=setting("threads"),
-                                      containing=containing)
+    batches = mce.iter_clique_batches(G.graph, threads=_threads(G), containing=containing)
     with contextlib.closing(batches):  # closing this generator stops the search at once
         for batch in batches:
             flat = G.node_array[batch.vertices].tolist()
