@@ -164,6 +164,19 @@ def running(job, sigints_before: int):
         entry.ended.set()
 
 
+def _exception_would_be_ignored(frame) -> bool:
+    """Whether Python would print and then ignore an exception raised in ``frame``:
+    in the import system's callbacks, or anywhere inside a callback that LLVM calls
+    through ctypes (Numba's object cache, while it compiles)."""
+    if frame is not None and frame.f_code.co_filename.startswith("<frozen importlib"):
+        return True
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").startswith("llvmlite.binding"):
+            return True
+        frame = frame.f_back
+    return False
+
+
 class SignalStop:
     """For command-line programs: while active, SIGINT and SIGTERM set ``token``
     (pass it to the runs as ``stop=``), so the running job ends with a partial
@@ -183,9 +196,8 @@ class SignalStop:
             self.signum = signum
         if self.token.set():
             return  # a job is running: it stops, and its partial result is printed
-        if frame is not None and frame.f_code.co_filename.startswith("<frozen importlib"):
-            # Python prints and then ignores an exception raised in the import
-            # system's callbacks: signal again once the import has moved on.
+        if _exception_would_be_ignored(frame):
+            # signal again once the interpreter has moved on
             threading.Timer(0.05, self._resend, (signum,)).start()
             return
         raise KeyboardInterrupt

@@ -204,3 +204,39 @@ def test_signal_inside_the_import_system_is_raised_again_after_it():
             time.sleep(10)  # the signal sent again interrupts this
     assert time.monotonic() - start < 5
     assert stopper.reason == "interrupted" and stopper.exit_code == 130
+
+
+LLVM_CALLBACK = textwrap.dedent("""
+    import os, signal, time
+    import llvmlite.binding as llvm
+    from gthinker.stopping import SignalStop
+
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    target = llvm.Target.from_default_triple().create_target_machine()
+    engine = llvm.create_mcjit_compiler(
+        llvm.parse_assembly("define i32 @f() {\\n ret i32 1\\n}"), target)
+
+    def notify(module, buffer):  # LLVM calls this through ctypes, as when Numba compiles
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(0.2)  # the handler runs here, inside the callback
+
+    engine.set_object_cache(notify, lambda module: None)
+    with SignalStop() as stopper:
+        try:
+            engine.finalize_object()
+            time.sleep(30)
+        except KeyboardInterrupt:
+            print("raised after the callback", stopper.exit_code, flush=True)
+""")
+
+
+def test_signal_inside_an_llvm_callback_is_raised_again_after_it():
+    """Python prints and ignores an exception raised in a ctypes callback (seen on CI:
+    SIGTERM while Numba's object cache was notified); the handler signals again."""
+    start = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", LLVM_CALLBACK], capture_output=True,
+                          text=True, timeout=60, cwd=tempfile.gettempdir())
+    assert done.stdout.strip() == "raised after the callback 143", done.stderr
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
+    assert time.monotonic() - start < 20
