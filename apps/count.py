@@ -60,7 +60,7 @@ from gthinker.task import pointer_intrinsic
 
 from . import sm
 from .local_graphs import local_graph
-from .pivoter import CliqueTree, clique_counts
+from .pivoter import CliqueTree, clique_counts, tally_bins
 
 __all__ = ["CliqueCount", "CliqueTree", "CountResult", "MiddleGraph", "MiddleTriangles",
            "VertexTriangles", "count", "oriented", "middle_graph", "work_ranges", "clique_size"]
@@ -759,7 +759,7 @@ def _run_cliques(dag, k, mode, threads, time_budget, progress, options):
 def _all_cliques(graph, dag, mode, why, threads, time_budget, progress, options, prepare):
     width = graph.degeneracy + 2
     res = gthinker.run(CliqueTree, dag, mode="cpu", threads=threads, time_budget=time_budget,
-                       params=[width], histogram_bins=width * width, progress=progress,
+                       params=[width], histogram_bins=tally_bins(width), progress=progress,
                        **options)
     counts = clique_counts(res.histograms["leaves"], width) if graph.num_vertices else {}
     return CountResult("cliques", sum(counts.values()), res.seconds, res.mode, res.threads,

@@ -12,16 +12,18 @@ sums them in Python integers, exact past 2**64.
 
 Shortcuts keep the walk short (facebook_combined: 2.0 billion tree nodes walked
 without them, 1.2 billion with the first two, 0.6 billion with the next two, 0.17
-billion with the split, 0.14 billion with ``_SMALL`` 6 instead of 5):
+billion with the split, 0.14 billion with a table of 6 vertices instead of 5, 0.07
+billion with polynomials of up to 9):
 
 - a node whose P is a clique is one leaf ``(h, q + |P|)`` (every vertex a pivot);
-- a node with at most ``_SMALL`` vertices in P is tallied from its clique
-  polynomial, looked up in a table of every graph that small: ``c_j`` j-cliques
-  of G[P] add ``c_j`` to bin ``(h + j, q)`` (the held vertices grow by j, the
-  pivots stay);
+- a node with at most ``_DIRECT`` vertices in P is tallied from its clique
+  polynomial: ``c_j`` j-cliques of G[P] add ``c_j`` to bin ``(h + j, q)`` (the held
+  vertices grow by j, the pivots stay). The polynomial comes one vertex at a time,
+  ``P(G) = P(G - v) + x P(G[N(v)])``, down to graphs of ``_SMALL`` vertices, looked up
+  in a table of every graph that small;
 - the universal vertices of P (adjacent to all the others) join the pivots at
   once, ``(h, q + u, P - U)``: Pivoter would pick them as pivots one level each;
-  a P of at most ``_SMALL`` other vertices is then tallied from the table too;
+  a P of at most ``_POLY`` other vertices is then tallied from its polynomial too;
 - the split: when the complement of G[P] falls apart into components, every
   vertex of one is adjacent to every vertex of the others, so the cliques of P are
   the unions of one clique of each (its clique polynomial is the product of
@@ -63,28 +65,37 @@ from gthinker.bits import gather, lowest_bit, pop_lowest, popcount, unowned
 
 from .local_graphs import local_graph, one_word_rows
 
-__all__ = ["CliqueTree", "clique_counts"]
+__all__ = ["CliqueTree", "clique_counts", "tally_bins"]
 
 #: Levels of a one-word walk: a subtree of 64 candidates is at most 64 deep.
 _DEPTH = 66
-#: A node with at most this many vertices in P besides its universal ones is tallied
-#: from a table of the clique counts of every graph that small (:func:`_small`; 32,768
-#: graphs on 6 vertices); facebook_combined, one thread: 10% faster than listing
-#: the cliques of P of at most 5.
+#: The clique counts of every graph on this many vertices are in a table (32,768
+#: graphs): :func:`_packed` looks a P this small up by its edges.
 _SMALL = 6
+#: A node with at most this many vertices in P is tallied from its clique polynomial
+#: (:func:`_polynomial`, one vertex at a time down to table lookups), without looking
+#: for universal vertices first; with none, one more (every count then fits a byte:
+#: at most C(9, 4) = 126, no clique over 8). facebook_combined, one thread: 9% faster
+#: than walking a P of 7 to 9 further.
+_DIRECT = 8
+_POLY = 9
 #: The column of a multiplier row that holds its degree (a multiplier has degree <= 64).
 _DEG = _DEPTH - 1
 #: Nodes with at least this many vertices in P (besides universal ones) look for
-#: components of the complement of G[P]; facebook_combined, one thread: 8-10 best.
-_SPLIT_FROM = 8
+#: components of the complement of G[P]; facebook_combined, one thread: 12-16 best
+#: (6.4 s; 10: 7.0 s, 24: 7.0 s).
+_SPLIT_FROM = 16
+#: Bins past the last of the tally: :func:`_tally` adds (zeros) to 8 bins past a
+#: polynomial's degree.
+_PAD = 8
 #: At most this many vertices are split off a node (their cliques are listed).
 _SIDE = 20
 
 
 @gthinker.cache.jit("counting functions", nogil=True, inline="always")
 def _one_leaf(tally, width, h, q):
-    """Adds one leaf ``(h, q)`` (in range: see :func:`_leaf`)."""
-    tally[h * width + q] += 1
+    """Adds one leaf ``(h, q)``: bin ``q * width + h`` (in range: see :func:`_leaf`)."""
+    tally[q * width + h] += 1
 
 
 @gthinker.cache.jit("counting functions", nogil=True, inline="always")
@@ -93,8 +104,9 @@ def _leaf(tally, width, h, q, n, mul, mi):
     ``sum_j mul[mi, j] x^j`` of the vertices split off above, degree ``mul[mi, _DEG]``):
     ``n * mul[mi, j]`` to bin ``(h + j, q)``. Always in range: h + j + q never exceeds the
     root's candidates plus one, at most the degeneracy plus one (< width)."""
+    base = q * width + h
     for j in range(mul[mi, _DEG] + 1):
-        tally[(h + j) * width + q] += n * mul[mi, j]
+        tally[base + j] += n * mul[mi, j]
 
 
 @gthinker.cache.jit("counting functions", nogil=True)
@@ -212,56 +224,87 @@ def _cliques_of(rows, s, stack, out):
     return top
 
 
-def _small_tables(most):
-    """The clique counts of every graph on ``m <= most`` vertices, for :func:`_small`:
-    entry ``offsets[m] + e`` (bit k of ``e``: the k-th pair ``(i, j)``, ``i < j``, in
-    lexicographic order, is an edge) packs the j-cliques in byte ``j - 2``."""
-    tables, offsets = [], []
-    for m in range(most + 1):
-        pairs = {pair: k for k, pair in enumerate(itertools.combinations(range(m), 2))}
-        edges = np.arange(1 << len(pairs), dtype=np.int64)
-        packed = np.zeros(edges.size, np.int64)
-        for j in range(2, m + 1):
-            c = np.zeros(edges.size, np.int64)
-            for clique in itertools.combinations(range(m), j):
-                need = sum(1 << pairs[pair] for pair in itertools.combinations(clique, 2))
-                c += (edges & need) == need
-            packed |= c << (8 * (j - 2))
-        offsets.append(sum(t.size for t in tables))
-        tables.append(packed)
-    return np.concatenate(tables), np.array(offsets, np.int64)
+def _clique_table(m):
+    """The clique counts of every graph on ``m`` vertices, for :func:`_packed`: entry
+    ``e`` (bit k of ``e``: the k-th pair ``(i, j)``, ``i < j``, in lexicographic order,
+    is an edge) packs the j-cliques, j >= 2, in byte ``j - 1``."""
+    pairs = {pair: k for k, pair in enumerate(itertools.combinations(range(m), 2))}
+    edges = np.arange(1 << len(pairs), dtype=np.int64)
+    packed = np.zeros(edges.size, np.int64)
+    for j in range(2, m + 1):
+        c = np.zeros(edges.size, np.int64)
+        for clique in itertools.combinations(range(m), j):
+            need = sum(1 << pairs[pair] for pair in itertools.combinations(clique, 2))
+            c += (edges & need) == need
+        packed |= c << (8 * (j - 1))
+    return packed
 
 
-_TABLE, _OFFSETS = _small_tables(_SMALL)
+_TABLE = _clique_table(_SMALL)
 
 
 @gthinker.cache.jit("counting functions", nogil=True, inline="always")
-def _small(tally, width, rows, s, h, q, stack, mul, mi):
-    """Tallies the subtree ``(h, q, s)`` of at most ``_SMALL`` vertices from the clique
-    polynomial of G[s] (looked up by its edges): ``c_j`` j-cliques add ``c_j`` to
-    ``(h + j, q)``."""
-    m = 0
-    w = s
-    while w != 0:
-        stack[m] = lowest_bit(w)
+def _packed(rows, t, stack):
+    """The clique polynomial of G[t] (``t`` not empty, at most ``_SMALL`` vertices),
+    packed: byte ``j - 1`` holds the j-cliques. Without branches: t's vertices padded
+    with isolated ones (``stack``: scratch of ``2 * _SMALL`` words)."""
+    w = t
+    first = lowest_bit(t)
+    for i in range(_SMALL):
+        stack[i] = lowest_bit(w) if w != 0 else first
+        stack[_SMALL + i] = 1 if w != 0 else 0  # a vertex of t, not padding
         w &= w - 1
-        m += 1
     e = 0
     k = 0
-    for i in range(m):
-        r = rows[stack[i]]
-        for j in range(i + 1, m):
-            e |= ((r >> stack[j]) & 1) << k
+    for i in range(_SMALL):
+        r = rows[stack[i]] & -stack[_SMALL + i]
+        for j in range(i + 1, _SMALL):
+            e |= ((r >> stack[j]) & stack[_SMALL + j]) << k
             k += 1
-    packed = _TABLE[_OFFSETS[m] + e]
-    _leaf(tally, width, h, q, 1, mul, mi)
-    _leaf(tally, width, h + 1, q, m, mul, mi)
-    j = 2
-    while packed != 0:
-        if packed & 255 != 0:
-            _leaf(tally, width, h + j, q, packed & 255, mul, mi)
-        packed >>= 8
-        j += 1
+    return _TABLE[e] | popcount(t)
+
+
+@gthinker.cache.jit("counting functions", nogil=True, inline="always")
+def _polynomial(rows, s, stack, pend):
+    """The clique polynomial of G[s] (at most ``_DIRECT`` vertices, or ``_POLY`` and
+    none universal), packed as in :func:`_packed`: a vertex ``v`` at a time,
+    ``P(G) = P(G - v) + x P(G[N(v)])``, down to graphs :func:`_packed` looks up
+    (``pend``: scratch of 16 words)."""
+    acc = 0
+    pend[0] = s
+    pend[1] = 0
+    n = 1
+    while n > 0:  # pending (vertex set, the vertices taken above it)
+        n -= 1
+        t = pend[2 * n]
+        taken = pend[2 * n + 1]
+        if popcount(t) <= _SMALL:
+            if taken > 0:
+                acc += 1 << (8 * (taken - 1))  # the clique of the taken vertices alone
+            if t != 0:
+                acc += _packed(rows, t, stack) << (8 * taken)
+            continue
+        v = lowest_bit(t)
+        pend[2 * n] = t & (t - 1)
+        pend[2 * n + 2] = t & rows[v]
+        pend[2 * n + 3] = taken + 1
+        n += 2
+    return acc
+
+
+@gthinker.cache.jit("counting functions", nogil=True, inline="always")
+def _tally(tally, width, h, q, packed, mul, mi):
+    """Tallies the node ``(h, q, P)`` from the clique polynomial of G[P] (``packed``, as
+    in :func:`_packed`): ``c_j`` j-cliques add ``c_j`` to ``(h + j, q)``, times the
+    multiplier ``mul[mi]``. Adds 9 bins of one row at a time, the ones past the
+    polynomial's degree zeros (the tally has ``_PAD`` bins past its end)."""
+    base = q * width + h
+    for a in range(mul[mi, _DEG] + 1):
+        f = mul[mi, a]
+        b = base + a
+        tally[b] += f
+        for j in range(8):
+            tally[b + 1 + j] += f * ((packed >> (8 * j)) & 255)
 
 
 @gthinker.cache.jit("counting functions", nogil=True, inline="always")
@@ -287,8 +330,8 @@ def _settle(tally, width, rows, s, h, q, stack, poly, mul, mi, sides, ni):
     if m == 0:
         _leaf(tally, width, h, q, 1, mul, mi)
         return -1, 0, 0, mi
-    if m <= _SMALL:
-        _small(tally, width, rows, s, h, q, stack, mul, mi)
+    if m <= _DIRECT:
+        _tally(tally, width, h, q, _polynomial(rows, s, stack, poly), mul, mi)
         return -1, 0, 0, mi
     universal, p = _scan(rows, s, m)
     if universal == s:  # a clique
@@ -297,8 +340,8 @@ def _settle(tally, width, rows, s, h, q, stack, poly, mul, mi, sides, ni):
     s &= ~universal
     q += popcount(universal)
     m -= popcount(universal)
-    if m <= _SMALL:
-        _small(tally, width, rows, s, h, q, stack, mul, mi)
+    if m <= _POLY:
+        _tally(tally, width, h, q, _polynomial(rows, s, stack, poly), mul, mi)
         return -1, 0, 0, mi
     if m >= _SPLIT_FROM:
         main, side = _split(rows, s)
@@ -307,8 +350,8 @@ def _settle(tally, width, rows, s, h, q, stack, poly, mul, mi, sides, ni):
             sides[ni] = sides[mi] | side
             mi = ni
             s = main
-            if popcount(s) <= _SMALL:
-                _small(tally, width, rows, s, h, q, stack, mul, mi)
+            if popcount(s) <= _POLY:  # none universal: they were moved to the pivots
+                _tally(tally, width, h, q, _polynomial(rows, s, stack, poly), mul, mi)
                 return -1, 0, 0, mi
             p = _pivot_word(rows, s)
     return p, s, q, mi
@@ -326,7 +369,7 @@ def _tree_word(ctx, P, rows, s0, h0, q0, ints, levels):
     """Walks the subtree ``(h0, q0, s0)`` on one-word rows (bit i = ``P[i]``). Universal
     vertices of a node's P join its pivots at once (Pivoter takes them one level
     each), the components of the complement of G[P] besides the largest are split
-    off as a multiplier of the rest's leaves, and a P of at most ``_SMALL`` other
+    off as a multiplier of the rest's leaves, and a P of at most ``_POLY`` other
     vertices is tallied from its clique polynomial. ``ints`` and ``levels``: scratch
     from :func:`_word_scratch`, held by the caller for the call (the walk uses views
     without reference counts)."""
@@ -501,8 +544,8 @@ def _compute_tree(ctx, rec):
 
 class CliqueTree(gthinker.Task):
     """Tallies the leaves of Pivoter's clique tree of an oriented graph by
-    ``(h, q)``: histogram bin ``h * params[0] + q`` (a bin may take several
-    leaves at once, see the module's notes)."""
+    ``(h, q)``: histogram bin ``q * params[0] + h`` (a bin may take several
+    leaves at once, see the module's notes), of :func:`tally_bins` bins."""
 
     histograms = ("leaves",)
 
@@ -515,12 +558,18 @@ class CliqueTree(gthinker.Task):
         _compute_tree(ctx, record)
 
 
+def tally_bins(width: int) -> int:
+    """The histogram bins :class:`CliqueTree` needs, for ``params = [width]`` (``width``:
+    more than the largest clique's size)."""
+    return width * width + _PAD
+
+
 def clique_counts(leaves: np.ndarray, width: int) -> dict[int, int]:
     """k -> number of k-cliques, from the tally of leaves ``(h, q)`` at bin
-    ``h * width + q``: a leaf holds C(q, k - h) k-cliques. Python integers."""
+    ``q * width + h``: a leaf holds C(q, k - h) k-cliques. Python integers."""
     counts: dict[int, int] = {}
     for b in np.flatnonzero(leaves).tolist():
-        h, q = divmod(b, width)
+        q, h = divmod(b, width)
         n = int(leaves[b])
         for j in range(q + 1):
             counts[h + j] = counts.get(h + j, 0) + n * math.comb(q, j)

@@ -60,3 +60,21 @@ def test_dense_random_graph_matches_networkx():
     ref = _clique_sizes(G)
     for budget in (0.1, 1e-5):
         assert count.count(G, "cliques", mode="cpu", threads=2, time_budget=budget).counts == ref
+
+
+def _near_complete(n, missing):
+    G = nx.complete_graph(n)
+    G.remove_edges_from(missing)
+    return G
+
+
+@pytest.mark.parametrize("n", range(7, 12))
+def test_small_dense_graphs_match_networkx(n):
+    # Roots of up to n - 1 candidates: P of 7 to 9 vertices, with and without universal
+    # ones, tallied from their clique polynomials (vertex by vertex down to the table of
+    # 6); near-complete ones hold the largest counts a polynomial's byte takes.
+    graphs = [nx.gnp_random_graph(n, p, seed=seed) for p in (0.6, 0.8, 0.95) for seed in range(4)]
+    graphs += [_near_complete(n, [(0, 1)]), _near_complete(n, [(0, i) for i in range(1, n)]),
+               _near_complete(n, [(i, i + 1) for i in range(0, n - 1, 2)])]
+    for G in graphs:
+        assert count.count(G, "cliques", mode="cpu", threads=1).counts == _clique_sizes(G)
