@@ -26,6 +26,10 @@ and numba-cuda are needed; without them it stops at once and says why).
 """
 
 
+def _threads(n: int) -> str:
+    return f"{n} thread" if n == 1 else f"{n} threads"
+
+
 def _positive_int(text):
     value = int(text)
     if value < 1:
@@ -220,7 +224,7 @@ def _run_mce(args, stopper) -> int:
             s = result.stats["gpu"]
             gpus = len(result.stats.get("gpus", ())) or 1
             where = "the GPU" if gpus == 1 else f"{gpus} GPUs"
-            where = where if result.mode == "gpu" else f"{result.threads} threads + {where}"
+            where = where if result.mode == "gpu" else f"{_threads(result.threads)} + {where}"
             engine = result.stats.get("gpu_engine")
             if engine == "bitsets":
                 print(f"time:            {result.seconds:.3f}s on {where} ({s['device']}),"
@@ -235,7 +239,7 @@ def _run_mce(args, stopper) -> int:
                 print(f"stealing:        CPU->GPU {s['tasks_from_cpu']:,} tasks, GPU->CPU "
                       f"{s['tasks_to_cpu']:,} tasks + {s['vertices_given_back']:,} vertices")
         else:
-            print(f"time:            {result.seconds:.3f}s on {result.threads} threads"
+            print(f"time:            {result.seconds:.3f}s on {_threads(result.threads)}"
                   f" ({result.mode}), {result.stats['tasks_decomposed']:,} tasks decomposed,"
                   f" S peak {result.stats['spill_peak_bytes']:,} bytes")
         if result.compile_seconds:
@@ -406,7 +410,7 @@ def _run_count(args, stopper) -> int:
             print(f"{k}-cliques: {n:,}")
     else:
         print(f"{res.pattern}: {res.count:,}")
-    where = f"{res.threads} threads" if res.mode == "cpu" else res.mode
+    where = _threads(res.threads) if res.mode == "cpu" else res.mode
     print(f"time: {res.seconds:.3f}s counting ({where}, {res.method}), "
           f"{res.prepare_seconds:.3f}s preparing"
           + (f", {res.compile_seconds:.2f}s compiling (first run on this machine)"

@@ -43,6 +43,10 @@ def test_output_and_text_summary(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "maximal cliques: 36" in r.stdout
     assert len(out.read_text().splitlines()) == 36
+    r = cli("count", path, "triangle", "--mode", "cpu", "--threads", "1")
+    assert r.returncode == 0, r.stderr
+    assert f"triangle: {sum(nx.triangles(G).values()) // 3}" in r.stdout
+    assert "(1 thread," in r.stdout  # not "1 threads"
 
 
 def test_errors_are_messages_not_tracebacks(tmp_path):
