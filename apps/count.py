@@ -351,24 +351,29 @@ class MiddleGraph:
 
 @gthinker.cache.jit("counting functions", nogil=True)
 def _orient_ranked(indptr, indices, rank):
-    """:func:`_orient` with vertex ``v`` renumbered ``rank[v]``, rows sorted."""
+    """:func:`_orient` with vertex ``v`` renumbered ``rank[v]``, rows sorted: filled
+    in rank order (each ``w`` appended to the rows of its earlier neighbours), so no
+    row needs sorting."""
     n = indptr.size - 1
+    order = np.empty(n, np.int32)
     out_ptr = np.zeros(n + 1, np.int64)
     for v in range(n):
+        order[rank[v]] = v
         c = 0
         for i in range(indptr[v], indptr[v + 1]):
             c += rank[indices[i]] > rank[v]
         out_ptr[rank[v] + 1] = c
     for r in range(n):
         out_ptr[r + 1] += out_ptr[r]
+    fill = out_ptr[:-1].copy()
     out = np.empty(out_ptr[n], np.int32)
-    for v in range(n):
-        a = k = out_ptr[rank[v]]
-        for i in range(indptr[v], indptr[v + 1]):
-            if rank[indices[i]] > rank[v]:
-                out[k] = rank[indices[i]]
-                k += 1
-        out[a:k].sort()
+    for r in range(n):
+        w = order[r]
+        for i in range(indptr[w], indptr[w + 1]):
+            a = rank[indices[i]]
+            if a < r:
+                out[fill[a]] = r
+                fill[a] += 1
     return out_ptr, out
 
 
