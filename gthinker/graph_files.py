@@ -265,15 +265,15 @@ def _isolated_ids(path, data: bytes) -> np.ndarray:
         end = len(data) if end < 0 else end
         lineno += 1
         if data.startswith(_ISOLATED, start):
-            text = data[start + len(_ISOLATED):end].decode("ascii", "replace").split()
-            if not all(t.isdigit() for t in text):
+            tokens = data[start + len(_ISOLATED):end].split()
+            if tokens and not b"".join(tokens).isdigit():
                 raise GraphFormatError(f"{path}:{lineno}: expected non-negative vertex ids "
                                        f"after '# isolated vertices:'")
-            found.extend(int(t) for t in text)
+            found.extend(tokens)
         start = end + 1
-    if found and max(found) > np.iinfo(np.int64).max:
+    if any(len(t) >= 19 for t in found) and max(map(int, found)) > np.iinfo(np.int64).max:
         raise GraphFormatError(f"{path}: an isolated vertex id does not fit in int64")
-    return np.array(found, np.int64)
+    return np.array(found, dtype=bytes).astype(np.int64) if found else np.empty(0, np.int64)
 
 
 def _isolated_lines(ids: np.ndarray, per_line: int = 64) -> list[bytes]:
@@ -330,7 +330,10 @@ def _read_edgelist(path, data, build):
     ids, u, v = remap_ids(u, v)
     isolated = _isolated_ids(path, data)
     if isolated.size:
-        every = np.union1d(ids, isolated)
+        every = np.concatenate([ids, isolated])  # ids: sorted, distinct
+        every.sort()
+        if np.any(every[1:] == every[:-1]):  # an isolated vertex with edges, or listed twice
+            every = np.unique(every)
         moved = np.searchsorted(every, ids).astype(u.dtype)  # old index -> new, per vertex
         u = moved[u]
         v = moved[v]

@@ -387,3 +387,18 @@ def test_derived_is_built_once_per_key_and_graph():
     assert calls == [g]
     other = Graph.from_edges(np.array([[0, 1]]))
     assert other.derived("twice", build).tolist() == [2, 2] and len(calls) == 2
+
+
+def test_isolated_vertex_comments(tmp_path):
+    # ids listed as isolated join the vertices with edges, once each, in id order
+    f = write(tmp_path / "iso.txt", "# isolated vertices: 9 0004 30\n# isolated vertices: 9 2\n"
+                                    "2 5\n5 7\n")
+    g = Graph.read(f)
+    assert g.ids.tolist() == sorted({2, 5, 7, 9, 4, 30})
+    assert edge_set(g) == {frozenset((2, 5)), frozenset((5, 7))}
+    bad = write(tmp_path / "bad.txt", "# a graph\n# isolated vertices: 3 x4\n1 2\n")
+    with pytest.raises(GraphFormatError, match=re.escape(f"{bad}:2: expected non-negative")):
+        Graph.read(bad)
+    huge = write(tmp_path / "huge.txt", f"# isolated vertices: 1 {2**63}\n1 2\n")
+    with pytest.raises(GraphFormatError, match="does not fit in int64"):
+        Graph.read(huge)
