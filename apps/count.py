@@ -10,7 +10,8 @@ candidates by intersection sizes; further out it turns the candidates into a
 small local graph of bitsets and searches it, counting the last level by
 popcounts. Nothing of the last level is ever listed. Triangles on the CPU are
 counted at their middle vertex instead (:class:`MiddleTriangles`: the sum of
-C(out-degree, 2) lookups, not in-degree times out-degree).
+C(out-degree, 2) lookups, not in-degree times out-degree), on the graph oriented by
+degree (cheaper to order than by degeneracy, and as fast to count on).
 
 ``pattern="cliques"`` counts the k-cliques for every k at once without listing
 them: Pivoter's succinct clique tree (:mod:`gthinker.apps.pivoter`).
@@ -332,8 +333,8 @@ class CliqueCount(gthinker.Task):
 
 @dataclass
 class MiddleGraph:
-    """The oriented graph renumbered by degeneracy rank (vertex ``r`` is the r-th of the
-    order; rows sorted, so a row's suffix after ``u`` holds its out-neighbours past
+    """The graph oriented by degree and renumbered by that rank (vertex ``r`` is the r-th
+    of the order: by degree, then id; rows sorted, so a row's suffix after ``u`` holds its out-neighbours past
     ``u``) with its in-rows: ``in_src[k]``, the ``k``-th in-neighbour ``v`` (``k`` in
     ``in_ptr[u]:in_ptr[u + 1]``), and ``in_off[k]``, where ``v``'s row goes on after
     ``u``. ``work``: cumulative probes up to each vertex (for even ranges)."""
@@ -408,8 +409,19 @@ def middle_graph(graph: gthinker.Graph) -> MiddleGraph:
     return graph.derived("count.middle", _middle_graph)
 
 
+def _degree_rank(graph):
+    """The vertices by degree (ties by id) and each one's place in that order (int32).
+    For triangles at their middle vertex it beats the degeneracy order: R-MAT 20, 2
+    threads: orienting 0.9 s instead of 1.6 s, counting 1.0 s instead of 1.1 s."""
+    degree = np.diff(graph.indptr)
+    order = np.argsort(degree, kind="stable").astype(np.int32)
+    rank = np.empty(graph.num_vertices, np.int32)
+    rank[order] = np.arange(graph.num_vertices, dtype=np.int32)
+    return order, rank
+
+
 def _middle_graph(graph):
-    order, rank = _degeneracy_rank(graph)
+    order, rank = _degree_rank(graph)
     out_ptr, out = _orient_ranked(graph.indptr, graph.indices, rank)
     dag = gthinker.Graph(out_ptr, out, ids=graph.ids[order], report=graph.report)
     return MiddleGraph(dag, *_in_rows(dag.indptr, dag.indices))
