@@ -333,11 +333,12 @@ class CliqueCount(gthinker.Task):
 
 @dataclass
 class MiddleGraph:
-    """The graph oriented by degree and renumbered by that rank (vertex ``r`` is the r-th
-    of the order: by degree, then id; rows sorted, so a row's suffix after ``u`` holds
-    its out-neighbours past ``u``) with its in-rows: ``in_src[k]``, the ``k``-th in-neighbour ``v`` (``k`` in
-    ``in_ptr[u]:in_ptr[u + 1]``), and ``in_off[k]``, where ``v``'s row goes on after
-    ``u``. ``work``: cumulative probes up to each vertex (for even ranges)."""
+    """The graph oriented by degree and renumbered by that rank (vertex ``r`` is the
+    r-th of the order: by degree, then id; rows sorted, so a row's suffix after ``u``
+    holds its out-neighbours past ``u``) with its in-rows: ``in_src[k]``, the ``k``-th
+    in-neighbour ``v`` (``k`` in ``in_ptr[u]:in_ptr[u + 1]``), and ``in_off[k]``, where
+    ``v``'s row goes on after ``u``. ``work``: cumulative probes up to each vertex (for
+    even ranges)."""
 
     dag: gthinker.Graph
     in_ptr: np.ndarray
