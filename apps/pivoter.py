@@ -155,18 +155,9 @@ def _scan(rows, s, m):
 
 @gthinker.cache.jit("counting functions", nogil=True, inline="always")
 def _pivot_word(rows, s):
-    """The vertex of ``s`` with the most neighbours in ``s`` (the lowest of ties)."""
-    best = -1
-    best_count = -1
-    w = s
-    while w != 0:
-        u = lowest_bit(w)
-        w &= w - 1
-        c = popcount(s & rows[u])
-        if c > best_count:
-            best_count = c
-            best = u
-    return best
+    """The vertex of ``s`` with the most neighbours in ``s`` (the lowest of ties):
+    :func:`_scan` with no vertex counted as universal."""
+    return _scan(rows, s, 0)[1]
 
 
 @gthinker.cache.jit("counting functions", nogil=True, inline="always")
