@@ -307,11 +307,20 @@ def _num_workers(ctx):
     return ctx.header[_NUM_WORKERS]
 
 
+#: The fields of :class:`TaskContext` that every worker shares, typed read-only.
+_SHARED = ("indptr", "indices", "labels", "params")
+
+
 def _context_type():
+    """The Numba type of what ``_make_context`` returns: user functions are compiled
+    for it once, and the entry point reuses that compilation."""
     i64 = np.zeros(1, np.int64)
     i32 = np.zeros(1, np.int32)
     sample = TaskContext(i64, i64, i32, i32, i64, i64, np.zeros((1, 1), np.int64), i64)
-    return numba.typeof(sample)
+    fields = [numba.typeof(a) for a in sample]
+    fields = [t.copy(readonly=True) if name in _SHARED else t
+              for name, t in zip(TaskContext._fields, fields, strict=True)]
+    return types.NamedTuple(fields, TaskContext)
 
 
 CONTEXT_TYPE = _context_type()
@@ -425,10 +434,22 @@ def _check_compiles(cls, name, dispatcher, argtypes):
             warnings.simplefilter("ignore", NumbaWarning)
             dispatcher.compile(argtypes)
     except NumbaError as exc:
+        _raise_readonly_write(cls, exc)
         raise TaskDefinitionError(
             f"{cls.__qualname__}.{name} does not compile to native code:\n{_first_lines(exc)}"
         ) from None
     return dispatcher.overloads[argtypes].signature.return_type
+
+
+def _raise_readonly_write(cls, exc):
+    """A TaskDefinitionError that says what to do when ``exc`` is a write into one of
+    the shared, read-only arrays."""
+    if "readonly" in str(exc) and "setitem" in str(exc):
+        raise TaskDefinitionError(
+            f"{cls.__qualname__}: writes into a read-only array: ctx.indptr, ctx.indices, "
+            f"ctx.neighbors(v), ctx.labels and ctx.params are the shared graph and "
+            f"parameters; copy first (e.g. ctx.neighbors(v).copy())"
+        ) from None
 
 
 def _check_user_functions(cls, spawn, compute):
@@ -495,12 +516,7 @@ def _compile(cls):
                 entry.compile()
                 return entry
     except NumbaError as exc:
-        if "readonly" in str(exc) and "setitem" in str(exc):
-            raise TaskDefinitionError(
-                f"{cls.__qualname__}: writes into a read-only array: ctx.indptr, ctx.indices, "
-                f"ctx.neighbors(v), ctx.labels and ctx.params are the shared graph and "
-                f"parameters; copy first (e.g. ctx.neighbors(v).copy())"
-            ) from None
+        _raise_readonly_write(cls, exc)
         raise TaskDefinitionError(
             f"{cls.__qualname__}: spawn/compute compiled alone but not inside the runtime's "
             f"entry point:\n{_first_lines(exc)}"

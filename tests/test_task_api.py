@@ -7,6 +7,7 @@ import networkx as nx
 import numpy as np
 import pytest
 from numba import njit
+from numba.core import event as numba_event
 
 import gthinker
 from gthinker import Task
@@ -109,6 +110,39 @@ def test_kcliques_with_decomposition(k):
     assert plain.counters["cliques"] == want
     assert split.counters["cliques"] == want
     assert split.stats["tasks_decomposed"] > 0
+
+
+def test_spawn_and_compute_are_compiled_once(monkeypatch):
+    # Checked alone for a clear error, then inside the entry point: one compilation
+    # each (the check once used another context type, doubling every app's compile time).
+    monkeypatch.setenv("GTHINKER_CACHE_DIR", "off")
+
+    class Degrees(Task):
+        counters = ("degrees",)
+
+        @staticmethod
+        def spawn(ctx, v):
+            return np.full(1, v, np.int32)
+
+        @staticmethod
+        def compute(ctx, record):
+            ctx.count(0, ctx.degree(record[0]))
+
+    compiled = []
+
+    class Listener(numba_event.Listener):
+        def on_start(self, event):
+            pass
+
+        def on_end(self, event):
+            compiled.append(event.data["dispatcher"].py_func.__qualname__)
+
+    g = nx.gnp_random_graph(30, 0.2, seed=4)
+    with numba_event.install_listener("numba:compile", Listener()):
+        res = gthinker.run(Degrees, g, threads=1)
+    assert res.counters["degrees"] == 2 * g.number_of_edges()
+    ours = sorted(name for name in compiled if name.startswith(Degrees.__qualname__))
+    assert ours == [f"{Degrees.__qualname__}.compute", f"{Degrees.__qualname__}.spawn"]
 
 
 def test_gil_is_released_during_a_job():
