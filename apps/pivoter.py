@@ -520,7 +520,7 @@ def _spawn_tree(ctx, v):
 
 @gthinker.cache.jit("counting functions", nogil=True)
 def _compute_tree(ctx, rec):
-    h, q, P = rec[0], rec[1], rec[2:]
+    h, q, P = np.int64(rec[0]), np.int64(rec[1]), rec[2:]  # as in _tree_words: one compilation
     c = P.size
     if c == 0:
         _one_leaf(ctx.histograms[0], ctx.params[0], h, q)
