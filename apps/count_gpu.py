@@ -50,7 +50,7 @@ from numba import cuda
 
 import gthinker
 from gthinker.gpu import simulator
-from gthinker.gpu.device import FULL_MASK, lower_bound, warp_sum
+from gthinker.gpu.device import FULL_MASK, lower_bound, warp_prefix, warp_sum
 
 __all__ = ["Device", "count", "worker", "WARPS_PER_BLOCK"]
 
@@ -131,11 +131,10 @@ def _common_into(a, a_lo, a_hi, b, b_lo, b_hi, out, at, cache, lane):
             i = base + lane
             x = a[i] if i < a_hi else _NONE
             hit = _find(b, b_lo, b_hi, cache, x) and i < a_hi
-            mask = cuda.ballot_sync(FULL_MASK, hit)
+            below, total = warp_prefix(hit)
             if hit:
-                below = mask & ((np.uint32(1) << np.uint32(lane)) - np.uint32(1))
-                out[at + n + cuda.popc(below)] = x
-            n += cuda.popc(mask)
+                out[at + n + below] = x
+            n += total
     cuda.syncwarp(FULL_MASK)
     return n
 
@@ -151,11 +150,10 @@ def _keep_common(cand, at, n, indices, b_lo, b_hi, cache, lane):
         i = base + lane
         x = cand[at + i] if i < n else _NONE
         hit = _find(indices, b_lo, b_hi, cache, x) and i < n
-        mask = cuda.ballot_sync(FULL_MASK, hit)  # every read of this round is done
+        below, total = warp_prefix(hit)  # a ballot: every read of this round is done
         if hit:
-            below = mask & ((np.uint32(1) << np.uint32(lane)) - np.uint32(1))
-            cand[at + kept + cuda.popc(below)] = x
-        kept += cuda.popc(mask)
+            cand[at + kept + below] = x
+        kept += total
         cuda.syncwarp(FULL_MASK)
     return kept
 

@@ -39,6 +39,7 @@ from gthinker.gpu.device import (
     contains,
     lower_bound,
     warp_max,
+    warp_prefix,
     warp_sum,
 )
 
@@ -125,12 +126,10 @@ def _keep_blocking(indptr, indices, ids, p, nx, lane):
         if i < nx:
             x = ids[p + i]
             keep = _adjacent_to_any(indptr, indices, x, ids, p)
-        mask = cuda.ballot_sync(FULL_MASK, keep)
-        cuda.syncwarp(FULL_MASK)
+        below, total = warp_prefix(keep)  # a ballot: every read of this round is done
         if keep:
-            below = mask & ((np.uint32(1) << np.uint32(lane)) - np.uint32(1))
-            ids[p + kept + cuda.popc(below)] = x
-        kept += cuda.popc(mask)
+            ids[p + kept + below] = x
+        kept += total
         cuda.syncwarp(FULL_MASK)
     return kept
 
