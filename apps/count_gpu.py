@@ -503,14 +503,6 @@ class _Prepared:
 _MAKING = threading.Lock()  # Device.of: one maker at a time (the kept dict is shared)
 
 
-def _gpu_id() -> int:
-    """The current CUDA device's id (0 on the simulator; with one GPU, 0 without
-    asking the driver, which costs tens of microseconds a count)."""
-    if simulator.enabled() or len(cuda.gpus) == 1:
-        return 0
-    return cuda.get_current_device().id
-
-
 class Device:
     """The oriented graph on one CUDA device, each warp's candidate buffer and
     the launch state.
@@ -524,7 +516,7 @@ class Device:
         kept with ``dag`` when it was made there for the same k (one k at a time: a
         buffer may take gigabytes). Callable from threads, each in its own
         ``with cuda.gpus[i]:``."""
-        gpu = _gpu_id()
+        gpu = gthinker.gpu.current_device()
         with _MAKING:
             kept = dag.derived("count_gpu.Device", lambda _: {})
             dev = kept.get(gpu)

@@ -26,12 +26,14 @@ path), summed on the host at the end.
 from __future__ import annotations
 
 import math
+import threading
 import time
 
 import numpy as np
 from numba import cuda
 
 import gthinker
+from gthinker import setops
 from gthinker.gpu import simulator
 from gthinker.gpu.device import (
     FULL_MASK,
@@ -478,16 +480,44 @@ class Work:
         return Work(self.verts[mask[nrec:]], self.data[idx], starts)
 
 
+_KEEPING = threading.Lock()
+
+
+def _on_device(graph):
+    """``graph``'s CSR on this thread's CUDA device, copied once and kept with
+    ``graph`` (:meth:`gthinker.Graph.derived`, one copy per device), so that
+    searching the same graph again copies nothing."""
+    gpu = gthinker.gpu.current_device()
+    with _KEEPING:
+        kept = graph.derived("mce_bitsets_gpu.on_device", lambda _: {})
+        if gpu not in kept:
+            kept[gpu] = (cuda.to_device(graph.indptr), cuda.to_device(graph.indices))
+        return kept[gpu]
+
+
+@gthinker.cache.jit("MCE functions", nogil=True)
+def _earlier(indptr, indices):
+    """Each vertex's neighbours with a smaller id (rows are sorted)."""
+    n = indptr.size - 1
+    out = np.empty(n, np.int64)
+    for v in range(n):
+        out[v] = setops.lower_bound(indices, indptr[v], indptr[v + 1], v) - indptr[v]
+    return out
+
+
+def _sides(graph):
+    """(later, earlier): each vertex's neighbours after and before it, its P and X
+    at the top of the search."""
+    earlier = _earlier(graph.indptr, graph.indices)
+    return np.diff(graph.indptr) - earlier, earlier
+
+
 class Device:
     """The graph on the device, the warps' scratch and histograms, the spill buffer."""
 
     def __init__(self, graph, nbins, blocks=None, budget=NODE_BUDGET):
-        self.indptr = cuda.to_device(graph.indptr)
-        self.indices = cuda.to_device(graph.indices)
-        deg = np.diff(graph.indptr)
-        rows = np.repeat(np.arange(graph.num_vertices, dtype=np.int64), deg)
-        self.earlier = np.bincount(rows[graph.indices < rows], minlength=graph.num_vertices)
-        self.later = deg - self.earlier
+        self.indptr, self.indices = _on_device(graph)
+        self.later, self.earlier = graph.derived("mce_bitsets_gpu.sides", _sides)
         self.nbins = int(nbins)
         self.budget = int(budget)
         # The simulator runs each thread as an OS thread: one block of two warps there.

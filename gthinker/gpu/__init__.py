@@ -26,6 +26,7 @@ from ..errors import DeviceUnavailableError
 from . import simulator
 from .context import GPUContext
 from .devices import (
+    current_device,
     device_totals,
     driving,
     on_device,
@@ -34,8 +35,8 @@ from .devices import (
     visible_devices,
 )
 
-__all__ = ["GPUContext", "SMALL_GRAPH_EDGES", "device_status", "device_totals", "driving",
-           "on_device", "pinned", "release_buffers", "require_device", "resolve_devices",
+__all__ = ["GPUContext", "SMALL_GRAPH_EDGES", "current_device", "device_status", "device_totals",
+           "driving", "on_device", "pinned", "release_buffers", "require_device", "resolve_devices",
            "resolve_mode", "small_graph", "visible_devices"]
 
 MODES = ("cpu", "gpu", "hybrid")

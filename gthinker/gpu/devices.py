@@ -56,6 +56,17 @@ def resolve_devices(gpus=None) -> list[int]:
     return wanted
 
 
+def current_device() -> int:
+    """The id of this thread's CUDA device (0 on the simulator; with one GPU, 0
+    without asking the driver, which costs tens of microseconds)."""
+    from . import numba_cuda, simulator
+
+    cuda = numba_cuda()
+    if simulator.enabled() or len(cuda.gpus) == 1:
+        return 0
+    return cuda.get_current_device().id
+
+
 def on_device(device: int | None):
     """A context in which this thread's CUDA calls go to ``device`` (None: the
     current device, as before multi-GPU)."""
