@@ -26,7 +26,6 @@ path), summed on the host at the end.
 from __future__ import annotations
 
 import math
-import threading
 import time
 
 import numpy as np
@@ -480,21 +479,6 @@ class Work:
         return Work(self.verts[mask[nrec:]], self.data[idx], starts)
 
 
-_KEEPING = threading.Lock()
-
-
-def _on_device(graph):
-    """``graph``'s CSR on this thread's CUDA device, copied once and kept with
-    ``graph`` (:meth:`gthinker.Graph.derived`, one copy per device), so that
-    searching the same graph again copies nothing."""
-    gpu = gthinker.gpu.current_device()
-    with _KEEPING:
-        kept = graph.derived("mce_bitsets_gpu.on_device", lambda _: {})
-        if gpu not in kept:
-            kept[gpu] = (cuda.to_device(graph.indptr), cuda.to_device(graph.indices))
-        return kept[gpu]
-
-
 @gthinker.cache.jit("MCE functions", nogil=True)
 def _earlier(indptr, indices):
     """Each vertex's neighbours with a smaller id (rows are sorted)."""
@@ -516,7 +500,7 @@ class Device:
     """The graph on the device, the warps' scratch and histograms, the spill buffer."""
 
     def __init__(self, graph, nbins, blocks=None, budget=NODE_BUDGET):
-        self.indptr, self.indices = _on_device(graph)
+        self.indptr, self.indices, _labels = gthinker.gpu.graph_on_device(graph)
         self.later, self.earlier = graph.derived("mce_bitsets_gpu.sides", _sides)
         self.nbins = int(nbins)
         self.budget = int(budget)

@@ -157,7 +157,7 @@ class Graph:
     @property
     def max_degree(self) -> int:
         """Largest vertex degree (0 for an empty graph)."""
-        return int(self.degrees().max()) if self.num_vertices else 0
+        return self.derived("max_degree", lambda g: int(g.degrees().max()) if g.num_vertices else 0)
 
     def neighbors(self, v: int) -> np.ndarray:
         """Sorted neighbours of internal vertex ``v`` (read-only view)."""

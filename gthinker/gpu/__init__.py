@@ -29,6 +29,7 @@ from .devices import (
     current_device,
     device_totals,
     driving,
+    graph_on_device,
     on_device,
     pinned,
     resolve_devices,
@@ -36,8 +37,8 @@ from .devices import (
 )
 
 __all__ = ["GPUContext", "SMALL_GRAPH_EDGES", "current_device", "device_status", "device_totals",
-           "driving", "on_device", "pinned", "release_buffers", "require_device", "resolve_devices",
-           "resolve_mode", "small_graph", "visible_devices"]
+           "driving", "graph_on_device", "on_device", "pinned", "release_buffers",
+           "require_device", "resolve_devices", "resolve_mode", "small_graph", "visible_devices"]
 
 MODES = ("cpu", "gpu", "hybrid")
 

@@ -47,7 +47,7 @@ from .device import (
     VOL_LIMIT,
     VTAIL,
 )
-from .devices import driving, on_device
+from .devices import driving, graph_on_device, on_device
 from .simulator import enabled as simulator_enabled
 from .simulator import fast_switching
 
@@ -255,12 +255,7 @@ class GPUWorker:
 
     def _upload(self, graph, params):
         """The graph, the params, the result arrays and the app's own arrays, on the device."""
-        self.d_indptr = cuda.to_device(graph.indptr)
-        self.d_indices = cuda.to_device(graph.indices if graph.indices.size else
-                                        np.zeros(1, np.int32))
-        labels = graph.labels
-        self.d_labels = cuda.to_device(labels if labels is not None and labels.size else
-                                       np.zeros(1, np.int32))
+        self.d_indptr, self.d_indices, self.d_labels = graph_on_device(graph)
         self.d_params = cuda.to_device(np.ascontiguousarray(
             params if len(params) else [0], dtype=np.int64))
         self.d_counters = cuda.to_device(np.zeros((max(1, self.n_counters), STRIPES), np.int64))
