@@ -44,12 +44,12 @@ job and is reported as :class:`~gthinker.errors.TaskRuntimeError` naming the met
 from __future__ import annotations
 
 import collections
+import functools
 import inspect
 import re
 import warnings
 
 import llvmlite.binding as llvm
-import numba
 import numpy as np
 from numba import carray, njit, types
 from numba.core import cgutils
@@ -307,23 +307,12 @@ def _num_workers(ctx):
     return ctx.header[_NUM_WORKERS]
 
 
-#: The fields of :class:`TaskContext` that every worker shares, typed read-only.
-_SHARED = ("indptr", "indices", "labels", "params")
-
-
+@functools.cache
 def _context_type():
-    """The Numba type of what ``_make_context`` returns: user functions are compiled
-    for it once, and the entry point reuses that compilation."""
-    i64 = np.zeros(1, np.int64)
-    i32 = np.zeros(1, np.int32)
-    sample = TaskContext(i64, i64, i32, i32, i64, i64, np.zeros((1, 1), np.int64), i64)
-    fields = [numba.typeof(a) for a in sample]
-    fields = [t.copy(readonly=True) if name in _SHARED else t
-              for name, t in zip(TaskContext._fields, fields, strict=True)]
-    return types.NamedTuple(fields, TaskContext)
-
-
-CONTEXT_TYPE = _context_type()
+    """The Numba type of what ``_make_context`` returns (the shared arrays read-only):
+    user functions are checked for it, and the entry point reuses that compilation."""
+    _make_context.compile((types.voidptr,))
+    return _make_context.overloads[(types.voidptr,)].signature.return_type
 
 
 # ---- the Task base class ------------------------------------------------------
@@ -453,14 +442,14 @@ def _raise_readonly_write(cls, exc):
 
 
 def _check_user_functions(cls, spawn, compute):
-    spawn_ret = _check_compiles(cls, "spawn", spawn, (CONTEXT_TYPE, types.int32))
+    spawn_ret = _check_compiles(cls, "spawn", spawn, (_context_type(), types.int32))
     if not (isinstance(spawn_ret, types.Array) and spawn_ret.dtype == types.int32
             and spawn_ret.ndim == 1):
         raise TaskDefinitionError(
             f"{cls.__qualname__}.spawn must return a 1-d int32 array (the task record), "
             f"but it returns {spawn_ret}; build it with np.empty(k, np.int32)"
         )
-    _check_compiles(cls, "compute", compute, (CONTEXT_TYPE, RECORD_TYPE))
+    _check_compiles(cls, "compute", compute, (_context_type(), RECORD_TYPE))
 
 
 _ENTRY_SIGNATURE = types.int32(
