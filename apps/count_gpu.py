@@ -531,9 +531,10 @@ class Device:
         self.k = int(k)
         self.host_indptr = dag.indptr
         self.n = dag.num_vertices
-        if arrays is None:
+        if arrays is None:  # the graph's copy on this device, and each edge's source
+            indptr, indices, _labels = gthinker.gpu.graph_on_device(dag)
             src = np.repeat(np.arange(self.n, dtype=np.int32), np.diff(dag.indptr))
-            arrays = tuple(cuda.to_device(a) for a in (dag.indptr, dag.indices, src))
+            arrays = (indptr, indices, cuda.to_device(src))
         self.arrays = arrays
         self.indptr, self.indices, self.src = arrays
         d = max(int(np.diff(dag.indptr).max()) if self.n else 0, 1)

@@ -294,7 +294,7 @@ def _tally(tally, width, h, q, packed, mul, mi):
         f = mul[mi, a]
         b = base + a
         tally[b] += f
-        for j in range(8):
+        for j in range(_PAD):  # the 8 bytes of the packed polynomial
             tally[b + 1 + j] += f * ((packed >> (8 * j)) & 255)
 
 
