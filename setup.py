@@ -1,7 +1,8 @@
-"""Build gthinker: the Python package, the bundled apps and the C++ core `gthinker._core`."""
+"""Build gthinker: the Python package (its bundled apps included) and the C++ core
+`gthinker._core`."""
 
 from pybind11.setup_helpers import Pybind11Extension, build_ext
-from setuptools import setup
+from setuptools import find_packages, setup
 
 ext = Pybind11Extension(
     "gthinker._core",
@@ -21,9 +22,7 @@ ext = Pybind11Extension(
 )
 
 setup(
-    packages=["gthinker", "gthinker.gpu", "gthinker.nx_backend", "gthinker.cluster",
-              "gthinker.apps"],
-    package_dir={"gthinker": "gthinker", "gthinker.apps": "apps"},
+    packages=find_packages(include=["gthinker", "gthinker.*"]),
     ext_modules=[ext],
     cmdclass={"build_ext": build_ext},
 )

@@ -22,7 +22,8 @@ import time
 from pathlib import Path
 
 import gthinker
-from gthinker.apps import count, count_gpu
+from gthinker.apps import count
+from gthinker.apps.count import gpu as count_gpu
 
 
 def _timed(dev, n, repeat):

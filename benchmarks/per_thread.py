@@ -64,7 +64,8 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--patterns", default="house,4-cycle,diamond")
     ap.add_argument("--cliques", action="store_true",
-                    help="also every clique size of facebook_combined (apps/pivoter.py)")
+                    help="also every clique size of facebook_combined "
+                         "(gthinker/apps/count/pivoter.py)")
     ap.add_argument("--out")
     args = ap.parse_args()
     rows = []

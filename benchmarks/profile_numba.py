@@ -8,7 +8,7 @@ ran) and notes where it was loaded; ``objdump -dl`` gives its instructions and, 
 debug info, their source lines. Needs ``perf`` and ``objdump`` (binutils), and reads
 Numba internals (a code library's ``_codegen._tm`` and ``_final_module``; numba 0.68).
 
-    python benchmarks/profile_numba.py --modules gthinker.apps.pivoter prof.py ARGS...
+    python benchmarks/profile_numba.py --modules gthinker.apps.count.pivoter prof.py ARGS...
 
 ``prof.py`` is any script (it runs as ``__main__``); run the code to profile long
 enough to dominate its compile time. Everything compiles afresh (a new compile cache

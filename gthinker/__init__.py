@@ -8,10 +8,7 @@ Importing the package is cheap: the names below are imported on first use, so
 """
 
 import importlib
-import importlib.abc
 import importlib.machinery
-import importlib.util
-import sys
 from pathlib import Path
 
 _HERE = Path(__file__).parent
@@ -36,34 +33,7 @@ def _check_core_is_built():
         )
 
 
-class _SourceAppsFinder(importlib.abc.MetaPathFinder):
-    """Resolves ``gthinker.apps`` to the repository's top-level ``apps/`` folder.
-
-    The bundled apps live in ``apps/`` beside this package; setup.py installs them as
-    ``gthinker.apps`` (``package_dir``), so an installed gthinker has a real
-    ``gthinker/apps`` folder, and setuptools' editable finder maps the name too. A
-    source folder imported any other way (an older or "compat" editable install, the
-    folder on ``PYTHONPATH`` after ``python setup.py build_ext --inplace``) has no
-    ``gthinker/apps``. This finder answers for that one name only, and is added
-    (last, after every other finder) only when ``gthinker/apps`` is missing and
-    ``../apps/__init__.py`` exists; its submodules (``gthinker.apps.mce``, ...) are then
-    found by the ordinary path finder through the spec's search location.
-    """
-
-    def __init__(self, apps_dir: Path):
-        self.apps_dir = apps_dir
-
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname != f"{__name__}.apps":
-            return None
-        return importlib.util.spec_from_file_location(
-            fullname, self.apps_dir / "__init__.py",
-            submodule_search_locations=[str(self.apps_dir)])
-
-
 _check_core_is_built()
-if not (_HERE / "apps").is_dir() and (_HERE.parent / "apps" / "__init__.py").is_file():
-    sys.meta_path.append(_SourceAppsFinder(_HERE.parent / "apps"))
 
 from .errors import (  # noqa: E402 - after the checks above, which need nothing else
     DeviceUnavailableError,

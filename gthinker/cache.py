@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.util
 import os
 import pickle
 import re
@@ -260,11 +259,7 @@ def _framework_key() -> str:
 
     h = hashlib.sha256()
     root = Path(__file__).parent
-    # The bundled apps too, wherever gthinker.apps is found: a source checkout may link
-    # gthinker/apps to ../apps (rglob does not enter linked folders), or have no
-    # gthinker/apps at all (an editable install maps the name to ../apps).
-    apps = Path(importlib.util.find_spec(f"{__package__}.apps").origin).parent.resolve()
-    files = sorted(set(root.rglob("*.py")) | set(apps.rglob("*.py")))
+    files = sorted(root.rglob("*.py"))  # the bundled apps (gthinker/apps) too
     for path in files:
         if _NOT_COMPILED.intersection(path.parts[-2:]):  # the folder or the file
             continue

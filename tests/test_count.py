@@ -10,8 +10,9 @@ import pytest
 
 import gthinker
 from gthinker import setops
-from gthinker.apps import count, count_gpu
-from gthinker.apps.count_gpu import Device
+from gthinker.apps import count
+from gthinker.apps.count import gpu as count_gpu
+from gthinker.apps.count.gpu import Device
 
 
 def _clique_sizes(G):

@@ -13,7 +13,7 @@ from test_gsword import RUNS, Z, _Biased, _graph, _labeled, _z
 
 import gthinker
 from gthinker.apps import gsword, sm
-from gthinker.apps.gsword_gpu import GPUSampler
+from gthinker.apps.gsword.gpu import GPUSampler
 from gthinker.gpu.simulator import fast_switching
 
 

@@ -56,8 +56,8 @@ def test_cpu_records_stolen_from_s_run_on_the_gpu_exactly_once():
     # master-side hand-over itself is tested in test_external_worker.py).
     import numpy as np
 
-    from gthinker.apps.mce import _initial_record
-    from gthinker.apps.mce_gpu import MaximalCliquesGPU
+    from gthinker.apps.mce.app import _initial_record
+    from gthinker.apps.mce.levels_gpu import MaximalCliquesGPU
     from gthinker.gpu.worker import GPUWorker
     from gthinker.runtime import Assignment
 
@@ -135,7 +135,7 @@ def test_gpu_hands_unread_level_records_to_idle_cpus():
 def test_level_steals_take_level_ends_lowest_level_first():
     import numpy as np
 
-    from gthinker.apps.mce_gpu import MaximalCliquesGPU
+    from gthinker.apps.mce.levels_gpu import MaximalCliquesGPU
     from gthinker.gpu.worker import GPUWorker, _Level
 
     w = GPUWorker(MaximalCliquesGPU, gthinker.as_graph(nx.path_graph(4)))
@@ -183,7 +183,7 @@ def test_auto_mode_uses_the_cpu_without_a_real_gpu():
 
 
 def test_hybrid_needs_both_sides():
-    from gthinker.apps.mce_gpu import MaximalCliquesGPU
+    from gthinker.apps.mce.levels_gpu import MaximalCliquesGPU
 
     with pytest.raises(TypeError, match="CPU task too"):
         gthinker.run(None, nx.path_graph(3), mode="hybrid", gpu=MaximalCliquesGPU)

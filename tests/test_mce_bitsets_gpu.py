@@ -1,4 +1,4 @@
-"""The bitset GPU engine of MCE (gthinker.apps.mce_bitsets_gpu): exact against
+"""The bitset GPU engine of MCE (gthinker.apps.mce.bitsets_gpu): exact against
 networkx whether subtrees are searched whole, handed out by the node budget and
 searched again as records, run in the wide-scratch pass, or shared with CPU workers.
 
@@ -15,7 +15,8 @@ import pytest
 
 import gthinker
 from gthinker.apps import mce
-from gthinker.apps import mce_bitsets_gpu as mb
+from gthinker.apps.mce import app as mce_app
+from gthinker.apps.mce import bitsets_gpu as mb
 
 
 def _sizes(G):
@@ -97,7 +98,7 @@ def test_engine_options_are_checked():
 def test_auto_engine_takes_bitsets_below_the_degree_bound_and_levels_above(monkeypatch):
     small = mce.run(nx.path_graph(5), mode="gpu")
     assert small.stats["gpu_engine"] == "bitsets" and small.count == 4
-    monkeypatch.setattr(mce, "BITSET_MAX_DEGREE", 3)
+    monkeypatch.setattr(mce_app, "BITSET_MAX_DEGREE", 3)
     big = mce.run(nx.star_graph(4), mode="gpu")
     assert big.stats["gpu_engine"] == "levels" and big.count == 4
     with_options = mce.run(nx.path_graph(5), mode="gpu", gpu_options={"eta_per_warp": 4})

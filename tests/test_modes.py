@@ -11,6 +11,8 @@ import pytest
 import gthinker
 from gthinker import gpu
 from gthinker.apps import mce, sm
+from gthinker.apps.mce import app as mce_app
+from gthinker.apps.sm import app as sm_app
 from gthinker.errors import DeviceUnavailableError
 
 # run from outside the checkout, so that the installed package is imported
@@ -90,10 +92,10 @@ def test_small_jobs_stay_on_the_cpu(monkeypatch):
     assert gpu.resolve_mode("auto", auto="gpu") == ("gpu", "GPU: a test GPU")
 
     small = gthinker.Graph.from_networkx(nx.gnm_random_graph(50, 200, seed=1))
-    assert "small graph" in mce._cpu_because(small, None)
+    assert "small graph" in mce_app._cpu_because(small, None)
     big = gthinker.Graph.from_networkx(nx.gnm_random_graph(3000, 30_000, seed=1))
-    assert mce._cpu_because(big, None) == ""
-    assert "listing" in mce._cpu_because(big, "out.txt")
+    assert mce_app._cpu_because(big, None) == ""
+    assert "listing" in mce_app._cpu_because(big, "out.txt")
 
     # A labeled query with one candidate per vertex is a tiny search; a triangle
     # in a large unlabeled graph is not.
@@ -103,5 +105,5 @@ def test_small_jobs_stay_on_the_cpu(monkeypatch):
     nx.set_node_attributes(q, {0: 1, 1: 2, 2: 3}, "label")
     tiny = sm.plan(gthinker.Graph.from_networkx(g),
                    gthinker.Graph.from_networkx(q), False)
-    assert "small search" in sm._small_search(tiny)
-    assert sm._small_search(sm.plan(big, "triangle", True)) == ""
+    assert "small search" in sm_app._small_search(tiny)
+    assert sm_app._small_search(sm.plan(big, "triangle", True)) == ""

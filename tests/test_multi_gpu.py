@@ -129,7 +129,7 @@ def test_clique_count_split_over_two_gpus():
 def test_gpu_worker_feeds_an_idle_peer_gpu():
     # With S empty and another GPU worker waiting, the GPU hands back half of its
     # chunk's unstarted vertices, as it does for idle CPU workers.
-    from gthinker.apps.mce_gpu import MaximalCliquesGPU
+    from gthinker.apps.mce.levels_gpu import MaximalCliquesGPU
     from gthinker.gpu.worker import GPUWorker
 
     class Ext:

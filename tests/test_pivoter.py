@@ -1,4 +1,4 @@
-"""Pivoter's split of P into the components of its complement (apps/pivoter.py):
+"""Pivoter's split of P into the components of its complement (gthinker/apps/count/pivoter.py):
 counts of every clique size against networkx, on joins and on dense random graphs."""
 
 from __future__ import annotations

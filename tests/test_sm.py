@@ -10,7 +10,8 @@ import pytest
 from networkx.algorithms import isomorphism as iso
 
 import gthinker
-from gthinker.apps import planner, sm
+from gthinker.apps import sm
+from gthinker.apps.matching import planner
 
 NAMED = ["triangle", "4-cycle", "diamond", "tailed-triangle", "house", "4-clique", "5-clique",
          "3-path", "5-path", "4-star", "2-clique"]

@@ -9,7 +9,7 @@ sums add up to exactly what one process gives. A worker that dies loses no
 work: its unfinished ranges run again elsewhere. See ``docs/cluster.md``.
 
 >>> from gthinker import cluster                                # doctest: +SKIP
->>> cluster.mce("email-Enron.txt.gz", cluster="local:3", threads=1).count
+>>> cluster.mce("email-Enron.txt.gz", cluster="local:3", threads=1).count  # doctest: +SKIP
 226859
 
 ``address`` (``cluster=``) is ``"local:N"`` (N workers on this machine: the same

@@ -294,13 +294,13 @@ class GSwordJob(Job):
         """Nothing: a range of no rounds is no job (each range builds what it samples)."""
 
     def weights(self, graph):
-        from ..apps.gsword_sampling import ROUND
+        from ..apps.gsword.sampling import ROUND
 
         return np.ones((self.samples + ROUND - 1) // ROUND)
 
     def run_range(self, graph, lo, hi, threads, output, stop):
         from ..apps import gsword
-        from ..apps.gsword_sampling import ROUND
+        from ..apps.gsword.sampling import ROUND
 
         first = lo * ROUND
         n = min(hi * ROUND, self.samples) - first
@@ -351,7 +351,7 @@ def combine(batches, total):
     operations of gSWORD's own merge in the same order (the same floats come out):
     the mean of the sample values, and per batch the cluster-sample variance
     ``R / (R - 1) * sum_r (T_r - mean_b * n_r)^2`` over its R rounds."""
-    from ..apps.gsword_sampling import ROUND
+    from ..apps.gsword.sampling import ROUND
 
     s = var = 0.0
     valid = 0

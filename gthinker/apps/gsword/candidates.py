@@ -1,8 +1,8 @@
 """gSWORD's candidate graph (host side): for every query edge ``(u_j, u_d)`` with
 ``j`` before ``d`` in the order, a CSR from each candidate of ``u_j`` to its local
 candidates ``C(u_j, u_d, v) = N(v) & C(u_d)``, flattened into two arrays that the
-samplers on both targets read (:mod:`gthinker.apps.gsword_sampling`'s helpers).
-The global candidates and the order come from :mod:`gthinker.apps.planner`.
+samplers on both targets read (:mod:`gthinker.apps.gsword.sampling`'s helpers).
+The global candidates and the order come from :mod:`gthinker.apps.matching.planner`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import numpy as np
 
 import gthinker
 
-from .patterns import as_query
-from .planner import backward_positions, check_query, filter_candidates, order_for
+from ..matching.patterns import as_query
+from ..matching.planner import backward_positions, check_query, filter_candidates, order_for
 
 __all__ = ["MAX_QUERY", "CandidateGraph", "candidate_graph"]
 

@@ -42,8 +42,8 @@ from numba import cuda, int32
 import gthinker
 from gthinker.gpu.simulator import enabled as simulator_enabled
 
-from .gsword_candidates import MAX_QUERY
-from .gsword_sampling import ROUND, namespace
+from .candidates import MAX_QUERY
+from .sampling import ROUND, namespace
 
 __all__ = ["GPUSampler", "build_kernel"]
 

@@ -14,7 +14,7 @@ C(out-degree, 2) lookups, not in-degree times out-degree), on the graph oriented
 degree (cheaper to order than by degeneracy, and as fast to count on).
 
 ``pattern="cliques"`` counts the k-cliques for every k at once without listing
-them: Pivoter's succinct clique tree (:mod:`gthinker.apps.pivoter`).
+them: Pivoter's succinct clique tree (:mod:`gthinker.apps.count.pivoter`).
 
 Any other pattern (4-cycle, diamond, house, a pattern file, ...) is counted by
 the subgraph-matching app with symmetry breaking (:func:`gthinker.apps.sm.count`
@@ -59,7 +59,7 @@ from gthinker.bits import lowest_bit, pop_lowest, popcount
 from gthinker.setops import intersect, intersect_size
 from gthinker.task import pointer_intrinsic
 
-from . import sm
+from ..sm import app as sm
 from .local_graphs import local_graph
 from .pivoter import CliqueTree, clique_counts, tally_bins
 
@@ -694,7 +694,7 @@ def _on_gpu(name, dag, k, why, prepare, options):
     """Counts the k-cliques of ``dag`` on the GPUs alone (no job): one launch over
     the edges per device, the first vertices split by out-edges over the devices,
     one thread each."""
-    from . import count_gpu
+    from . import gpu as count_gpu
 
     devices = gthinker.gpu.resolve_devices(options.get("gpus"))
     t0 = time.perf_counter()
@@ -748,11 +748,11 @@ def _middle(graph, name, why, threads, time_budget, progress, options):
 
 def _run_cliques(dag, k, mode, threads, time_budget, progress, options):
     """Counts the k-cliques of ``dag`` in ``mode``: the CPU workers and/or the GPU
-    worker of :mod:`gthinker.apps.count_gpu` take range records from S."""
+    worker of :mod:`gthinker.apps.count.gpu` take range records from S."""
     threads = threads or gthinker.default_threads()
     on_gpu: list[tuple[int, dict]] = []  # (device, figures) of each GPU worker
     if mode == "hybrid":
-        from .count_gpu import worker
+        from .gpu import worker
 
         # One worker per distinct device: a worker holds count_gpu's Device of its
         # device for the whole job (a device named twice would wait for it forever).

@@ -1,5 +1,5 @@
 """gSWORD's CPU sampler: batches of samples on the framework's CPU workers, one
-task record per chunk of rounds (the walk itself is :mod:`gthinker.apps.gsword_sampling`'s)."""
+task record per chunk of rounds (the walk itself is :mod:`gthinker.apps.gsword.sampling`'s)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from numba import njit
 
 import gthinker
 
-from .gsword_sampling import namespace
+from .sampling import namespace
 
 __all__ = ["CPUSampler", "sampling_task"]
 
@@ -69,7 +69,7 @@ class CPUSampler:
         self.threads = threads
 
     def run(self, batch, seed, stop=None):
-        """Fills ``batch`` (a :class:`gthinker.apps.gsword_sampling.Batch`)."""
+        """Fills ``batch`` (a :class:`gthinker.apps.gsword.sampling.Batch`)."""
         cg = self.cg
         nq = cg.num_positions
         if cg.empty():

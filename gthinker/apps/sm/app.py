@@ -7,13 +7,13 @@ literature). ``unique=True`` counts distinct subgraphs instead: embeddings
 that differ only by an automorphism of the query count once, so
 ``embeddings == unique * |Aut(q)|``.
 
-How the search works: :mod:`gthinker.apps.planner` filters the candidates,
+How the search works: :mod:`gthinker.apps.matching.planner` filters the candidates,
 picks the matching order and the symmetry-breaking constraints on the host and
 packs them into the job's ``params`` (:func:`plan`); the compiled search runs
-on the CPU workers (:mod:`gthinker.apps.sm_search`: intersections of the
+on the CPU workers (:mod:`gthinker.apps.sm.search`: intersections of the
 backward neighbours' lists, reused along the order, and timed-out branches
 handed to other workers as partial matches) or on the GPU
-(:mod:`gthinker.apps.sm_gpu`). This module chooses where, and runs it.
+(:mod:`gthinker.apps.sm.gpu`). This module chooses where, and runs it.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ import numpy as np
 
 import gthinker
 
-from .patterns import PATTERNS, as_query, is_pattern, pattern
-from .planner import (
+from ..matching.patterns import PATTERNS, as_query, is_pattern, pattern
+from ..matching.planner import (
     Plan,
     check_query,
     checked_order,
@@ -38,7 +38,7 @@ from .planner import (
     plan,
     symmetry_constraints,
 )
-from .sm_search import SubgraphMatching, search
+from .search import SubgraphMatching, search
 
 __all__ = ["PATTERNS", "Plan", "SMResult", "SubgraphMatching", "as_query", "check_query",
            "checked_order", "choose_gpu_mode", "count", "filter_candidates", "is_candidate",
@@ -138,7 +138,7 @@ def count(data, query, unique: bool = False, mode: str = "auto", threads: int | 
         with ``limit`` or ``output``, and for a search smaller than
         :data:`SMALL_SEARCH` partial matches.
     gpu_mode : {"auto", "prefix", "expand"}
-        GPU record layout (see :mod:`gthinker.apps.sm_gpu`); ``"auto"`` picks
+        GPU record layout (see :mod:`gthinker.apps.sm.gpu`); ``"auto"`` picks
         it with :func:`choose_gpu_mode`.
     limit : int, optional
         Stop after this many matches (the count is then ``limit``, and
@@ -162,7 +162,7 @@ def count(data, query, unique: bool = False, mode: str = "auto", threads: int | 
         "listing matches runs on the CPU" if listing else _small_search(p)))
     chosen = None
     if mode in ("gpu", "hybrid"):
-        from .sm_gpu import SubgraphMatchingExpandGPU, SubgraphMatchingPrefixGPU
+        from .gpu import SubgraphMatchingExpandGPU, SubgraphMatchingPrefixGPU
 
         chosen = gpu_mode if gpu_mode != "auto" else choose_gpu_mode(data, p)[0]
         options["gpu"] = (SubgraphMatchingPrefixGPU if chosen == "prefix"

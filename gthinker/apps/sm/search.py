@@ -2,12 +2,12 @@
 
 The task of :mod:`gthinker.apps.sm` (:class:`SubgraphMatching`) and the
 enumeration that gSWORD's trawling runs (:func:`search`), both reading a
-plan's ``params`` (:mod:`gthinker.apps.planner`).
+plan's ``params`` (:mod:`gthinker.apps.matching.planner`).
 
 - **Extension.** The candidates of the vertex at position ``d`` are the
   intersection of the neighbour lists of its matched (backward) neighbours,
   kept where the planner's rule admits them (:func:`planner.admissible
-  <gthinker.apps.planner.admissible>`: ``C(u)``, injectivity, symmetry
+  <gthinker.apps.matching.planner.admissible>`: ``C(u)``, injectivity, symmetry
   breaking). When an earlier position's backward neighbours are a subset of
   this one's, its intersection is reused and only the rest is intersected (T-DFS).
 - **Decomposition.** A task that runs past the time budget hands every
@@ -24,7 +24,7 @@ import numpy as np
 import gthinker
 from gthinker.setops import intersect
 
-from .planner import (
+from ..matching.planner import (
     H_CAP,
     H_LIMITED,
     H_NQ,

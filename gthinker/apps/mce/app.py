@@ -552,8 +552,8 @@ def run(
         usable and cpu elsewhere (and with ``output`` or ``containing``).
     gpu_engine : {"auto", "bitsets", "levels"}
         The GPU search: ``"bitsets"``, a warp per subtree over a bitset graph
-        (:mod:`gthinker.apps.mce_bitsets_gpu`); ``"levels"``, the level-by-level
-        :class:`gthinker.apps.mce_gpu.MaximalCliquesGPU` on the framework's GPU
+        (:mod:`gthinker.apps.mce.bitsets_gpu`); ``"levels"``, the level-by-level
+        :class:`gthinker.apps.mce.levels_gpu.MaximalCliquesGPU` on the framework's GPU
         worker (options ``gpu_chunk``, ``gpu_options``); ``"auto"`` (default):
         bitsets unless a vertex has more than ``BITSET_MAX_DEGREE`` neighbours
         (or ``gpu_options`` are given), see :func:`_gpu_engine`.
@@ -698,11 +698,11 @@ def _add_gpu(options, mode, gpu_engine, ordered, bins, threads, on_gpu):
     """Sets the GPU side of a gpu or hybrid run into ``options``; returns the
     mode and CPU thread count that :func:`gthinker.run` gets."""
     if mode in ("gpu", "hybrid") and gpu_engine == "levels":
-        from .mce_gpu import MaximalCliquesGPU
+        from .levels_gpu import MaximalCliquesGPU
 
         options["gpu"] = MaximalCliquesGPU
     elif mode in ("gpu", "hybrid"):
-        from .mce_bitsets_gpu import worker
+        from .bitsets_gpu import worker
 
         # The GPUs join as external workers of a CPU-mode job (0 CPU threads in gpu
         # mode), one per device, each filling its own dict of figures.

@@ -10,7 +10,7 @@ embeddings (the count of :func:`gthinker.apps.sm.count` with ``unique=False``).
 
 Everything runs on the **candidate graph** (:func:`candidate_graph`): the
 global candidates ``C(u)`` of the planner's label/degree/NLF filtering
-(:mod:`gthinker.apps.planner`), and for
+(:mod:`gthinker.apps.matching.planner`), and for
 every query edge ``(u_j, u_d)`` with ``j`` before ``d`` in the order, a CSR
 from each candidate of ``u_j`` to its local candidates
 ``C(u_j, u_d, v) = N(v) & C(u_d)``, stored as indices into ``C(u_d)``.
@@ -36,18 +36,18 @@ Sample step is uniform, picked in O(1) without a scan (WanderJoin). Estimator
 functions may call the candidate-graph helpers of this module
 (:data:`HELPERS`); import them by name.
 
-On the GPU (:mod:`gthinker.apps.gsword_gpu`) samples run 32 to a warp, with
+On the GPU (:mod:`gthinker.apps.gsword.gpu`) samples run 32 to a warp, with
 per-block sample pools, sample inheritance and warp streaming. **Trawling**
 stops some samples after ``d`` vertices and counts the rest of their matches
 exactly on the CPU workers, as framework tasks running the SM app's
 enumeration, while the GPU samples the next batch
-(:mod:`gthinker.apps.gsword_trawl`).
+(:mod:`gthinker.apps.gsword.trawl`).
 
 Modules: this one (the estimate: options, batches, the combined estimate and
-its diagnostics), :mod:`gthinker.apps.gsword_candidates` (the candidate graph),
-:mod:`gthinker.apps.gsword_sampling` (helpers, walk, estimators),
-:mod:`gthinker.apps.gsword_cpu` and :mod:`gthinker.apps.gsword_gpu` (the
-samplers), :mod:`gthinker.apps.gsword_trawl` (trawling).
+its diagnostics), :mod:`gthinker.apps.gsword.candidates` (the candidate graph),
+:mod:`gthinker.apps.gsword.sampling` (helpers, walk, estimators),
+:mod:`gthinker.apps.gsword.cpu` and :mod:`gthinker.apps.gsword.gpu` (the
+samplers), :mod:`gthinker.apps.gsword.trawl` (trawling).
 """
 
 from __future__ import annotations
@@ -61,9 +61,11 @@ import numpy as np
 import gthinker
 from gthinker.runtime import MAX_THREADS, positive_int
 
-from .gsword_candidates import MAX_QUERY, CandidateGraph, candidate_graph
-from .gsword_cpu import CPUSampler
-from .gsword_sampling import (  # noqa: F401 - re-exported: the app's public names
+from ..matching.patterns import as_query
+from ..matching.planner import plan, quicksi_order
+from .candidates import MAX_QUERY, CandidateGraph, candidate_graph
+from .cpu import CPUSampler
+from .sampling import (  # noqa: F401 - re-exported: the app's public names
     HELPERS,
     MAX_SAMPLES,
     ROUND,
@@ -84,9 +86,7 @@ from .gsword_sampling import (  # noqa: F401 - re-exported: the app's public nam
     num_positions,
     vertex,
 )
-from .gsword_trawl import Trawl, TrawlJob, finish_trawl, trawl_records
-from .patterns import as_query
-from .planner import plan, quicksi_order
+from .trawl import Trawl, TrawlJob, finish_trawl, trawl_records
 
 __all__ = ["Alley", "CandidateGraph", "Estimator", "GSwordResult", "HELPERS", "MAX_QUERY",
            "WanderJoin", "candidate_graph", "diagnose", "estimate", "estimators",
@@ -288,7 +288,7 @@ class _Pipeline:
         self.trawl_window, self.cutoff_walks = trawl_window, cutoff_walks
         self.refines = bool(est.refines)
         if mode == "gpu":
-            from .gsword_gpu import GPUSampler
+            from .gpu import GPUSampler
 
             self.sampler = GPUSampler(est, cg, inheritance=inheritance, streaming=streaming,
                                       **(gpu_options or {}))

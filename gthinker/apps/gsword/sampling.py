@@ -6,9 +6,9 @@ functions for the CPU or for the GPU, and :class:`Batch`, the outputs of one
 batch of samples that either sampler fills.
 
 :mod:`gthinker.apps.gsword` (the estimate and its batches),
-:mod:`gthinker.apps.gsword_cpu` (the CPU sampler), :mod:`gthinker.apps.gsword_trawl`
-(trawling) and :mod:`gthinker.apps.gsword_gpu` (the GPU sampler) build on this
-module and on the candidate graph (:mod:`gthinker.apps.gsword_candidates`); see
+:mod:`gthinker.apps.gsword.cpu` (the CPU sampler), :mod:`gthinker.apps.gsword.trawl`
+(trawling) and :mod:`gthinker.apps.gsword.gpu` (the GPU sampler) build on this
+module and on the candidate graph (:mod:`gthinker.apps.gsword.candidates`); see
 :mod:`gthinker.apps.gsword` for the method.
 """
 

@@ -24,7 +24,7 @@ record, so very skewed fanouts spread over all warps.
 A candidate of position d must be a neighbour of the data vertex of each of
 d's backward neighbours: the warp walks the shortest of those neighbour lists
 (32 entries at a time) and looks the others up by binary search, then applies
-the planner's rule (:func:`gthinker.apps.planner.admissible`: the candidate
+the planner's rule (:func:`gthinker.apps.matching.planner.admissible`: the candidate
 bitmap, injectivity and the ``M(a) < M(b)`` constraints).
 """
 
@@ -36,7 +36,7 @@ from numba import cuda
 import gthinker
 from gthinker import gpu
 
-from .planner import H_BACK, H_BACK_PTR, H_NQ, device_functions
+from ..matching.planner import H_BACK, H_BACK_PTR, H_NQ, device_functions
 
 __all__ = ["SubgraphMatchingExpandGPU", "SubgraphMatchingPrefixGPU"]
 
