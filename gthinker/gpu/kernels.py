@@ -19,7 +19,7 @@ from numba import cuda
 
 from .. import cache
 from . import simulator
-from .device import (
+from .device_helpers import (
     FULL_MASK,
     NDEFER_IN,
     NDEFER_OUT,

@@ -27,8 +27,8 @@ from numba import cuda
 from .. import cache
 from ..errors import GThinkerError
 from ..options import GPUOptions, HybridOptions, RunOptions
-from . import device_status
-from .device import (
+from .availability import device_status
+from .device_helpers import (
     CAPR,
     CAPV,
     CTRL_SIZE,
