@@ -50,7 +50,7 @@ from numba import cuda
 
 import gthinker
 from gthinker.gpu import simulator
-from gthinker.gpu.device import FULL_MASK, lower_bound, warp_prefix, warp_sum
+from gthinker.gpu.device_helpers import FULL_MASK, lower_bound, warp_prefix, warp_sum
 
 __all__ = ["Device", "count", "worker", "WARPS_PER_BLOCK"]
 

@@ -34,7 +34,7 @@ from numba import cuda
 import gthinker
 from gthinker import setops
 from gthinker.gpu import simulator
-from gthinker.gpu.device import (
+from gthinker.gpu.device_helpers import (
     FULL_MASK,
     adjacency_row,
     contains,
