@@ -41,9 +41,11 @@ more of them.
 
 from __future__ import annotations
 
+import itertools
 import math
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import cuda
@@ -51,8 +53,9 @@ from numba import cuda
 import gthinker
 from gthinker.gpu import launch
 from gthinker.gpu.device_helpers import FULL_MASK, lower_bound, warp_prefix, warp_sum
+from gthinker.gpu.engine import EngineResults, GPUEngine
 
-__all__ = ["Device", "count", "worker", "WARPS_PER_BLOCK"]
+__all__ = ["CliqueEngine", "Device", "count", "edge_ranges", "WARPS_PER_BLOCK"]
 
 WARPS_PER_BLOCK = 8
 THREADS = 32 * WARPS_PER_BLOCK  # per block
@@ -618,29 +621,79 @@ def _split(work):
     return ranges, flat, np.asarray(starts, np.int64)
 
 
-def worker(dag, k, result: dict, blocks=None):
-    """An external worker (``gthinker.run(..., external=[...])``) that counts
-    the k-cliques of the records it is given on the current CUDA device. When
-    the job ends, ``result`` has ``count``, ``kernel_seconds`` (launches to
-    synchronisation, summed), ``launches`` and ``device``."""
+class CliqueEngine(GPUEngine):
+    """Clique counting as a GPU engine (:mod:`gthinker.gpu.engine`) on the oriented graph
+    (``params[0]`` = k): it counts from the range records ``[-1 - lo, hi]`` (the edges of
+    first vertices ``lo..hi-1``) and prefix records it takes from S, a launch per batch;
+    the CPU workers take records from the same stack, so the faster device simply takes
+    more of them. A gpu-mode job needs no master (:meth:`run_whole`): one launch over
+    the edges per device."""
 
-    def count_on_gpu(handle):
-        dev = Device.of(dag, k, blocks)
-        with dev.lock:
-            dev.reset()
-            busy = 0.0
-            launches = 0
-            while (work := handle.wait()) is not None:
-                ranges, data, starts = _split(work)
-                t0 = time.perf_counter()
-                launches += dev.edges(ranges)
-                dev.prefixes(data, starts)
-                cuda.synchronize()
-                busy += time.perf_counter() - t0
-                launches += len(starts) > 1
-                handle.done()
-            result.update(count=dev.total(), kernel_seconds=busy, launches=launches,
-                          device=dev.description)
-            dev.reset()  # the kept copy's next count() starts from zero
+    counters = ("cliques",)
+    name = "cliques"
+    one_per_device = True  # it holds its device's Device (one count at a time) for the job
 
-    return count_on_gpu
+    def __init__(self, dag, setup):
+        super().__init__(dag, setup)
+        self.dev = Device.of(dag, int(setup.params[0]))
+        self.dev.lock.acquire()
+        self.dev.reset()
+        self.busy = 0.0
+        self.launches = 0
+
+    def run(self, work, handle) -> None:
+        ranges, data, starts = _split(work)
+        t0 = time.perf_counter()
+        self.launches += self.dev.edges(ranges)
+        self.dev.prefixes(data, starts)
+        cuda.synchronize()
+        t1 = time.perf_counter()
+        self.busy += t1 - t0
+        self.timeline.append((t0, t1))
+        self.launches += len(starts) > 1
+
+    def results(self) -> EngineResults:
+        return EngineResults(np.array([self.total], np.int64), np.zeros(0, np.int64), [])
+
+    def snapshot(self) -> dict:
+        return {"kernel_seconds": self.busy, "launches": self.launches,
+                "device": self.dev.description}
+
+    def close(self) -> None:
+        """Reads the count (the job is over) and hands the device's copy back, reset
+        for the next count."""
+        with gthinker.gpu.on_device(self.device):
+            self.total = self.dev.total()
+            self.dev.reset()
+        self.dev.lock.release()
+
+    @classmethod
+    def run_whole(cls, dag, setup, devices, vertices):
+        """The k-cliques whose first vertex is in ``vertices`` (a range of them), on
+        each device alone: one launch over the edges of its share of the first
+        vertices (split by out-edges), one thread each."""
+        if not isinstance(vertices, range) or vertices.step != 1:
+            return None
+        parts = edge_ranges(dag, len(devices), vertices)
+
+        def count_on(device, part):
+            with gthinker.gpu.driving(device):
+                return count(dag, int(setup.params[0]), part)
+
+        if len(devices) == 1:
+            done = [count_on(devices[0], parts[0])]
+        else:
+            with ThreadPoolExecutor(len(devices), "gthinker-count-gpu") as pool:
+                done = list(pool.map(count_on, devices, parts))
+        total = np.array([sum(c for c, _ in done)], np.int64)
+        return EngineResults(total, np.zeros(0, np.int64), []), [f for _, f in done]
+
+
+def edge_ranges(dag, parts: int, within: range) -> list[range]:
+    """``within`` cut into ``parts`` ranges of first vertices with about as many
+    out-edges each (some may be empty)."""
+    lo, hi = within.start, within.stop
+    edges = dag.indptr[lo : hi + 1] - dag.indptr[lo]
+    cuts = lo + np.searchsorted(edges, np.linspace(0, edges[-1], parts + 1)[1:-1])
+    bounds = [lo, *cuts.tolist(), hi]
+    return [range(a, b) for a, b in itertools.pairwise(bounds)]
