@@ -462,19 +462,24 @@ class Job:
                            peers=len(self.devices) - 1)
 
 
-    def _config(self) -> dict:
-        """The C++ master's configuration (``JobConfig``)."""
+    def _config(self):
+        """The C++ master's settings (``_core.JobConfig``): each field by its name, from
+        the options (where every default and rule is written once) as this job resolves
+        them, or from the job itself."""
         o, names_from = self.options, self.names_from
-        return {
+        values = {
             "threads": self.threads,
+            "external_workers": len(self.external),
             "time_budget": o.time_budget,
             "early_split": o.early_split_seconds,
             "gpu_idle_split": o.gpu_idle_split_seconds,
             "cpu_chunk": o.cpu_chunk,
             "cpu_task_batch": o.cpu_task_batch,
             "flush_batch": o.flush_batch,
-            "spill_limit_bytes": self.spill_limit,
+            "spill_limit": self.spill_limit,
             "timeout_check_interval": o.timeout_check_interval,
+            "gpu_chunk": o.gpu.chunk_for(len(self.init), len(self.external)),
+            "gpu_task_batch": o.gpu.gpu_task_batch,
             "n_counters": len(names_from.counters),
             "n_maxima": len(names_from.maxima),
             "hist_rows": len(names_from.histograms),
@@ -482,10 +487,15 @@ class Job:
             "params": self.params.tolist(),
             "output": os.fspath(self.output) if self.output is not None else "",
             "limit": -1 if self.limit is None else self.limit,
-            "external_workers": len(self.external),
-            "gpu_chunk": o.gpu.chunk_for(len(self.init), len(self.external)),
-            "gpu_task_batch": o.gpu.gpu_task_batch,
         }
+        config = _core.JobConfig()
+        fields = {name for name in dir(config) if not name.startswith("_")}
+        if fields != set(values):  # a field added on one side only
+            raise AssertionError(f"JobConfig fields and the job's settings differ: "
+                                 f"{sorted(fields ^ set(values))}")
+        for name, value in values.items():
+            setattr(config, name, value)
+        return config
 
     def _core_job(self):
         """The C++ job (compiling the task's entry point if it is not cached yet)."""
@@ -493,7 +503,7 @@ class Job:
         runs_task = self.task is not None and self.threads
         entry_address = self.task.compiled().address if runs_task else 0
         try:
-            return _core.Job(g.indptr, g.indices, g.labels, g.ids, self.init, entry_address,
+            return _core.Master(g.indptr, g.indices, g.labels, g.ids, self.init, entry_address,
                              self._config())
         except RuntimeError as exc:  # e.g. the output file cannot be opened
             raise OSError(str(exc)) from None
