@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import time
@@ -391,10 +392,6 @@ class Job:
         elif not (self.external or self.mode != "cpu") or threads != 0:
             threads = positive_int("threads", threads, MAX_THREADS)  # 0 needs an external worker
         self.threads = threads
-        spill_limit = self.options.spill_limit
-        self.spill_limit = (psutil.virtual_memory().available // 2 if spill_limit is None
-                            else spill_limit)
-        self.spill_limit = positive_int("spill_limit", self.spill_limit)
         if limit is not None:
             limit = positive_int("limit", limit)
             if self.mode != "cpu":
@@ -409,22 +406,38 @@ class Job:
         self.graph = graph = as_graph(graph)
         self.compiled_before = cache.compile_seconds()
         n = graph.num_vertices
+        #: The initial vertices: a range where they were given as one (or not given: all
+        #: of them), else an int32 array; :attr:`init` is the array the master takes.
         if vertices is None:
-            init = np.arange(n, dtype=np.int32)
+            self.roots = range(n)
+        elif isinstance(vertices, range):
+            ends = sorted((vertices[0], vertices[-1])) if len(vertices) else (0, 0)
+            if len(vertices) and (ends[0] < 0 or ends[1] >= n):
+                raise ValueError(f"vertices must be vertex indices in [0, {n}), got {vertices}")
+            self.roots = vertices
         else:
             init = np.ascontiguousarray(vertices, dtype=np.int64)
             if init.ndim != 1 or (init.size and (init.min() < 0 or init.max() >= n)):
                 raise ValueError(f"vertices must be a 1-d array of vertex indices in [0, {n})")
-            init = init.astype(np.int32)
-        self.init = init
-        #: The initial vertices as given where they are a range (engines that run a job
-        #: whole take a range of roots as it is).
-        self.roots = vertices if isinstance(vertices, range) else (
-            range(n) if vertices is None else init)
+            self.roots = init.astype(np.int32)
         self.params = np.ascontiguousarray(params, dtype=np.int64).ravel()
         if histogram_bins is None:
             histogram_bins = int(graph.max_degree) + 2 if n else 2
         self.histogram_bins = positive_int("histogram_bins", histogram_bins)
+
+    @functools.cached_property
+    def init(self) -> np.ndarray:
+        """The initial vertices in deque order (int32), as the master takes them."""
+        r = self.roots
+        return np.arange(r.start, r.stop, r.step, dtype=np.int32) if isinstance(r, range) else r
+
+    @functools.cached_property
+    def spill_limit(self) -> int:
+        """Bytes the spill stack S may hold: ``options.spill_limit``, or half the memory
+        available when the job starts."""
+        limit = self.options.spill_limit
+        return positive_int("spill_limit", psutil.virtual_memory().available // 2
+                            if limit is None else limit)
 
     def _start_gpu_workers(self):
         """The GPU engines (gpu and hybrid modes), one per device of ``options.gpu.gpus``,
