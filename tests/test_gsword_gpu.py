@@ -14,6 +14,8 @@ from test_gsword import RUNS, Z, _Biased, _graph, _labeled, _z
 import gthinker
 from gthinker.apps import gsword, sm
 from gthinker.apps.gsword.gpu import GPUSampler
+from gthinker.apps.gsword.sampling import namespace
+from gthinker.apps.gsword.trawl import WALK_STREAM
 from gthinker.gpu.simulator import fast_switching
 
 
@@ -21,12 +23,12 @@ def _batch(cg, n, every=0, first=0):
     return gsword.Batch(first, n, every, cg.num_positions)
 
 
-def _run(est, data, query, n, blocks=1, every=0, seed=3, **kw):
+def _run(est, data, query, n, blocks=None, every=0, seed=3, walks=1, **kw):
     cg = gsword.candidate_graph(data, query)
     s = GPUSampler(est, cg, blocks=blocks, warps=1, **kw)
     b = _batch(cg, n, every)
     with fast_switching():
-        s.run(b, seed)
+        s.run(b, seed, walks)
     return cg, b
 
 
@@ -41,6 +43,7 @@ def test_streaming_keeps_weights_exact(streaming):
     assert b.out_sum[0] == pytest.approx(32 * 34 * 33 * 32, rel=1e-12)
 
 
+@pytest.mark.filterwarnings("ignore:.*Grid size.*will likely result in GPU under")  # on purpose
 def test_the_seed_fixes_the_result_whatever_the_layout():
     g = _graph()
     _, one = _run(gsword.WanderJoin, g, "house", 96, blocks=1)
@@ -64,7 +67,7 @@ def test_trawled_prefixes_are_valid_partial_matches():
     cg, b = _run(gsword.Alley, data, query, 64, every=3)
     G = data.to_networkx()
     Q = query.to_networkx()
-    got = np.flatnonzero(b.t_depth > 0)
+    got = np.flatnonzero((b.t_depth > 0) & (b.t_depth < query.num_vertices))
     assert len(got) > 0
     for s in got:
         d = int(b.t_depth[s])
@@ -75,6 +78,56 @@ def test_trawled_prefixes_are_valid_partial_matches():
             for q in range(p):
                 if Q.has_edge(int(cg.order[p]), int(cg.order[q])):
                     assert G.has_edge(m[p], m[q])
+
+
+@pytest.mark.parametrize("estimator", [gsword.WanderJoin, gsword.Alley])
+def test_trawled_samples_and_their_walks_are_the_cpus(estimator):
+    """The GPU's trawl kernel draws the prefixes the CPU sampler stops at, and its
+    walks kernel the CPU's cut-off estimates, to the bit (same seed)."""
+    data, query = _labeled()
+    nq = query.num_vertices
+    cg, gpu = _run(estimator, data, query, 96, every=2, seed=5, walks=3)
+    cpu = _batch(cg, 96, 2)
+    ns = namespace(estimator, "cpu")
+    ns["_sample_rounds"](cg.cgp, cg.cgi, 5, 0, 96, 0, cpu.rounds, 2, estimator.refines,
+                         cpu.out_sum, cpu.out_valid, cpu.t_inst, cpu.t_depth, cpu.t_weight)
+    stopped = (gpu.t_depth > 0) & (gpu.t_depth < nq)  # the CPU notes only these
+    assert stopped.sum() > 5
+    assert cpu.t_depth.tolist() == np.where(stopped, gpu.t_depth, 0).tolist()
+    assert (cpu.t_inst[stopped] == gpu.t_inst[stopped]).all()
+    assert cpu.t_weight[stopped].tolist() == gpu.t_weight[stopped].tolist()
+    slots = np.flatnonzero(stopped).astype(np.int64)
+    walked = np.empty(slots.size)
+    ns["_walk_many"](cg.cgp, cg.cgi, cpu.t_inst, cpu.t_depth, slots, np.int64(5 ^ WALK_STREAM),
+                     np.int64(0), np.int64(2), np.int64(3), estimator.refines, walked)
+    assert walked.tolist() == gpu.walked[slots].tolist()
+
+
+def test_gpu_pipeline_gives_the_cpus_estimate():
+    """Without inheritance and streaming the GPU draws the CPU's samples, and with
+    windows long enough for every enumeration to finish, trawling gives the same
+    values: the same estimate (the GPU's pipeline adds a trawled sample's cut-off
+    estimate, then the correction to its exact value)."""
+    data, query = _labeled()
+    kw = dict(samples=192, seed=2, trawl=True, batches=3, trawl_samples=16, trawl_window=30.0)
+    with fast_switching():
+        gpu = gsword.estimate(data, query, "wj", mode="gpu", inheritance=False,
+                              streaming=False, **kw)
+    cpu = gsword.estimate(data, query, "wj", mode="cpu", threads=2, **kw)
+    assert gpu.trawl_stats["records"] == cpu.trawl_stats["records"] > 0
+    assert gpu.trawl_stats["finished"] == gpu.trawl_stats["records"]
+    assert gpu.trawl_stats["matches"] == cpu.trawl_stats["matches"]
+    assert gpu.estimate == pytest.approx(cpu.estimate, rel=1e-12)
+    assert gpu.valid_ratio == cpu.valid_ratio and gpu.stopped is None
+
+
+def test_gpu_stops_one_batch_after_the_rule_says_so():
+    """The GPU launches a batch before it waits for the one before: a rule met
+    after the first batch keeps the second, already launched."""
+    with fast_switching():
+        r = gsword.estimate(_graph(), "diamond", "wj", samples=256, mode="gpu", trawl=False,
+                            batches=4, time_budget=1e-6)
+    assert r.stopped == "time_budget" and r.samples == 128 and r.batches == 2
 
 
 def test_estimate_in_gpu_mode_end_to_end():

@@ -62,8 +62,8 @@ import gthinker
 from gthinker.runtime import MAX_THREADS, positive_int
 
 from ..matching.patterns import as_query
-from ..matching.planner import plan, quicksi_order
-from .candidates import MAX_QUERY, CandidateGraph, candidate_graph
+from ..matching.planner import quicksi_order
+from .candidates import MAX_QUERY, CandidateGraph, candidate_graph, kept_candidate_graph
 from .cpu import CPUSampler
 from .sampling import (  # noqa: F401 - re-exported: the app's public names
     HELPERS,
@@ -86,7 +86,16 @@ from .sampling import (  # noqa: F401 - re-exported: the app's public names
     num_positions,
     vertex,
 )
-from .trawl import Trawl, TrawlJob, finish_trawl, trawl_records
+from .stop_rule import StopRule, batch_sizes
+from .trawl import (
+    Trawl,
+    TrawlJob,
+    finish_trawl,
+    provisional_trawl,
+    settle_trawl,
+    trawl_records,
+    trawl_records_of,
+)
 
 __all__ = ["Alley", "CandidateGraph", "Estimator", "GSwordResult", "HELPERS", "MAX_QUERY",
            "WanderJoin", "candidate_graph", "diagnose", "estimate", "estimators",
@@ -130,8 +139,9 @@ class GSwordResult:
     #: Why the interval should not be trusted (see :func:`diagnose`); empty when
     #: the estimator's own diagnostics found nothing wrong.
     warnings: list = field(default_factory=list)
-    #: "stop" when a stop token ended the run early (the estimate is over the
-    #: batches completed by then); None when every batch ran.
+    #: What ended the run before every sample was drawn (the estimate is over the
+    #: batches completed by then): "stop" (a stop token, Ctrl-C), "target_error"
+    #: (the interval got that tight) or "time_budget"; None when all were drawn.
     stopped: str | None = None
     #: Per completed batch ``(first sample, samples, round sums, valid per round)``:
     #: what estimates merge from (:mod:`gthinker.cluster`).
@@ -166,10 +176,12 @@ def _resolve_estimator(estimator):
 
 
 def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str = "auto",
-             trawl: bool = True, batches: int = 6, seed: int = 0, threads: int | None = None,
+             trawl: bool = True, batches: int | None = None, seed: int = 0,
+             threads: int | None = None,
              order="quicksi", inheritance: bool = True, streaming: bool = True,
              trawl_samples: int = 4096, trawl_window: float | None = None,
-             cutoff_walks: int = 16, time_budget: float | None = None, name: str | None = None,
+             cutoff_walks: int = 16, time_budget: float | None = None,
+             target_error: float | None = None, name: str | None = None,
              progress=None, gpu_options: dict | None = None,
              stop: gthinker.StopToken | None = None,
              first_sample: int = 0) -> GSwordResult:
@@ -181,7 +193,8 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
         ``query`` may also be a pattern name (see :func:`gthinker.apps.sm.pattern`).
     estimator : "wj", "alley", or an :class:`Estimator` subclass
     samples : int
-        Samples to draw (split evenly over the batches).
+        Samples to draw (split evenly over the batches); with ``target_error``
+        or ``time_budget``, at most.
     mode : {"auto", "cpu", "gpu"}
         Where to sample: the CPU workers, or the GPU; ``"auto"``: the GPU
         where a CUDA GPU is usable, else the CPU.
@@ -200,9 +213,19 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
         CPU (which samples and enumerates in turn), the time the batch took
         to sample, but at least 0.05 s. Given: the GPU also waits this long
         at least.
-    batches : int
-        Batches the samples are split into when trawling (the pipeline runs
-        over them); without trawling all samples go in one batch.
+    batches : int, optional
+        Batches the samples are split into (the trawling pipeline runs over
+        them, the stopping rule is checked after each). Default: 6 when
+        trawling; else one batch; with ``target_error`` or ``time_budget``,
+        batches that grow from 1/256 of the samples, doubling up to 1/8.
+    target_error : float, optional
+        Stop once the 95% interval's half-width is at most this share of the
+        estimate (0.01: within 1%), checked after each batch
+        (``stopped == "target_error"``); the samples then drawn may be fewer
+        than ``samples``.
+    time_budget : float, optional
+        Stop drawing batches once this many seconds have passed since the call
+        began (``stopped == "time_budget"``); the batch in progress is finished.
     first_sample : int
         Global index of the first sample: sample ``i``'s value depends on the
         seed and its index only, so runs of consecutive samples split one
@@ -216,6 +239,8 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
     stop : gthinker.StopToken, optional
         Once set, the run ends after cutting off the batch in progress: the
         estimate is over the batches completed by then (``stopped == "stop"``).
+        On the GPU, where the batches already launched are not cut short, they
+        are waited for and counted.
 
     The result's ``warnings`` (``reliable`` is False when there are some) say
     when the estimator's diagnostics doubt the interval: see :func:`diagnose`.
@@ -224,7 +249,9 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
     compiled_before = gthinker.cache.compile_seconds()
     est = _resolve_estimator(estimator)
     samples = positive_int("samples", samples, MAX_SAMPLES)
-    batches = positive_int("batches", batches, samples)
+    if batches is not None:
+        batches = positive_int("batches", batches, samples)
+    rule = StopRule(target_error, time_budget)
     trawl_samples = positive_int("trawl_samples", trawl_samples)
     cutoff_walks = positive_int("cutoff_walks", cutoff_walks)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
@@ -241,17 +268,16 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
     data = gthinker.as_graph(data)
     query_graph = as_query(query)
     tb = time.perf_counter()
-    cg = candidate_graph(data, query_graph, order)
+    cg = kept_candidate_graph(data, query_graph, order)
     build_seconds = time.perf_counter() - tb
+    if batches is None and not trawl and not rule.active:
+        batches = 1  # batches exist for the trawling pipeline and the stopping rule
+    sizes = batch_sizes(samples, batches, rule)
     plan_params = None
-    if trawl and batches >= 2 and cg.num_positions > 1 and not cg.empty():
-        plan_params = plan(data, query_graph, order=cg.order).params
+    if trawl and len(sizes) >= 2 and cg.num_positions > 1 and not cg.empty():
+        plan_params = cg.plan_params(data, query_graph)
         Trawl.compiled()  # compile before the clock runs (and not inside a window)
-    else:
-        batches = 1  # batches exist for the trawling pipeline
-    sizes = [samples // batches + (1 if b < samples % batches else 0) for b in range(batches)]
-    sizes = [s for s in sizes if s > 0]
-    run = _Pipeline(est, cg, data, mode, threads, int(seed), plan_params, time_budget,
+    run = _Pipeline(est, cg, data, mode, threads, int(seed), plan_params, rule, t0,
                     trawl_window, cutoff_walks, inheritance, streaming, gpu_options)
     done = run.batches(sizes, first_sample, trawl_samples, stop, progress)
     total = sum(x.n for x in done)
@@ -267,24 +293,31 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
         samples_per_second=None if cg.empty() or run.sampling_seconds <= 0 else (
             total / run.sampling_seconds),
         sampling_seconds=run.sampling_seconds, build_seconds=build_seconds, estimator=est.name,
-        mode=mode, trawl=plan_params is not None, batches=len(sizes), seed=int(seed),
+        mode=mode, trawl=plan_params is not None, batches=len(done), seed=int(seed),
         inheritance=bool(inheritance) and mode == "gpu",
         streaming=bool(streaming) and mode == "gpu" and bool(est.refines),
         order=[int(u) for u in cg.order], candidates=[len(c) for c in cg.candidates],
         trawl_stats=run.stats, threads=threads, compile_seconds=compile_seconds,
-        warnings=diagnose(done, valid), stopped="stop" if len(done) < len(sizes) else None,
+        warnings=diagnose(done, valid), stopped=run.stopped,
         rounds=[(b.first, b.n, b.out_sum, b.out_valid) for b in done])
 
 
 class _Pipeline:
-    """The batches of one estimate: each is sampled, and its trawled samples are
-    enumerated on the CPU workers while the next batch is sampled (on the GPU), or
-    right after it (on the CPU, which samples and enumerates in turn)."""
+    """The batches of one estimate, and its trawling.
 
-    def __init__(self, est, cg, data, mode, threads, seed, plan_params, time_budget,
+    On the CPU each batch is sampled, then its trawled samples are enumerated on
+    the CPU workers (they sample and enumerate in turn). On the GPU the trawled
+    samples of every batch are drawn first (with their cut-off estimates); the
+    batches are then launched one after another without waiting, and one
+    enumeration of all the trawled prefixes runs on the CPU workers while the
+    GPU samples (gSWORD's Algorithm 4), cut off when the last batch is done. A
+    stop token, the progress callback and the stopping rule see each batch as
+    it completes (on the GPU one batch behind the launches)."""
+
+    def __init__(self, est, cg, data, mode, threads, seed, plan_params, rule, started,
                  trawl_window, cutoff_walks, inheritance, streaming, gpu_options):
         self.cg, self.data, self.mode, self.threads, self.seed = cg, data, mode, threads, seed
-        self.plan_params, self.time_budget = plan_params, time_budget
+        self.plan_params, self.rule, self.started = plan_params, rule, started
         self.trawl_window, self.cutoff_walks = trawl_window, cutoff_walks
         self.refines = bool(est.refines)
         if mode == "gpu":
@@ -297,31 +330,63 @@ class _Pipeline:
         self.ns_cpu = namespace(est, "cpu") if plan_params is not None else None
         self.stats = {"records": 0, "finished": 0, "cut_off": 0, "matches": 0,
                       "trawl_seconds": 0.0}
-        self.sampling_seconds = 0.0
+        self.cpu_seconds = 0.0
         self.done = []
-        self.pending = None  # (trawl job, batch, slots) of the previous batch
+        self.stopped = None  # what ended the run early (see GSwordResult.stopped)
+
+    @property
+    def sampling_seconds(self) -> float:
+        """The samplers' time: the CPU workers', or the GPU's from its first kernel
+        to its last one's end."""
+        return self.sampler.sampling_seconds if self.mode == "gpu" else self.cpu_seconds
 
     def batches(self, sizes, first, trawl_samples, stop, progress):
         """Runs batches of ``sizes`` samples from global sample ``first`` on; returns
-        the batches completed (all, unless ``stop`` was set)."""
+        the batches completed (all, unless the run stopped early)."""
+        todo = []
         for b, n in enumerate(sizes):
             every = 0
             if self.plan_params is not None and b < len(sizes) - 1:
                 every = max(1, n // trawl_samples)
-            batch = Batch(first, n, every, self.cg.num_positions)
+            todo.append(Batch(first, n, every, self.cg.num_positions))
             first += n
+        if self.mode == "gpu":
+            self._on_gpu(todo, stop, progress)
+        else:
+            self._on_cpu(todo, stop, progress)
+        return self.done
+
+    def _completed(self, batch, more, total, stop, progress):
+        """Adds a completed batch; True when the run stops after it (``more``: batches
+        are left to draw)."""
+        self.done.append(batch)
+        drawn = sum(x.n for x in self.done)
+        if progress is None and not (more and self.rule.active):
+            return self._stop_set(more, stop)
+        est, err, _ = combine(self.done, drawn)
+        if progress is not None:
+            progress({"batch": len(self.done), "batches": total, "samples": drawn,
+                      "estimate": est})
+        if more and self.stopped is None and self.rule.active:
+            self.stopped = self.rule.reason(est, err, time.perf_counter() - self.started)
+        return self._stop_set(more, stop)
+
+    def _stop_set(self, more, stop):
+        if more and self.stopped is None and stop is not None and stop.is_set():
+            self.stopped = "stop"
+        return self.stopped is not None
+
+    # ---- on the CPU ---------------------------------------------------------------------
+
+    def _on_cpu(self, todo, stop, progress):
+        for b, batch in enumerate(todo):
             took = self._sample(batch, stop)
-            if self.pending is not None:
-                self._collect(*self.pending)
-                self.pending = None
             if stop is not None and stop.is_set():
+                self.stopped = "stop"
                 break  # this batch may be cut short: it is left out
             self._trawl(batch, took)
-            if progress is not None:
-                drawn = sum(x.n for x in self.done)
-                progress({"batch": b + 1, "batches": len(sizes), "samples": first,
-                          "estimate": combine(self.done, drawn)[0] if self.done else 0.0})
-        return self.done
+            if self._completed(batch, b < len(todo) - 1, len(todo), stop, progress):
+                break
 
     def _sample(self, batch, stop):
         """Samples ``batch``; returns the seconds it took, compiling left out."""
@@ -329,38 +394,76 @@ class _Pipeline:
         cs = gthinker.cache.compile_seconds()
         self.sampler.run(batch, self.seed, stop)
         took = time.perf_counter() - ts - (gthinker.cache.compile_seconds() - cs)
-        self.sampling_seconds += took
+        self.cpu_seconds += took
         return took
 
     def _trawl(self, batch, took):
-        """Starts the enumeration of ``batch``'s trawled samples (the batch is done
-        when there are none); on the CPU, waits for it and finishes the batch."""
+        """Enumerates ``batch``'s trawled samples for the time the batch took to
+        sample (at least 0.05 s, or ``trawl_window``), then cuts them off and adds
+        their values."""
         if batch.every <= 0:
-            self.done.append(batch)
             return
         slots, recs = trawl_records(self.cg, batch)
         if not len(slots):
-            self.done.append(batch)
             return
-        job = TrawlJob(self.data, self.plan_params, recs, slots, self.threads, self.time_budget)
-        if self.mode == "cpu":
-            # No GPU to overlap with: give the enumeration the time this
-            # batch took to sample, then cut it off.
-            job.wait(self.trawl_window if self.trawl_window is not None else max(took, 0.05))
-            self._collect(job, batch, slots)
-        else:
-            self.pending = (job, batch, slots)
-
-    def _collect(self, job, batch, slots):
-        """Cuts the enumeration of ``batch`` off (after ``trawl_window`` at least,
-        when given) and adds its samples' values: the batch is done."""
-        if self.trawl_window is not None:
-            job.wait(self.trawl_window)
+        job = TrawlJob(self.data, self.plan_params, recs, slots, self.threads)
+        job.wait(self.trawl_window if self.trawl_window is not None else max(took, 0.05))
         matches, finished = job.cut()
         self.stats["trawl_seconds"] += time.perf_counter() - job.started
         finish_trawl(self.ns_cpu, self.cg, batch, slots, matches, finished, self.seed,
                      self.cutoff_walks, self.refines, self.stats)
-        self.done.append(batch)
+
+    # ---- on the GPU ---------------------------------------------------------------------
+
+    def _on_gpu(self, todo, stop, progress):
+        sampler = self.sampler
+        trawling = self.plan_params is not None
+        if trawling:
+            sampler.trawl(todo, self.seed, self.cutoff_walks)
+        checks = stop is not None or progress is not None or self.rule.active
+        job = parts = None
+        in_flight = []
+        for batch in todo:
+            sampler.launch(batch, self.seed)
+            in_flight.append(batch)
+            if trawling and job is None:  # the GPU samples the first batch meanwhile
+                job, parts = self._start_trawl(todo)
+            if checks and len(in_flight) == 2:  # wait for the batch before the last launch
+                if self._collect(in_flight.pop(0), True, len(todo), stop, progress):
+                    break
+        for batch in in_flight:
+            self._collect(batch, batch is not todo[-1], len(todo), stop, progress)
+        if job is not None:
+            self._settle(job, parts)
+
+    def _collect(self, batch, more, total, stop, progress):
+        self.sampler.collect(batch)
+        if self.plan_params is not None:
+            provisional_trawl(self.cg, batch)
+        return self._completed(batch, more, total, stop, progress)
+
+    def _start_trawl(self, todo):
+        """One enumeration of the trawled prefixes of every batch (None: there are none)."""
+        records, parts = trawl_records_of(self.cg, todo)
+        slots = np.concatenate([s + off for _, s, off in parts]) if parts else np.zeros(0)
+        if not len(slots):
+            return None, None
+        return TrawlJob(self.data, self.plan_params, records, slots, self.threads), parts
+
+    def _settle(self, job, parts):
+        """Cuts the enumeration off (after ``trawl_window`` at least, when given)
+        and corrects the trawled samples whose enumeration finished."""
+        if self.trawl_window is not None:
+            job.wait(self.trawl_window)
+        matches, finished = job.cut()
+        self.stats["trawl_seconds"] += time.perf_counter() - job.started
+        done = {id(b) for b in self.done}
+        at = 0
+        for batch, slots, _ in parts:
+            part = slice(at, at + len(slots))
+            at += len(slots)
+            if id(batch) in done:  # a batch never sampled is left out, its trawls too
+                settle_trawl(batch, slots, matches[part], finished[part], self.stats)
 
 
 #: Fewer valid samples than this: the interval is flagged (the normal

@@ -7,16 +7,30 @@ The global candidates and the order come from :mod:`gthinker.apps.matching.plann
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
 
 import numpy as np
 
 import gthinker
 
 from ..matching.patterns import as_query
-from ..matching.planner import backward_positions, check_query, filter_candidates, order_for
+from ..matching.planner import (
+    backward_positions,
+    check_query,
+    filter_candidates,
+    order_for,
+    plan,
+)
 
-__all__ = ["MAX_QUERY", "CandidateGraph", "candidate_graph"]
+__all__ = ["KEPT_PER_GRAPH", "MAX_QUERY", "CandidateGraph", "candidate_graph",
+           "kept_candidate_graph"]
+
+#: Candidate graphs kept with a data graph (the most recently used ones).
+KEPT_PER_GRAPH = 32
+_KEEPING = threading.Lock()
 
 #: Largest query the samplers take (per-sample state lives in fixed-size arrays).
 MAX_QUERY = 32
@@ -44,6 +58,8 @@ class CandidateGraph:
     cgp: np.ndarray
     cgi: np.ndarray
     edges: int  # candidate-graph edges stored
+    #: What is derived from it and kept with it: its copies on devices, the plan.
+    kept: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def num_positions(self) -> int:
@@ -55,6 +71,28 @@ class CandidateGraph:
     def candidate_offsets(self) -> np.ndarray:
         """Where each position's global candidates start in ``cgi``."""
         return self.cgp[self.cgp[_G_COFF]: self.cgp[_G_COFF] + self.num_positions]
+
+    def on_device(self):
+        """``(cgp, cgi)`` on this thread's CUDA device, copied there once and kept
+        with the candidate graph (``cgi`` one 0 when it is empty)."""
+        from gthinker.gpu import current_device, numba_cuda
+
+        device = current_device()
+        with _KEEPING:
+            copies = self.kept.setdefault("on_device", {})
+            if device not in copies:
+                cuda = numba_cuda()
+                cgi = self.cgi if self.cgi.size else np.zeros(1, np.int32)
+                copies[device] = (cuda.to_device(self.cgp), cuda.to_device(cgi))
+            return copies[device]
+
+    def plan_params(self, data, query):
+        """The matching plan's ``params`` in this order (what trawling enumerates
+        with), made once and kept."""
+        with _KEEPING:
+            if "plan" not in self.kept:
+                self.kept["plan"] = plan(data, query, order=self.order).params
+            return self.kept["plan"]
 
 
 def _local_lists(data, pc, back, cgi_len):
@@ -132,3 +170,36 @@ def candidate_graph(data, query, order="quicksi") -> CandidateGraph:
     cgi = np.concatenate(pieces).astype(np.int32) if pieces else np.zeros(0, np.int32)
     return CandidateGraph(order=order, candidates=pc, cgp=_flatten(coff, back, rows_blocks, bpos),
                           cgi=cgi, edges=int(cgi.size - coff[-1]))
+
+
+def _query_key(query, order):
+    """What a candidate graph depends on besides the data graph: the query's
+    structure and labels, and the order asked for."""
+    h = hashlib.blake2b(digest_size=16)
+    for a in (query.indptr, query.indices, query.labels):
+        h.update(b"-" if a is None else np.ascontiguousarray(a).tobytes())
+        h.update(b"|")
+    asked = order if isinstance(order, str) else tuple(int(u) for u in order)
+    return h.hexdigest(), asked
+
+
+def kept_candidate_graph(data, query, order="quicksi") -> CandidateGraph:
+    """:func:`candidate_graph`, built once per (data graph, query, order) and kept
+    with the data graph (:meth:`gthinker.Graph.derived`; the KEPT_PER_GRAPH most
+    recently used): estimating the same query again builds nothing, and finds its
+    copy on the GPU and its plan kept with it."""
+    data = gthinker.as_graph(data)
+    query = as_query(query)
+    key = _query_key(query, order)
+    with _KEEPING:
+        kept = data.derived("gsword.candidate_graphs", lambda _: OrderedDict())
+        cg = kept.get(key)
+        if cg is not None:
+            kept.move_to_end(key)
+            return cg
+    cg = candidate_graph(data, query, order)
+    with _KEEPING:
+        kept[key] = cg
+        while len(kept) > KEPT_PER_GRAPH:
+            kept.popitem(last=False)
+    return cg

@@ -17,6 +17,7 @@ examples:
   gthinker gsword data.graph query.graph                  # Alley, 10^6 samples
   gthinker gsword data.graph queries/ --estimator wj --json
   gthinker gsword g.txt 4-cycle --samples 100000 --seed 7 --mode cpu
+  gthinker gsword data.graph query.graph --target-error 0.01 --samples 100000000
 
 Estimates the number of embeddings (as `gthinker sm` counts them) by random
 walks on the candidate graph: WanderJoin (wj) or Alley. The estimate is
@@ -26,10 +27,14 @@ workers count the rest of their matches exactly while the next batch is
 sampled (this helps where valid samples are rare). --mode gpu samples on the
 GPU (sample inheritance and warp streaming; --no-inheritance and
 --no-streaming turn them off); --mode cpu on all CPU cores.
+--target-error REL stops once the 95% interval is within REL of the estimate
+and --time-budget SECONDS once that much time has passed (both checked after
+each batch; --samples is then the most to draw); the result says what stopped
+it.
 """
 
 #: The keywords of :func:`gthinker.apps.gsword.estimate` a request keeps as its own.
-_OWN = ("estimator", "samples", "trawl", "batches", "seed", "order", "name")
+_OWN = ("estimator", "samples", "trawl", "batches", "seed", "order", "name", "target_error")
 
 
 class GSwordRequest(Request):
@@ -40,8 +45,8 @@ class GSwordRequest(Request):
     with it, each range trawls on its own and the estimate is as valid, not the
     same)."""
 
-    def __init__(self, query, estimator="alley", samples=1_000_000, trawl=True, batches=6,
-                 seed=0, order="quicksi", name=None, **kw):
+    def __init__(self, query, estimator="alley", samples=1_000_000, trawl=True, batches=None,
+                 seed=0, order="quicksi", name=None, target_error=None, **kw):
         super().__init__(**kw)
         from gthinker.options import positive_int
 
@@ -52,6 +57,7 @@ class GSwordRequest(Request):
         self.query, self.estimator = as_query(query), estimator
         self.samples = positive_int("samples", samples, MAX_SAMPLES)
         self.trawl, self.batches, self.seed, self.order = trawl, batches, seed, order
+        self.target_error = target_error
 
     def run(self, graph, *, threads=None, output=None, stop=None, progress=None,
             first_sample=0, **inputs):
@@ -63,7 +69,8 @@ class GSwordRequest(Request):
         return app.estimate(graph, self.query, self.estimator, samples=self.samples,
                             mode=self.mode, trawl=self.trawl, batches=self.batches,
                             seed=self.seed, threads=threads, order=self.order, name=self.label,
-                            first_sample=first_sample, progress=progress, stop=stop, **options)
+                            target_error=self.target_error, first_sample=first_sample,
+                            progress=progress, stop=stop, **options)
 
     def prepare(self, graph, threads) -> None:
         """Nothing: a range of no rounds is no job (each range builds what it samples)."""
@@ -78,9 +85,10 @@ class GSwordRequest(Request):
 
         first = lo * ROUND
         n = min(hi * ROUND, self.samples) - first
-        part = GSwordRequest(self.query, self.estimator, n, self.trawl, min(self.batches, n),
-                             self.seed, self.order, self.label, mode=self.mode,
-                             time_budget=self.time_budget, options=self.options)
+        part = GSwordRequest(self.query, self.estimator, n, self.trawl,
+                             None if self.batches is None else min(self.batches, n),
+                             self.seed, self.order, self.label, self.target_error,
+                             mode=self.mode, time_budget=self.time_budget, options=self.options)
         res = part.run(graph, threads=threads, stop=stop, first_sample=first)
         return {"rounds": res.rounds, "result": res, "stopped": res.stopped,
                 "seconds": res.seconds, "compile_seconds": res.compile_seconds,
@@ -142,9 +150,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trawl", action=argparse.BooleanOptionalAction, default=True,
                    help="count the rest of some samples exactly on the CPU workers "
                         "(default: on)")
-    p.add_argument("--batches", type=positive_int_arg, default=6, metavar="N",
-                   help="batches the samples are split into; trawling overlaps the "
-                        "enumeration of one batch with the sampling of the next (default: 6)")
+    p.add_argument("--batches", type=positive_int_arg, default=None, metavar="N",
+                   help="batches the samples are split into: trawling runs over them, and "
+                        "the stopping rule is checked after each (default: 6 when trawling, "
+                        "else 1; with --target-error or --time-budget, batches that double "
+                        "from 1/256 of --samples up to 1/8)")
+    p.add_argument("--target-error", type=_relative_error, default=None, metavar="REL",
+                   help="stop once the 95%% interval is within REL of the estimate (0.01: "
+                        "1%%), checked after each batch; --samples is then the most to draw "
+                        "(default: draw them all)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument("--order", choices=["quicksi", "sm"], default="quicksi",
                    help="matching order: QuickSI (infrequent edges first) or the sm app's "
@@ -155,10 +169,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="GPU warp streaming (default: on)")
 
 
+def _relative_error(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a relative error > 0 (0.01: 1%), "
+                                         f"got {text!r}")
+    return value
+
+
 def from_args(args) -> dict:
     return {"estimator": args.estimator, "samples": args.samples, "trawl": args.trawl,
             "batches": args.batches, "seed": args.seed, "order": args.order,
-            "inheritance": args.inheritance, "streaming": args.streaming}
+            "target_error": args.target_error, "inheritance": args.inheritance,
+            "streaming": args.streaming}
 
 
 def describe(res, label=None) -> list[str]:
@@ -172,7 +198,13 @@ def describe(res, label=None) -> list[str]:
              f"{res.sampling_seconds:.3f}s ({res.samples_per_second:,.0f}/s, "
              f"{res.estimator}, {res.mode}), valid ratio {res.valid_ratio:.3g}, "
              f"total {res.seconds:.2f}s"]
+    if res.stopped in _STOPPED:
+        lines.append(f"  stopped {_STOPPED[res.stopped]}")
     return lines + [f"  unreliable interval: {warning}" for warning in res.warnings]
+
+
+_STOPPED = {"target_error": "early: the interval was within the target error",
+            "time_budget": "early: the time budget was spent"}
 
 
 def progress(p) -> str:
@@ -203,7 +235,9 @@ APP = App(
     add_arguments=add_arguments,
     modes=("cpu", "gpu"),
     mode_help="gpu if a CUDA GPU is usable, else cpu",
-    options=("threads",),
+    options=("threads", "time_budget"),
+    option_notes={"time_budget": "gsword: not a task's time but the most seconds the estimate "
+                                 "samples for, checked after each batch; default: no limit"},
     progress=progress,
     warmup=warmup,
 )

@@ -34,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import math
 import threading
+import time
 import warnings
 
 import numpy as np
@@ -44,12 +45,15 @@ from gthinker.gpu.simulator import enabled as simulator_enabled
 
 from .candidates import MAX_QUERY
 from .sampling import ROUND, namespace
+from .trawl import WALK_STREAM
 
-__all__ = ["GPUSampler", "build_kernel"]
+__all__ = ["GPUSampler", "build_kernel", "build_trawl_kernels"]
 
 FULL = 0xFFFFFFFF
 WARPS = 8  # warps per block (256 threads)
-BLOCKS_PER_SM = 8  # most blocks a launch has per multiprocessor
+BLOCKS_PER_SM = 8  # most blocks a sampling launch has per multiprocessor
+TRAWL_BLOCKS_PER_SM = 2  # blocks of the trawl and walks kernels (grid-stride loops)
+TRAWL_THREADS = 128
 
 _FUNCTIONS: dict = {}  # the kernel function of each (estimator, options)
 _LOCK = threading.Lock()
@@ -62,16 +66,6 @@ _LOCK = threading.Lock()
 def _lowest(mask):
     """Index of the lowest set bit of a non-zero mask."""
     return cuda.popc(mask ^ (mask - 1)) - 1
-
-
-@cuda.jit(device=True)
-def _hand_over(inst, d, slot, weight, t_inst, t_depth, t_weight):
-    """Trawling: writes the lane's prefix ``inst[:d]`` and its weight to ``slot``
-    for the CPU workers."""
-    for p in range(d):
-        t_inst[slot, p] = inst[p]
-    t_depth[slot] = d
-    t_weight[slot] = weight
 
 
 @cuda.jit(device=True)
@@ -205,14 +199,15 @@ def _position_step(ns, refines, streams):
 
 def _sampling_kernel(ns, step, inherit, warps):
     """The kernel (not compiled): a warp draws rounds from its block's pool and
-    runs each round's 32 samples position by position."""
-    rng_init, trawl_depth = ns["_rng_init"], ns["_trawl_depth"]
+    runs each round's 32 samples position by position. Trawled samples (sample
+    ``i`` of the batch with ``i % every == 0``) are the trawl kernel's: here their
+    lanes start dead (they inherit, where inheritance is on, like any dead lane)."""
+    rng_init = ns["_rng_init"]
     num_positions, first_vertex = ns["num_positions"], ns["_first"]
     validate = ns["_est_validate"]
     maxq = MAX_QUERY
 
-    def kernel(cgp, cgi, seed, first, n, every, rounds, per_block, out_sum, out_valid,
-               t_inst, t_depth, t_weight):
+    def kernel(cgp, cgi, seed, first, n, every, rounds, per_block, out_sum, out_valid):
         sh = cuda.shared.array((warps, 32, maxq), int32)
         pool = cuda.shared.array(1, int32)
         tid = cuda.threadIdx.x
@@ -233,25 +228,16 @@ def _sampling_kernel(ns, step, inherit, warps):
             if r >= r_hi:
                 break
             i = r * 32 + lane
-            sid = first + i
-            state = rng_init(seed, sid)
-            td = 0
-            if i < n and every > 0 and i % every == 0:
-                td = trawl_depth(seed, sid, nq)
-                if td >= nq:
-                    td = 0
+            state = rng_init(seed, first + i)
             alive = False
             weight = 0.0
-            if i < n:
+            if i < n and not (every > 0 and i % every == 0):
                 k, n0, state = first_vertex(cgp, state)
                 if k >= 0:
                     alive = True
                     inst[0] = k
                     weight = float(n0)
             for d in range(1, nq):
-                if alive and d == td:  # trawl: hand the prefix to the CPU
-                    _hand_over(inst, d, i // every, weight, t_inst, t_depth, t_weight)
-                    alive = False
                 cuda.syncwarp(FULL)
                 mask = cuda.ballot_sync(FULL, alive)
                 if mask == 0:
@@ -274,6 +260,55 @@ def _sampling_kernel(ns, step, inherit, warps):
     return kernel
 
 
+def _trawl_kernel(ns, refines):
+    """The trawled samples of a run, one thread each (no warp: the CPU sampler's
+    walk, so both draw the same prefixes): slot ``j`` is global sample
+    ``sid[j]``, stopped after ``d`` vertices (P(d = j) proportional to 2^-j), and
+    its prefix, ``d`` (0: it died first; ``nq``: the depth drawn was ``nq``, and
+    it ran to the end) and weight go to the slot's row."""
+    sample_one, trawl_depth = ns["_sample_one"], ns["_trawl_depth"]
+    num_positions = ns["num_positions"]
+    maxq = MAX_QUERY
+
+    def kernel(cgp, cgi, seed, sid, t_inst, t_depth, t_weight):
+        inst = cuda.local.array(maxq, int32)
+        nq = num_positions(cgp)
+        for j in range(cuda.grid(1), sid.size, cuda.gridsize(1)):
+            td = trawl_depth(seed, sid[j], nq)
+            if td >= nq:
+                td = 0
+            weight, d = sample_one(cgp, cgi, inst, seed, sid[j], td, refines)
+            for p in range(nq):  # the prefix, then zeros (valid candidate indices)
+                t_inst[j, p] = inst[p] if p < d and d < nq else 0
+            t_depth[j] = d
+            t_weight[j] = weight
+
+    return kernel
+
+
+def _walks_kernel(ns, refines):
+    """Cut-off estimates: thread ``k`` runs walk ``k % walks`` of trawl slot
+    ``k // walks`` from its prefix (:func:`~gthinker.apps.gsword.sampling._walk_once`,
+    as on the CPU) into ``out[k]``; slots that stopped at neither 0 nor ``nq`` only."""
+    walk_once, num_positions = ns["_walk_once"], ns["num_positions"]
+    maxq = MAX_QUERY
+
+    def kernel(cgp, cgi, seed, sid, t_inst, t_depth, walks, out):
+        inst = cuda.local.array(maxq, int32)
+        nq = num_positions(cgp)
+        for k in range(cuda.grid(1), sid.size * walks, cuda.gridsize(1)):
+            j = k // walks
+            d = t_depth[j]
+            value = 0.0
+            if 0 < d < nq:
+                for p in range(d):
+                    inst[p] = t_inst[j, p]
+                value = walk_once(cgp, cgi, inst, d, seed, sid[j], k % walks, refines)
+            out[k] = value
+
+    return kernel
+
+
 def build_kernel(est, inheritance: bool, streaming: bool, warps: int = WARPS):
     """The sampling kernel of estimator ``est`` with ``warps`` warps per block
     (compiled once per options and process)."""
@@ -289,6 +324,19 @@ def build_kernel(est, inheritance: bool, streaming: bool, warps: int = WARPS):
                          label=f"the gSWORD {est.name} sampler (GPU)")
 
 
+def build_trawl_kernels(est):
+    """(trawl kernel, walks kernel) of estimator ``est`` (compiled once per process)."""
+    with _LOCK:
+        fns = _FUNCTIONS.get((est, "trawl"))
+        if fns is None:
+            ns = namespace(est, "cuda")
+            fns = _FUNCTIONS[(est, "trawl")] = (_trawl_kernel(ns, bool(est.refines)),
+                                                _walks_kernel(ns, bool(est.refines)))
+    return tuple(launch.kernel(fn, name=f"gsword_{est.name}_{part}", key=(est,),
+                               label=f"the gSWORD {est.name} trawl kernels (GPU)")
+                 for fn, part in zip(fns, ("trawl", "walks"), strict=True))
+
+
 @contextlib.contextmanager
 def _quiet_simulator(on):
     """The simulator runs the device code on numpy scalars, whose uint64
@@ -301,8 +349,48 @@ def _quiet_simulator(on):
         yield
 
 
+class _Clock:
+    """The GPU time of a run's kernels: CUDA events around them (on the simulator,
+    which has no timed events, the host's clock from the first launch to the
+    last wait)."""
+
+    def __init__(self, simulated):
+        self.simulated = simulated
+        self.begun = self.ended = None
+
+    def start(self):
+        if self.begun is None:
+            self.begun = time.perf_counter() if self.simulated else _recorded()
+
+    def mark(self):
+        """After a launch: the run's kernels so far end here."""
+        if not self.simulated:
+            self.ended = _recorded()
+
+    def waited(self):
+        """After a wait for the kernels so far (the simulator's end of the clock)."""
+        if self.simulated:
+            self.ended = time.perf_counter()
+
+    def seconds(self) -> float:
+        if self.begun is None or self.ended is None:
+            return 0.0
+        if self.simulated:
+            return self.ended - self.begun
+        self.ended.synchronize()
+        return cuda.event_elapsed_time(self.begun, self.ended) / 1000.0
+
+
+def _recorded():
+    ev = cuda.event(timing=True)
+    ev.record()
+    return ev
+
+
 class GPUSampler:
-    """Runs batches of samples on the GPU (see the module docs)."""
+    """Runs batches of samples on the GPU (see the module docs): launches return at
+    once, :meth:`collect` waits for a batch's round sums; :meth:`trawl` draws the
+    trawled samples of all batches first (and waits for them)."""
 
     def __init__(self, est, cg, inheritance=True, streaming=True, blocks=None,
                  rounds_per_warp=4, warps=None):
@@ -310,49 +398,94 @@ class GPUSampler:
         if warps is None:
             warps = 1 if self.simulated else WARPS  # the simulator: a Python thread per lane
         self.warps = int(warps)
+        self.est = est
         self.kernel = build_kernel(est, inheritance, streaming, self.warps)
         self.cg = cg
-        self.d_cgp = cuda.to_device(cg.cgp)
-        self.d_cgi = cuda.to_device(cg.cgi if cg.cgi.size else np.zeros(1, np.int32))
+        self.d_cgp, self.d_cgi = cg.on_device()
+        # At least a block per multiprocessor (a block with no rounds ends at once).
+        self.min_blocks = launch.blocks(1)
         self.max_blocks = int(launch.blocks(BLOCKS_PER_SM) if blocks is None else blocks)
         self.rounds_per_warp = int(rounds_per_warp)
-        self.warm()
+        self.clock = _Clock(self.simulated)
 
-    def warm(self):
-        """Compiles the kernel (a launch with no rounds)."""
+    @property
+    def sampling_seconds(self) -> float:
+        """GPU time from the first kernel of this sampler's run to its last one's end."""
+        return self.clock.seconds()
+
+    def trawl(self, batches, seed, walks):
+        """Draws the trawled samples of ``batches`` (those with ``every > 0``) and
+        waits for them: their prefixes, depths and weights go to each batch's
+        ``t_inst``, ``t_depth``, ``t_weight``, and the mean of ``walks`` walks from
+        each prefix (its cut-off estimate, unused where the enumeration finishes)
+        to ``batch.walked``. Batches sampled later skip these samples."""
+        batches = [b for b in batches if b.every > 0 and b.slots > 0]
+        if self.cg.empty() or not batches:
+            return
+        sid = np.concatenate([b.first + b.every * np.arange(b.slots, dtype=np.int64)
+                              for b in batches])
         nq = self.cg.num_positions
-        zero = np.int64(0)
+        trawl, walk = build_trawl_kernels(self.est)
+        d_sid = cuda.to_device(sid)
+        d_inst = cuda.device_array((sid.size, nq), np.int32)
+        d_depth = cuda.device_array(sid.size, np.int64)
+        d_weight = cuda.device_array(sid.size, np.float64)
+        d_walks = cuda.device_array(sid.size * walks, np.float64)
+        grid = launch.blocks(TRAWL_BLOCKS_PER_SM)
+        self.clock.start()
         with _quiet_simulator(self.simulated):
-            self.kernel[1, 32 * self.warps](
-                self.d_cgp, self.d_cgi, zero, zero, zero, zero, zero, np.int64(1),
-                cuda.to_device(np.zeros(1, np.float64)), cuda.to_device(np.zeros(1, np.int64)),
-                cuda.to_device(np.zeros((1, nq), np.int32)),
-                cuda.to_device(np.zeros(1, np.int64)), cuda.to_device(np.zeros(1, np.float64)))
-        cuda.synchronize()
+            trawl[grid, TRAWL_THREADS](self.d_cgp, self.d_cgi, np.int64(seed), d_sid, d_inst,
+                                       d_depth, d_weight)
+            walk[grid, TRAWL_THREADS](self.d_cgp, self.d_cgi, np.int64(seed ^ WALK_STREAM),
+                                      d_sid, d_inst, d_depth, np.int64(walks), d_walks)
+        self.clock.mark()
+        inst, depth = d_inst.copy_to_host(), d_depth.copy_to_host()
+        weight = d_weight.copy_to_host()
+        walked = d_walks.copy_to_host().reshape(sid.size, walks)
+        self.clock.waited()
+        at = 0
+        for b in batches:
+            part = slice(at, at + b.slots)
+            b.t_inst[:] = inst[part]
+            b.t_depth[:] = depth[part]
+            b.t_weight[:] = weight[part]
+            b.walked = np.zeros(b.slots)
+            for t in range(walks):  # summed in the CPU's order: the same float
+                b.walked += walked[part, t]
+            b.walked /= walks
+            at += b.slots
 
-    def run(self, batch, seed, stop=None):  # stops between batches (a launch is short)
+    def launch(self, batch, seed):
+        """Starts sampling ``batch`` (returns at once; :meth:`collect` waits)."""
+        batch.d_sum = batch.d_valid = None
         if self.cg.empty() or batch.rounds == 0:
             return
-        blocks = min(self.max_blocks,
-                     max(1, math.ceil(batch.rounds / (self.warps * self.rounds_per_warp))))
+        batch.d_sum = cuda.device_array(batch.rounds, np.float64)
+        batch.d_valid = cuda.device_array(batch.rounds, np.int64)
+        want = math.ceil(batch.rounds / (self.warps * self.rounds_per_warp))
+        blocks = min(self.max_blocks, max(self.min_blocks, want))
         per_block = math.ceil(batch.rounds / blocks)
-        blocks = math.ceil(batch.rounds / per_block)
-        d_sum = cuda.device_array(batch.rounds, np.float64)
-        d_valid = cuda.device_array(batch.rounds, np.int64)
-        d_inst = cuda.to_device(batch.t_inst)
-        d_depth = cuda.to_device(batch.t_depth)
-        d_weight = cuda.to_device(batch.t_weight)
+        self.clock.start()
         with _quiet_simulator(self.simulated):
             self.kernel[blocks, 32 * self.warps](
                 self.d_cgp, self.d_cgi, np.int64(seed), np.int64(batch.first),
                 np.int64(batch.n), np.int64(batch.every), np.int64(batch.rounds),
-                np.int64(per_block), d_sum, d_valid, d_inst, d_depth, d_weight)
-        d_sum.copy_to_host(batch.out_sum)
-        d_valid.copy_to_host(batch.out_valid)
-        if batch.every > 0:
-            d_inst.copy_to_host(batch.t_inst)
-            d_depth.copy_to_host(batch.t_depth)
-            d_weight.copy_to_host(batch.t_weight)
+                np.int64(per_block), batch.d_sum, batch.d_valid)
+        self.clock.mark()
+
+    def collect(self, batch):
+        """Waits for ``batch`` and copies its round sums and valid counts back."""
+        if batch.d_sum is not None:
+            batch.d_sum.copy_to_host(batch.out_sum)
+            batch.d_valid.copy_to_host(batch.out_valid)
+            self.clock.waited()
+        batch.d_sum = batch.d_valid = None
+
+    def run(self, batch, seed, walks=1):
+        """Samples ``batch`` (its trawled samples first) and waits for it."""
+        self.trawl([batch], seed, walks)
+        self.launch(batch, seed)
+        self.collect(batch)
 
 
 assert ROUND == 32

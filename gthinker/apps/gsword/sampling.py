@@ -251,7 +251,8 @@ def _step(cgp, cgi, inst, d, weight, state, refines):
 
 
 def _sample_one(cgp, cgi, inst, seed, sid, td, refines):
-    """One sample on the CPU (no warp): returns (weight, d). d == nq: a full
+    """One sample alone, without a warp (the CPU sampler's, and the GPU's trawled
+    samples): returns (weight, d). d == nq: a full
     valid instance of that weight; 0 < d < nq: stopped for trawling after d
     vertices with that weight; d == 0: the sample died (weight 0)."""
     nq = num_positions(cgp)
@@ -269,24 +270,27 @@ def _sample_one(cgp, cgi, inst, seed, sid, td, refines):
     return weight, nq
 
 
+def _walk_once(cgp, cgi, inst, start, seed, sid, t, refines):
+    """Walk ``t`` of trawl sample ``sid`` from the partial instance inst[:start]:
+    its weight if it completes a match, else 0 (inst[start:] is overwritten,
+    inst[:start] kept). The mean over walks is an unbiased estimate of the
+    prefix's number of full matches; the GPU draws the same walks."""
+    nq = num_positions(cgp)
+    state = _rng_init(seed, sid * 1000003 + t)
+    weight = 1.0
+    for d in range(start, nq):
+        alive, weight, state = _step(cgp, cgi, inst, d, weight, state, refines)
+        if not alive:
+            return 0.0
+    return weight
+
+
 def _walk_from(cgp, cgi, inst, start, seed, sid, walks, refines):
     """Mean of ``walks`` samples that start from the partial instance
     inst[:start]: an unbiased estimate of its number of full matches."""
-    nq = num_positions(cgp)
     total_value = 0.0
-    base = inst.copy()
     for t in range(walks):
-        state = _rng_init(seed, sid * 1000003 + t)
-        inst[:] = base
-        weight = 1.0
-        alive = True
-        for d in range(start, nq):
-            alive, weight, state = _step(cgp, cgi, inst, d, weight, state, refines)
-            if not alive:
-                break
-        if alive:
-            total_value += weight
-    inst[:] = base
+        total_value += _walk_once(cgp, cgi, inst, start, seed, sid, t, refines)
     return total_value / walks
 
 
@@ -333,8 +337,8 @@ def _sample_rounds(cgp, cgi, seed, first, n, r_lo, r_hi, every, refines,
 
 _DUAL = (num_positions, num_candidates, vertex, num_back, back_position, local_range, contains,
          in_local, in_all_local, injective, _mix, _rng_init, _rng_next, _trawl_depth, _source,
-         _fold, _stream, _uniform, _first)
-_CPU_ONLY = (_step, _sample_one, _walk_from, _walk_many, _sample_rounds)
+         _fold, _stream, _uniform, _first, _step, _sample_one, _walk_once)
+_CPU_ONLY = (_walk_from, _walk_many, _sample_rounds)
 
 
 # ---- estimators ---------------------------------------------------------------------

@@ -22,7 +22,11 @@ from ..matching.planner import H_BACK, H_BACK_PTR, is_admissible
 from ..sm.search import search
 from .sampling import ROUND
 
-__all__ = ["Trawl", "TrawlJob", "finish_trawl", "trawl_records"]
+__all__ = ["Trawl", "TrawlJob", "WALK_STREAM", "finish_trawl", "provisional_trawl",
+           "settle_trawl", "trawl_records", "trawl_records_of"]
+
+#: The walks of cut-off estimates draw from the seed xor this (a stream of their own).
+WALK_STREAM = 0x5DEECE66D
 
 
 @gthinker.cache.jit("gSWORD functions", nogil=True)
@@ -67,9 +71,10 @@ class Trawl(gthinker.Task):
 
 def trawl_records(cg, batch):
     """SM records ``(data, starts)``, record i = [slot, d, data vertices...], of the
-    batch's stopped samples, and their slots."""
+    batch's samples stopped after d vertices (0 < d < nq), and their slots."""
     nq = cg.num_positions
-    slots = np.flatnonzero(batch.t_depth[: batch.slots] > 0)
+    depth = batch.t_depth[: batch.slots]
+    slots = np.flatnonzero((depth > 0) & (depth < nq))
     d = batch.t_depth[slots]
     coff = cg.candidate_offsets()
     rows = np.empty((len(slots), nq + 2), np.int64)
@@ -82,11 +87,59 @@ def trawl_records(cg, batch):
     return slots, (rows[keep].astype(np.int32), starts)
 
 
+def trawl_records_of(cg, batches):
+    """:func:`trawl_records` of several batches as one job's records, each tagged with
+    its slot plus the slots of the batches before it. Returns (records, [(batch,
+    slots, offset)]) for :func:`settle_trawl`."""
+    parts, data, starts, offset, at = [], [], [np.zeros(1, np.int64)], 0, 0
+    for b in batches:
+        slots, (d, st) = trawl_records(cg, b)
+        d = d.copy()
+        d[st[:-1]] += offset
+        data.append(d)
+        starts.append(st[1:] + at)
+        parts.append((b, slots, offset))
+        offset += b.slots
+        at += d.size
+    records = (np.concatenate(data) if data else np.zeros(0, np.int32), np.concatenate(starts))
+    return records, parts
+
+
+def provisional_trawl(cg, batch):
+    """Adds the trawled samples' values as their cut-off estimates (``batch.walked``
+    times the weight; a slot that ran to the end: its weight) to their rounds,
+    before any enumeration: :func:`settle_trawl` corrects the finished ones."""
+    nq = cg.num_positions
+    if batch.every <= 0 or not batch.slots:
+        return
+    depth = batch.t_depth[: batch.slots]
+    value = np.where(depth == nq, 1.0, batch.walked) * batch.t_weight[: batch.slots]
+    value[depth == 0] = 0.0
+    np.add.at(batch.out_sum, (np.arange(batch.slots) * batch.every) // ROUND, value)
+    batch.out_valid[:] += np.bincount((np.flatnonzero(depth == nq) * batch.every) // ROUND,
+                                      minlength=batch.rounds)
+    batch.t_depth[: batch.slots][depth == nq] = 0  # no record: it is a full sample
+
+
+def settle_trawl(batch, slots, matches, finished, stats):
+    """The enumerations of ``batch``'s trawled samples ended (``finished``) or were
+    cut off: a finished one's value becomes weight x its exact count (its cut-off
+    estimate, added by :func:`provisional_trawl`, is taken back)."""
+    done = slots[finished]
+    if done.size:
+        np.add.at(batch.out_sum, (done * batch.every) // ROUND,
+                  batch.t_weight[done] * (matches[finished] - batch.walked[done]))
+    stats["matches"] += int(matches[finished].sum())
+    stats["records"] += len(slots)
+    stats["finished"] += int(finished.sum())
+    stats["cut_off"] += int((~finished).sum())
+
+
 class TrawlJob:
     """Enumerates a batch's trawled prefixes on the CPU workers, in a thread,
     until ``cut()``."""
 
-    def __init__(self, data, plan_params, records, slots, threads, time_budget):
+    def __init__(self, data, plan_params, records, slots, threads):
         self.stop = gthinker.StopToken()
         self.result = None
         self.error = None
@@ -97,7 +150,7 @@ class TrawlJob:
             try:
                 self.result = gthinker.run(
                     Trawl, data, vertices=np.zeros(0, np.int32), records=records,
-                    params=plan_params, threads=threads, time_budget=time_budget,
+                    params=plan_params, threads=threads,
                     histogram_bins=max(int(slots.max()) + 1 if len(slots) else 1, 1),
                     stop=self.stop)
             except BaseException as exc:  # noqa: BLE001 - re-raised by cut()
@@ -132,7 +185,7 @@ def finish_trawl(ns, cg, batch, slots, matches, finished, seed, walks, refines, 
         values = np.empty(cut.size)
         ns["_walk_many"](cg.cgp, cg.cgi, batch.t_inst, batch.t_depth,
                          np.ascontiguousarray(slots[cut], dtype=np.int64),
-                         np.int64(seed ^ 0x5DEECE66D), np.int64(batch.first),
+                         np.int64(seed ^ WALK_STREAM), np.int64(batch.first),
                          np.int64(batch.every), np.int64(walks), refines, values)
         rest[cut] = values
     np.add.at(batch.out_sum, (slots * batch.every) // ROUND, batch.t_weight[slots] * rest)

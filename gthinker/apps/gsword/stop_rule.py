@@ -1,0 +1,64 @@
+"""When a gSWORD estimate stops drawing samples, and how its samples are split into
+batches for that: all of them drawn, the 95% interval within a relative error
+(``target_error``), or the time budget spent (``time_budget``). The rule is checked
+after each batch; a stop token (Ctrl-C) is the pipeline's own."""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["DEFAULT_BATCHES", "StopRule", "Z95", "batch_sizes"]
+
+#: The normal quantile of a two-sided 95% interval (estimate +- Z95 standard errors).
+Z95 = 1.96
+#: Batches without a stopping rule (the trawling pipeline runs over them).
+DEFAULT_BATCHES = 6
+#: With a stopping rule and no ``batches`` given: the first batch has
+#: ``samples / FIRST_SHARE`` samples (at least FIRST_MIN), each next one twice the
+#: one before, up to ``samples / MAX_SHARE``: the rule is checked early and often,
+#: and a stop overshoots by at most one batch.
+FIRST_SHARE, FIRST_MIN, MAX_SHARE = 256, 1024, 8
+
+
+class StopRule:
+    """``target_error``: stop once the 95% interval's half-width is at most this
+    share of the estimate (a relative error, > 0; an estimate of 0 never stops
+    it); ``time_budget``: stop once this many seconds have passed since the
+    estimate began (> 0). Either may be None."""
+
+    def __init__(self, target_error: float | None = None, time_budget: float | None = None):
+        for name, value in (("target_error", target_error), ("time_budget", time_budget)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                      or not math.isfinite(value) or value <= 0):
+                raise ValueError(f"{name} must be a number > 0, got {value!r}")
+        self.target_error = None if target_error is None else float(target_error)
+        self.time_budget = None if time_budget is None else float(time_budget)
+
+    @property
+    def active(self) -> bool:
+        return self.target_error is not None or self.time_budget is not None
+
+    def reason(self, estimate: float, stderr: float, elapsed: float) -> str | None:
+        """Why sampling stops now ("target_error" or "time_budget"), or None."""
+        if (self.target_error is not None and estimate > 0
+                and Z95 * stderr <= self.target_error * estimate):
+            return "target_error"
+        if self.time_budget is not None and elapsed >= self.time_budget:
+            return "time_budget"
+        return None
+
+
+def batch_sizes(samples: int, batches: int | None, rule: StopRule) -> list[int]:
+    """Samples per batch: ``batches`` equal ones (default DEFAULT_BATCHES); with a
+    stopping rule and ``batches`` None, growing ones (see FIRST_SHARE)."""
+    if batches is not None or not rule.active:
+        b = min(samples, DEFAULT_BATCHES if batches is None else batches)
+        return [samples // b + (1 if i < samples % b else 0) for i in range(b)]
+    size = max(FIRST_MIN, samples // FIRST_SHARE)
+    cap = max(size, samples // MAX_SHARE)
+    sizes, left = [], samples
+    while left > 0:
+        sizes.append(min(size, left))
+        left -= sizes[-1]
+        size = min(2 * size, cap)
+    return sizes
