@@ -27,6 +27,12 @@
 #     (16 threads) beside G2Miner on facebook_combined, email-Enron and R-MAT (env RMATS, e.g.
 #     "20:16 22:8" = scale:edge factor; PATTERNS, MODES, REPEAT, TAG; ALLSIZES=fb,enron adds
 #     every clique size on those graphs, CPU).
+# gsword-peer: gSWORD's public code (benchmarks/peers/gsword.sh; built unless $GSWORD_DIR/gsword
+#     exists, carry .peers too) beside gthinker: benchmarks/gsword_peer.py (env DATASETS, QUERIES,
+#     CONFIGS, SAMPLES, PROCESSES, TAG); GSTESTS=1 first runs the gSWORD GPU tests on the real GPU
+#     (GSTESTS_K: their -k); BASE=DIR also runs the driver on the gthinker tree in DIR (a baseline,
+#     e.g. a git archive of main; installed apart, under /tmp/base) for BASE_CONFIGS on
+#     BASE_DATASETS, before the tree here.
 # mce: builds MCE-GPU (benchmarks/peers/mce_gpu.sh, carry .peers too), runs the MCE GPU tests
 #     on the real GPU (MCETESTS=1), then benchmarks/mce_peer.py: gthinker gpu / hybrid / cpu
 #     (16 threads) / gpu-levels beside MCE-GPU's schemes on email-Enron, facebook_combined and
@@ -97,6 +103,28 @@ PY
       --samples "${SAMPLES:-1000000}" --configs "${CONFIGS:-cpu,gpu-O0,gpu-O1,gpu-O2,gpu-trawl}" \
       --estimators "${ESTIMATORS:-wj,alley}" --max-queries "${MAXQ:-0}" --results "$ROOT/benchmarks/results" \
       --out "$OUT/gsword${TAG:-}.json" 2>&1 | tee "$OUT/gsword${TAG:-}.log"
+    ;;
+  gsword-peer)
+    [ -x "${GSWORD_DIR:-/tmp/gsword}/gsword" ] \
+      || bash "$ROOT/benchmarks/peers/gsword.sh" build > "$OUT/gsword_build${TAG:-}.log" 2>&1 \
+      || { tail -30 "$OUT/gsword_build${TAG:-}.log"; exit 1; }
+    if [ -n "${GSTESTS:-}" ]; then
+      (cd "$ROOT" && GTHINKER_TEST_REAL_GPU=1 timeout 300 pytest -q -x -n 0 -p no:cacheprovider \
+         tests/test_gsword_gpu.py ${GSTESTS_K:+-k "$GSTESTS_K"}) 2>&1 | tail -8
+    fi
+    run=(--data "$ROOT/.data" --threads 16 --samples "${SAMPLES:-1000000}"
+         --exact "$ROOT/benchmarks/results/gsword_exact.json")
+    if [ -n "${BASE:-}" ]; then
+      python3 -m pip install -q --no-build-isolation --no-deps --target /tmp/base "$BASE"
+      PYTHONPATH=/tmp/base:$PYTHONPATH python3 "$ROOT/benchmarks/gsword_peer.py" "${run[@]}" \
+        --methods "" --processes 0 --configs "${BASE_CONFIGS:-gpu:wj,gpu:alley}" \
+        --datasets "${BASE_DATASETS:-hprd}" --queries "${QUERIES:-query_dense_16_1,query_dense_16_2,query_dense_16_3,query_dense_16_4,query_dense_16_5}" \
+        --out "$OUT/gsword_peer_base${TAG:-}" 2>&1 | tee "$OUT/gsword_peer_base${TAG:-}.log" | tail -12
+    fi
+    python3 "$ROOT/benchmarks/gsword_peer.py" "${run[@]}" --datasets "${DATASETS:-hprd,yeast,human}" \
+      --queries "${QUERIES:-query_dense_16_1,query_dense_16_2,query_dense_16_3,query_dense_16_4,query_dense_16_5}" \
+      --configs "${CONFIGS:-gpu:wj,gpu:alley,gpu:wj:notrawl,cpu:wj,cpu:alley}" \
+      --processes "${PROCESSES:-1}" --out "$OUT/gsword_peer${TAG:-}" 2>&1 | tee "$OUT/gsword_peer${TAG:-}.log"
     ;;
   mce)
     [ -x "${MCEGPU_DIR:-/tmp/mcegpu}/parallel_mce_on_gpus" ] \
