@@ -115,9 +115,9 @@ def provisional_trawl(cg, batch):
     depth = batch.t_depth[: batch.slots]
     value = np.where(depth == nq, 1.0, batch.walked) * batch.t_weight[: batch.slots]
     value[depth == 0] = 0.0
-    np.add.at(batch.out_sum, (np.arange(batch.slots) * batch.every) // ROUND, value)
-    batch.out_valid[:] += np.bincount((np.flatnonzero(depth == nq) * batch.every) // ROUND,
-                                      minlength=batch.rounds)
+    rounds = (np.arange(batch.slots) * batch.every) // ROUND
+    batch.out_sum += np.bincount(rounds, value, minlength=batch.rounds)
+    batch.out_valid += np.bincount(rounds[depth == nq], minlength=batch.rounds)
     batch.t_depth[: batch.slots][depth == nq] = 0  # no record: it is a full sample
 
 
@@ -127,8 +127,9 @@ def settle_trawl(batch, slots, matches, finished, stats):
     estimate, added by :func:`provisional_trawl`, is taken back)."""
     done = slots[finished]
     if done.size:
-        np.add.at(batch.out_sum, (done * batch.every) // ROUND,
-                  batch.t_weight[done] * (matches[finished] - batch.walked[done]))
+        batch.out_sum += np.bincount((done * batch.every) // ROUND, batch.t_weight[done]
+                                     * (matches[finished] - batch.walked[done]),
+                                     minlength=batch.rounds)
     stats["matches"] += int(matches[finished].sum())
     stats["records"] += len(slots)
     stats["finished"] += int(finished.sum())
