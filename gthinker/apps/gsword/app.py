@@ -93,6 +93,7 @@ from .trawl import (
     finish_trawl,
     provisional_trawl,
     settle_trawl,
+    stopped_slots,
     trawl_records,
     trawl_records_of,
 )
@@ -417,37 +418,52 @@ class _Pipeline:
 
     def _on_gpu(self, todo, stop, progress):
         sampler = self.sampler
-        trawling = self.plan_params is not None
-        if trawling:
+        if self.plan_params is not None:
             sampler.trawl(todo, self.seed, self.cutoff_walks)
+        sampler.start(todo)
+        # Without anything to see each batch as it ends, every batch is launched at
+        # once; else one ahead of the batch waited for.
         checks = stop is not None or progress is not None or self.rule.active
+        ahead = 1 if checks else len(todo)
         job = parts = None
-        in_flight = []
-        for batch in todo:
-            sampler.launch(batch, self.seed)
-            in_flight.append(batch)
-            if trawling and job is None:  # the GPU samples the first batch meanwhile
+        launched = waited = 0
+        while waited < launched or launched < len(todo):
+            while launched < len(todo) and launched - waited <= ahead:
+                sampler.launch(todo[launched], self.seed)
+                launched += 1
+            if self.plan_params is not None and job is None:
                 job, parts = self._start_trawl(todo)
-            if checks and len(in_flight) == 2:  # wait for the batch before the last launch
-                if self._collect(in_flight.pop(0), True, len(todo), stop, progress):
-                    break
-        for batch in in_flight:
-            self._collect(batch, batch is not todo[-1], len(todo), stop, progress)
-        if job is not None:
+            batch = todo[waited]
+            waited += 1
+            if self._collect(batch, waited < len(todo), len(todo), stop, progress):
+                for left in todo[waited:launched]:  # launched already: counted
+                    self._collect(left, False, len(todo), stop, progress)
+                break
+        if job:
             self._settle(job, parts)
+        elif job is False:  # no enumeration: every trawled sample was cut off at once
+            cut = sum(int(stopped_slots(self.cg, b).sum()) for b in self.done if b.every > 0)
+            self.stats["records"] += cut
+            self.stats["cut_off"] += cut
 
     def _collect(self, batch, more, total, stop, progress):
-        self.sampler.collect(batch)
+        self.sampler.collect([batch])
         if self.plan_params is not None:
             provisional_trawl(self.cg, batch)
         return self._completed(batch, more, total, stop, progress)
 
     def _start_trawl(self, todo):
-        """One enumeration of the trawled prefixes of every batch (None: there are none)."""
+        """One enumeration of the trawled prefixes of every batch (a TrawlJob and the
+        parts for :meth:`_settle`), or False where there are none, or where the
+        GPU has already sampled every batch launched (without ``trawl_window``): the
+        window is closed, so every trawled sample is cut off before it starts (its
+        value is its cut-off estimate) and no CPU job is started."""
+        if not self.sampler.busy() and self.trawl_window is None:
+            return False, None
         records, parts = trawl_records_of(self.cg, todo)
         slots = np.concatenate([s + off for _, s, off in parts]) if parts else np.zeros(0)
         if not len(slots):
-            return None, None
+            return False, None
         return TrawlJob(self.data, self.plan_params, records, slots, self.threads), parts
 
     def _settle(self, job, parts):

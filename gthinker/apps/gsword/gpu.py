@@ -207,7 +207,7 @@ def _sampling_kernel(ns, step, inherit, warps):
     validate = ns["_est_validate"]
     maxq = MAX_QUERY
 
-    def kernel(cgp, cgi, seed, first, n, every, rounds, per_block, out_sum, out_valid):
+    def kernel(cgp, cgi, seed, first, n, every, rounds, per_block, r0, out_sum, out_valid):
         sh = cuda.shared.array((warps, 32, maxq), int32)
         pool = cuda.shared.array(1, int32)
         tid = cuda.threadIdx.x
@@ -253,8 +253,8 @@ def _sampling_kernel(ns, step, inherit, warps):
                         alive = False
             val, cnt = _round_totals(alive, weight)
             if lane == 0:
-                out_sum[r] = val
-                out_valid[r] = cnt
+                out_sum[r0 + r] = val
+                out_valid[r0 + r] = cnt
             cuda.syncwarp(FULL)
 
     return kernel
@@ -372,6 +372,11 @@ class _Clock:
         if self.simulated:
             self.ended = time.perf_counter()
 
+    def done(self) -> bool:
+        """Have the kernels launched so far ended? (Asks without waiting; the
+        simulator, which runs each launch to its end, says no.)"""
+        return not self.simulated and self.ended is not None and self.ended.query()
+
     def seconds(self) -> float:
         if self.begun is None or self.ended is None:
             return 0.0
@@ -455,13 +460,21 @@ class GPUSampler:
             b.walked /= walks
             at += b.slots
 
+    def start(self, batches):
+        """Allocates the round sums of ``batches`` (one array for the run: each
+        batch writes from its first round on)."""
+        rounds = sum(b.rounds for b in batches)
+        self.d_sum = cuda.device_array(max(rounds, 1), np.float64)
+        self.d_valid = cuda.device_array(max(rounds, 1), np.int64)
+        at = 0
+        for b in batches:
+            b.r0 = at
+            at += b.rounds
+
     def launch(self, batch, seed):
         """Starts sampling ``batch`` (returns at once; :meth:`collect` waits)."""
-        batch.d_sum = batch.d_valid = None
         if self.cg.empty() or batch.rounds == 0:
             return
-        batch.d_sum = cuda.device_array(batch.rounds, np.float64)
-        batch.d_valid = cuda.device_array(batch.rounds, np.int64)
         want = math.ceil(batch.rounds / (self.warps * self.rounds_per_warp))
         blocks = min(self.max_blocks, max(self.min_blocks, want))
         per_block = math.ceil(batch.rounds / blocks)
@@ -470,22 +483,33 @@ class GPUSampler:
             self.kernel[blocks, 32 * self.warps](
                 self.d_cgp, self.d_cgi, np.int64(seed), np.int64(batch.first),
                 np.int64(batch.n), np.int64(batch.every), np.int64(batch.rounds),
-                np.int64(per_block), batch.d_sum, batch.d_valid)
+                np.int64(per_block), np.int64(batch.r0), self.d_sum, self.d_valid)
         self.clock.mark()
 
-    def collect(self, batch):
-        """Waits for ``batch`` and copies its round sums and valid counts back."""
-        if batch.d_sum is not None:
-            batch.d_sum.copy_to_host(batch.out_sum)
-            batch.d_valid.copy_to_host(batch.out_valid)
+    def busy(self) -> bool:
+        """Is the GPU still sampling what was launched? (Asks without waiting.)"""
+        return not self.clock.done()
+
+    def collect(self, batches):
+        """Waits for ``batches`` (consecutive, launched) and copies their round sums
+        and valid counts back."""
+        if self.cg.empty() or not batches:
+            return
+        lo = batches[0].r0
+        hi = batches[-1].r0 + batches[-1].rounds
+        if hi > lo:
+            sums, valid = self.d_sum[lo:hi].copy_to_host(), self.d_valid[lo:hi].copy_to_host()
             self.clock.waited()
-        batch.d_sum = batch.d_valid = None
+            for b in batches:
+                b.out_sum[:] = sums[b.r0 - lo: b.r0 - lo + b.rounds]
+                b.out_valid[:] = valid[b.r0 - lo: b.r0 - lo + b.rounds]
 
     def run(self, batch, seed, walks=1):
         """Samples ``batch`` (its trawled samples first) and waits for it."""
         self.trawl([batch], seed, walks)
+        self.start([batch])
         self.launch(batch, seed)
-        self.collect(batch)
+        self.collect([batch])
 
 
 assert ROUND == 32

@@ -23,7 +23,7 @@ from ..sm.search import search
 from .sampling import ROUND
 
 __all__ = ["Trawl", "TrawlJob", "WALK_STREAM", "finish_trawl", "provisional_trawl",
-           "settle_trawl", "trawl_records", "trawl_records_of"]
+           "settle_trawl", "stopped_slots", "trawl_records", "trawl_records_of"]
 
 #: The walks of cut-off estimates draw from the seed xor this (a stream of their own).
 WALK_STREAM = 0x5DEECE66D
@@ -69,12 +69,18 @@ class Trawl(gthinker.Task):
         _trawl_compute(ctx, record)
 
 
+def stopped_slots(cg, batch):
+    """Which trawl slots of ``batch`` hold a prefix to enumerate: a sample stopped
+    after d vertices, 0 < d < nq (0: it died first; nq: it ran to the end)."""
+    depth = batch.t_depth[: batch.slots]
+    return (depth > 0) & (depth < cg.num_positions)
+
+
 def trawl_records(cg, batch):
     """SM records ``(data, starts)``, record i = [slot, d, data vertices...], of the
-    batch's samples stopped after d vertices (0 < d < nq), and their slots."""
+    batch's samples stopped after d vertices (:func:`stopped_slots`), and their slots."""
     nq = cg.num_positions
-    depth = batch.t_depth[: batch.slots]
-    slots = np.flatnonzero((depth > 0) & (depth < nq))
+    slots = np.flatnonzero(stopped_slots(cg, batch))
     d = batch.t_depth[slots]
     coff = cg.candidate_offsets()
     rows = np.empty((len(slots), nq + 2), np.int64)
