@@ -20,9 +20,15 @@ can read another's.
   with probability ``(sum of the 32 weights) / (total so far)``. The rest is
   streamed by each lane alone. Either way the kept candidate has probability
   ``w / W``.
-- **Trawling**: sample ``i`` of the batch with ``i % every == 0`` stops after
-  ``d`` vertices (drawn with P(d = j) proportional to 2^-j) and writes its
-  prefix and weight to slot ``i // every`` for the CPU workers.
+- **Trawling**: sample ``i`` of a batch with ``i % every == 0`` is drawn by the
+  trawl kernel, alone (the CPU's walk: both stop at the same prefixes): it stops
+  after ``d`` vertices (P(d = j) proportional to 2^-j) and its prefix and weight
+  go to slot ``i // every`` for the CPU workers; the walks kernel draws its
+  cut-off walks (the CPU's, bit for bit). The batch kernels skip these samples.
+
+Launches return at once: the pipeline (:mod:`gthinker.apps.gsword.app`) launches
+the batches back to back and waits only for the round sums it needs. Grids have
+at least a block per multiprocessor (:func:`gthinker.gpu.launch.blocks`).
 
 The random draws of a lane come from a counter-based generator keyed by the
 seed and the sample's id, so a seed gives the same estimate however the
