@@ -88,6 +88,7 @@ from .sampling import (  # noqa: F401 - re-exported: the app's public names
 )
 from .stop_rule import StopRule, batch_sizes
 from .trawl import (
+    MIN_TRAWL_WINDOW,
     Trawl,
     TrawlJob,
     finish_trawl,
@@ -455,10 +456,14 @@ class _Pipeline:
     def _start_trawl(self, todo):
         """One enumeration of the trawled prefixes of every batch (a TrawlJob and the
         parts for :meth:`_settle`), or False where there are none, or where the
-        GPU has already sampled every batch launched (without ``trawl_window``): the
-        window is closed, so every trawled sample is cut off before it starts (its
-        value is its cut-off estimate) and no CPU job is started."""
-        if not self.sampler.busy() and self.trawl_window is None:
+        batches after the first will sample for less than MIN_TRAWL_WINDOW (going by
+        the first one's GPU time; without ``trawl_window``): then every trawled
+        sample is cut off before it starts (its value is its cut-off estimate) and
+        no CPU job is started. (The first batch's time does not depend on the
+        trawled samples, drawn apart: the estimate stays unbiased.)"""
+        first = self.sampler.batch_seconds(todo[0])
+        if (self.trawl_window is None and first is not None
+                and first * (len(todo) - 1) < MIN_TRAWL_WINDOW):
             return False, None
         records, parts = trawl_records_of(self.cg, todo)
         slots = np.concatenate([s + off for _, s, off in parts]) if parts else np.zeros(0)

@@ -315,6 +315,17 @@ def _walks_kernel(ns, refines):
     return kernel
 
 
+def _walk_means(values, walks, out):
+    """out[j] = the mean of walks ``j * walks`` .. ``j * walks + walks - 1``, summed in
+    order (as the CPU's :func:`~gthinker.apps.gsword.sampling._walk_from`: the same
+    float)."""
+    for j in range(cuda.grid(1), out.size, cuda.gridsize(1)):
+        total = 0.0
+        for t in range(walks):
+            total += values[j * walks + t]
+        out[j] = total / walks
+
+
 def build_kernel(est, inheritance: bool, streaming: bool, warps: int = WARPS):
     """The sampling kernel of estimator ``est`` with ``warps`` warps per block
     (compiled once per options and process)."""
@@ -378,11 +389,6 @@ class _Clock:
         if self.simulated:
             self.ended = time.perf_counter()
 
-    def done(self) -> bool:
-        """Have the kernels launched so far ended? (Asks without waiting; the
-        simulator, which runs each launch to its end, says no.)"""
-        return not self.simulated and self.ended is not None and self.ended.query()
-
     def seconds(self) -> float:
         if self.begun is None or self.ended is None:
             return 0.0
@@ -442,6 +448,9 @@ class GPUSampler:
         d_depth = cuda.device_array(sid.size, np.int64)
         d_weight = cuda.device_array(sid.size, np.float64)
         d_walks = cuda.device_array(sid.size * walks, np.float64)
+        d_means = cuda.device_array(sid.size, np.float64)
+        means = launch.kernel(_walk_means, name="gsword_walk_means",
+                              label="gSWORD's cut-off estimates (GPU)")
         grid = launch.blocks(TRAWL_BLOCKS_PER_SM)
         self.clock.start()
         with _quiet_simulator(self.simulated):
@@ -449,10 +458,10 @@ class GPUSampler:
                                        d_depth, d_weight)
             walk[grid, TRAWL_THREADS](self.d_cgp, self.d_cgi, np.int64(seed ^ WALK_STREAM),
                                       d_sid, d_inst, d_depth, np.int64(walks), d_walks)
+            means[grid, TRAWL_THREADS](d_walks, np.int64(walks), d_means)
         self.clock.mark()
         inst, depth = d_inst.copy_to_host(), d_depth.copy_to_host()
-        weight = d_weight.copy_to_host()
-        walked = d_walks.copy_to_host().reshape(sid.size, walks)
+        weight, walked = d_weight.copy_to_host(), d_means.copy_to_host()
         self.clock.waited()
         at = 0
         for b in batches:
@@ -460,10 +469,7 @@ class GPUSampler:
             b.t_inst[:] = inst[part]
             b.t_depth[:] = depth[part]
             b.t_weight[:] = weight[part]
-            b.walked = np.zeros(b.slots)
-            for t in range(walks):  # summed in the CPU's order: the same float
-                b.walked += walked[part, t]
-            b.walked /= walks
+            b.walked = walked[part]
             at += b.slots
 
     def start(self, batches):
@@ -485,16 +491,22 @@ class GPUSampler:
         blocks = min(self.max_blocks, max(self.min_blocks, want))
         per_block = math.ceil(batch.rounds / blocks)
         self.clock.start()
+        batch.began = None if self.simulated else _recorded()
         with _quiet_simulator(self.simulated):
             self.kernel[blocks, 32 * self.warps](
                 self.d_cgp, self.d_cgi, np.int64(seed), np.int64(batch.first),
                 np.int64(batch.n), np.int64(batch.every), np.int64(batch.rounds),
                 np.int64(per_block), np.int64(batch.r0), self.d_sum, self.d_valid)
         self.clock.mark()
+        batch.ended = self.clock.ended
 
-    def busy(self) -> bool:
-        """Is the GPU still sampling what was launched? (Asks without waiting.)"""
-        return not self.clock.done()
+    def batch_seconds(self, batch) -> float | None:
+        """The GPU time of a launched ``batch`` (waits for it); None on the
+        simulator, whose times mean nothing."""
+        if self.simulated or getattr(batch, "began", None) is None:
+            return None
+        batch.ended.synchronize()
+        return cuda.event_elapsed_time(batch.began, batch.ended) / 1000.0
 
     def collect(self, batches):
         """Waits for ``batches`` (consecutive, launched) and copies their round sums

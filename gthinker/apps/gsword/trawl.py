@@ -22,11 +22,16 @@ from ..matching.planner import H_BACK, H_BACK_PTR, is_admissible
 from ..sm.search import search
 from .sampling import ROUND
 
-__all__ = ["Trawl", "TrawlJob", "WALK_STREAM", "finish_trawl", "provisional_trawl",
-           "settle_trawl", "stopped_slots", "trawl_records", "trawl_records_of"]
+__all__ = ["MIN_TRAWL_WINDOW", "Trawl", "TrawlJob", "WALK_STREAM", "finish_trawl",
+           "provisional_trawl", "settle_trawl", "stopped_slots", "trawl_records",
+           "trawl_records_of"]
 
 #: The walks of cut-off estimates draw from the seed xor this (a stream of their own).
 WALK_STREAM = 0x5DEECE66D
+#: Seconds of GPU sampling below which a GPU run starts no enumeration: starting a
+#: trawl job and cutting it off took 10-25 ms on the H100 machine's host (16 threads,
+#: ~20,000 records), and none of them finished within windows of 1-20 ms.
+MIN_TRAWL_WINDOW = 0.02
 
 
 @gthinker.cache.jit("gSWORD functions", nogil=True)
