@@ -121,6 +121,20 @@ def test_gpu_pipeline_gives_the_cpus_estimate():
     assert gpu.valid_ratio == cpu.valid_ratio and gpu.stopped is None
 
 
+def test_no_trawl_job_where_the_gpu_is_done_too_soon(monkeypatch):
+    """Batches that will sample for less than MIN_TRAWL_WINDOW start no enumeration:
+    every trawled sample takes its walk estimate (the simulator's batch times mean
+    nothing, so the first batch's is set here)."""
+    data, query = _labeled()
+    monkeypatch.setattr(GPUSampler, "batch_seconds", lambda self, batch: 1e-6)
+    with fast_switching():
+        r = gsword.estimate(data, query, "wj", mode="gpu", samples=192, seed=2, batches=3,
+                            trawl_samples=16)
+    assert r.trawl_stats["records"] > 0 and r.trawl_stats["finished"] == 0
+    assert r.trawl_stats["cut_off"] == r.trawl_stats["records"]
+    assert r.trawl_stats["trawl_seconds"] == 0 and r.estimate > 0
+
+
 def test_gpu_stops_one_batch_after_the_rule_says_so():
     """The GPU launches a batch before it waits for the one before: a rule met
     after the first batch keeps the second, already launched."""
