@@ -59,22 +59,36 @@ from gthinker.bits import lowest_bit, pop_lowest, popcount
 from gthinker.setops import intersect, intersect_size
 from gthinker.task import pointer_intrinsic
 
-from ..sm import app as sm
+from ..matching import planner
+from ..matching.pattern_plan import PatternPlan, pattern_plan
+from ..matching.patterns import PATTERNS, as_query, is_pattern
+from ..matching.planner import check_query
+from ..sm import engine
+from . import formulas
 from .local_graphs import local_graph
 from .pivoter import CliqueTree, clique_counts, tally_bins
+from .ranges import spill_rest, work_ranges
 
 __all__ = ["CliqueCount", "CliqueTree", "CountResult", "MiddleGraph", "MiddleTriangles",
-           "VertexTriangles", "count", "oriented", "middle_graph", "work_ranges", "clique_size"]
+           "VertexTriangles", "count", "count_plan", "oriented", "middle_graph", "takes",
+           "work_ranges", "clique_size"]
 
 _CLIQUE = re.compile(r"^(\d+)-clique$")
 
 
 def clique_size(pattern) -> int | None:
-    """k for ``"triangle"`` (3) or ``"k-clique"``; None for any other pattern."""
+    """k for ``"triangle"`` (3), ``"k-clique"``, or a pattern file or graph that is a
+    k-clique (unlabeled, or all its labels equal); None for any other pattern."""
     if pattern == "triangle":
         return 3
-    m = _CLIQUE.match(pattern) if isinstance(pattern, str) else None
-    return int(m.group(1)) if m else None
+    if isinstance(pattern, str):
+        m = _CLIQUE.match(pattern)
+        if m or is_pattern(pattern) or pattern == "cliques" or not os.path.exists(pattern):
+            return int(m.group(1)) if m else None
+    query = as_query(pattern)
+    n = query.num_vertices
+    uniform = query.labels is None or len(np.unique(query.labels)) <= 1
+    return n if n and uniform and query.num_edges == n * (n - 1) // 2 else None
 
 
 # ---- the oriented graph ---------------------------------------------------------------
@@ -276,23 +290,6 @@ def _triangles_at(ctx, v, mark):
 
 
 @gthinker.cache.jit("counting functions", nogil=True)
-def _spill_range(ctx, lo, hi):
-    task = np.empty(2, np.int32)
-    task[0] = -1 - lo
-    task[1] = hi
-    ctx.add_task(task)
-
-
-@gthinker.cache.jit("counting functions", nogil=True)
-def _spill_rest(ctx, v, hi):
-    """A timed-out range task hands the rest of its range, [v, hi), on in two halves."""
-    mid = (v + hi) >> 1
-    if v < mid:
-        _spill_range(ctx, v, mid)
-    _spill_range(ctx, mid, hi)
-
-
-@gthinker.cache.jit("counting functions", nogil=True)
 def _count_range(ctx, lo, hi):
     """The cliques whose first vertex is in [lo, hi); a timed-out task hands the
     rest of its range on in two halves."""
@@ -302,7 +299,7 @@ def _count_range(ctx, lo, hi):
     one = np.empty(1, np.int32)
     for v in range(lo, hi):
         if ctx.timed_out():
-            _spill_rest(ctx, v, hi)
+            spill_rest(ctx, v, hi)
             break
         if ctx.degree(v) < k - 1:
             continue
@@ -463,7 +460,7 @@ def _middle_range(ctx, lo, hi):
     total = 0
     for u in range(lo, hi):
         if ctx.timed_out():
-            _spill_rest(ctx, u, hi)
+            spill_rest(ctx, u, hi)
             break
         if in_ptr[u] < in_ptr[u + 1] and indptr[u] < indptr[u + 1]:
             total += _middle_triangles(indptr, indices, in_ptr, in_src, in_off, u, mark)
@@ -516,7 +513,7 @@ def _vertex_triangles_range(ctx, lo, hi):
     mark = np.zeros(ctx.indptr.size - 1, np.uint8)
     for v in range(lo, hi):
         if ctx.timed_out():
-            _spill_rest(ctx, v, hi)
+            spill_rest(ctx, v, hi)
             break
         if ctx.degree(v) >= 2:
             _vertex_triangles_at(ctx, v, mark, per)
@@ -542,19 +539,6 @@ def vertex_ranges(dag: gthinker.Graph, parts: int,
     lo, hi = (0, dag.num_vertices) if within is None else (within.start, within.stop)
     work = np.concatenate([[0], np.cumsum(np.diff(dag.indptr[lo : hi + 1]) ** 2 + 1)])
     return work_ranges(work, parts, lo)
-
-
-def work_ranges(work: np.ndarray, parts: int, lo: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """About ``parts`` range records ``[-1 - a, b]`` of alike work, from the cumulative
-    work ``work`` (``work[i]``: before vertex ``lo + i``; ``work[0] = 0``)."""
-    hi = lo + work.size - 1
-    cuts = lo + np.searchsorted(work[1:], np.linspace(0, work[-1], parts + 1)[1:-1]) \
-        if hi > lo else []
-    bounds = np.unique(np.concatenate([[lo], cuts, [hi]])).astype(np.int64)
-    data = np.empty((bounds.size - 1, 2), np.int32)
-    data[:, 0] = -1 - bounds[:-1]
-    data[:, 1] = bounds[1:]
-    return data.ravel(), np.arange(0, data.size + 1, 2, dtype=np.int64)
 
 
 # ---- the API ------------------------------------------------------------------------
@@ -636,8 +620,68 @@ def count(graph, pattern: str = "triangle", mode: str = "auto", threads: int | N
         options["vertices"] = vertices
     if per_vertex:
         return _per_vertex(graph, name, k, mode, threads, time_budget, progress, options)
-    if pattern != "cliques" and k is None:
-        return _by_matching(graph, pattern, name, mode, threads, time_budget, progress, options)
+    if pattern == "cliques":
+        return _cliques(graph, name, None, mode, threads, time_budget, progress, options)
+    if k is not None:
+        return _cliques(graph, name, k, mode, threads, time_budget, progress, options)
+    t0 = time.perf_counter()
+    pp = pattern_plan(_query_of(pattern, graph))
+    options["prepare_seconds"] = time.perf_counter() - t0
+    return count_plan(graph, pp, name, mode, threads, time_budget, progress, **options)
+
+
+def takes(plan: PatternPlan, mode: str = "auto") -> bool:
+    """Does :func:`count_plan` count this pattern without the matching search (a
+    clique; a shape with a formula, in mode cpu or auto)?"""
+    return plan.clique is not None or (plan.shape in formulas.FORMULAS
+                                       and mode in ("auto", "cpu"))
+
+
+def count_plan(graph, plan: PatternPlan, name: str | None = None, mode: str = "auto",
+               threads: int | None = None, time_budget: float | None = None, progress=None,
+               prepare_seconds: float = 0.0, **options) -> CountResult:
+    """Counts the distinct subgraphs of the unlabeled ``graph`` isomorphic to the
+    pattern of ``plan`` (:func:`gthinker.apps.matching.pattern_plan.pattern_plan`;
+    its labels, if any, are ignored): a clique on the oriented graph, a shape of
+    :data:`gthinker.apps.count.formulas.FORMULAS` by its formula (CPU; not with
+    ``vertices``), anything else by the matching search under the plan's
+    restrictions, its last levels counted from intersection sizes."""
+    graph = gthinker.as_graph(graph)
+    name = name or plan.shape or "pattern"
+    if plan.clique is not None:
+        return _cliques(graph, name, plan.clique, mode, threads, time_budget, progress, options)
+    if plan.shape in formulas.FORMULAS and mode in ("auto", "cpu") and \
+            "vertices" not in options:
+        return _formula(graph, name, plan.shape, threads, time_budget, progress, options,
+                        prepare_seconds)
+    query = gthinker.Graph.from_edges(np.array(plan.edges, np.int64).reshape(-1, 2),
+                                      num_vertices=plan.num_vertices)
+    t0 = time.perf_counter()
+    p = planner.plan(graph, query, unique=True, order=plan.order)
+    prepare_seconds += time.perf_counter() - t0
+    res, _, why = engine.run_plan(graph, p, mode, threads=threads, time_budget=time_budget,
+                                  progress=progress, **options)
+    return CountResult(name, res.counters["matches"], res.seconds, res.mode, res.threads,
+                       "subgraph matching", prepare_seconds=prepare_seconds,
+                       compile_seconds=res.compile_seconds, mode_reason=why, stats=res.stats)
+
+
+def _formula(graph, name, shape, threads, time_budget, progress, options, prepare):
+    """A shape of :data:`formulas.FORMULAS`, from per-edge sums (CPU)."""
+    threads = threads or gthinker.default_threads()
+    options.setdefault("cpu_task_batch", 1)
+    res = gthinker.run(formulas.EdgeStats, graph, mode="cpu", threads=threads,
+                       time_budget=time_budget, vertices=[],
+                       records=work_ranges(formulas.wedge_work(graph), 16 * threads),
+                       progress=progress, **options)
+    return CountResult(name, formulas.from_sums(shape, res.counters), res.seconds, "cpu",
+                       res.threads, f"formula ({shape})", prepare_seconds=prepare,
+                       compile_seconds=res.compile_seconds,
+                       mode_reason=f"a formula counts {shape} (CPU)", stats=res.stats)
+
+
+def _cliques(graph, name, k, mode, threads, time_budget, progress, options):
+    """k-cliques (or, with ``k=None``, cliques of every size) on the oriented graph."""
     mode, why = gthinker.gpu.resolve_mode(mode, auto="gpu",
                                           cpu_because=gthinker.gpu.small_graph(graph))
     if k == 3 and mode == "cpu" and "vertices" not in options:
@@ -645,12 +689,12 @@ def count(graph, pattern: str = "triangle", mode: str = "auto", threads: int | N
     t0 = time.perf_counter()
     dag = oriented(graph)
     prepare = time.perf_counter() - t0
-    if pattern == "cliques":
+    if k is None:
         if mode != "cpu":
             mode, why = "cpu", "counting every clique size runs on the CPU"
         return _all_cliques(graph, dag, mode, why, threads, time_budget, progress, options,
                             prepare)
-    if k is not None and k < 3:
+    if k < 3:
         n = graph.num_vertices if k == 1 else graph.num_edges
         return CountResult(name, n, 0.0, "cpu", 0, "trivial", prepare_seconds=prepare,
                            mode_reason=f"{k}-cliques are the {'vertices' if k == 1 else 'edges'}")
@@ -785,19 +829,20 @@ def _all_cliques(graph, dag, mode, why, threads, time_budget, progress, options,
                        compile_seconds=res.compile_seconds, mode_reason=why, stats=res.stats)
 
 
-def _by_matching(graph, pattern, name, mode, threads, time_budget, progress, options):
-    t0 = time.perf_counter()
-    if isinstance(pattern, str) and not os.path.exists(pattern) and not sm.is_pattern(pattern):
+def _query_of(pattern, graph) -> gthinker.Graph:
+    """The unlabeled query graph of a pattern name, file or graph; ValueError for an
+    unknown name, a labeled data graph, or a pattern with more than one label."""
+    if isinstance(pattern, str) and not os.path.exists(pattern) and not is_pattern(pattern):
         raise ValueError(f"unknown pattern {pattern!r}: use triangle, k-clique, cliques, "
-                         f"{', '.join(sm.PATTERNS)}, k-path, k-star, or a pattern file")
-    query = sm.as_query(pattern)
-    if query.labels is not None or graph.labels is not None:
-        raise ValueError("count takes unlabeled graphs and patterns; use `gthinker sm` for "
-                         "labeled matching")
-    prepare = time.perf_counter() - t0
-    res = sm.count(graph, query, unique=True, mode=mode, threads=threads,
-                   time_budget=time_budget, progress=progress, **options)
-    return CountResult(name, res.count, res.seconds, res.mode, res.threads,
-                       "subgraph matching", prepare_seconds=prepare,
-                       compile_seconds=res.compile_seconds, mode_reason=res.mode_reason,
-                       stats=res.stats)
+                         f"motifs, {', '.join(PATTERNS)}, k-path, k-star, or a pattern file")
+    query = as_query(pattern)
+    if graph.labels is not None:
+        raise ValueError("count takes unlabeled graphs; use `gthinker sm` for labeled "
+                         "matching")
+    if query.labels is not None:
+        if len(np.unique(query.labels)) > 1:
+            raise ValueError("count takes unlabeled patterns (or patterns whose labels are "
+                             "all equal); use `gthinker sm` for labeled matching")
+        query = gthinker.Graph(query.indptr, query.indices)
+    check_query(graph, query)
+    return query

@@ -38,7 +38,8 @@ positions are count-only (the pattern plan's ``count_only``; 0: enumerate every
 level); ``H_TAIL_CHAIN``: 1 when restrictions join those positions to each other;
 ``H_TAIL_FILTER``: 1 when their candidates must still be checked against ``C(u)``
 (labeled queries: the label; unlabeled, adjacency to every neighbour implies the
-degree filter).
+degree filter); ``H_TAIL_SAME``: 1 when the last two positions have the same
+backward neighbours (one intersection serves both).
 
 **Search records.** A partial match of the first ``k`` positions of the order is
 the record ``[k, M[0], ..., M[k-1]]`` (data vertices, int32), on the CPU and in the
@@ -63,8 +64,8 @@ from .patterns import as_query
 __all__ = ["HEADER", "Plan", "admissible", "admissible_within", "backward_positions",
            "check_query", "checked_order", "constraint_ranges", "constraint_ranges_cpu",
            "device_functions", "edges_between", "filter_candidates", "in_candidates",
-           "is_admissible", "is_admissible_within", "is_candidate", "matching_order", "order_for",
-           "plan", "quicksi_order", "symmetry_constraints"]
+           "is_admissible", "is_admissible_within", "is_candidate", "label_subgraph",
+           "matching_order", "order_for", "plan", "quicksi_order", "symmetry_constraints"]
 
 # ---- the params layout ---------------------------------------------------------------
 
@@ -72,8 +73,8 @@ H_NQ, H_CAP, H_WORDS, H_LIMITED = 0, 1, 2, 3
 H_SRC_PTR, H_SRC, H_REUSE = 4, 5, 6
 H_LESS_PTR, H_LESS, H_MORE_PTR, H_MORE, H_BITMAP = 7, 8, 9, 10, 11
 H_BACK_PTR, H_BACK, H_ORDER = 12, 13, 14
-H_TAIL, H_TAIL_CHAIN, H_TAIL_FILTER = 15, 16, 17
-HEADER = 18
+H_TAIL, H_TAIL_CHAIN, H_TAIL_FILTER, H_TAIL_SAME = 15, 16, 17, 18
+HEADER = 19
 
 
 # ---- the query, and candidate filtering ----------------------------------------------
@@ -136,6 +137,16 @@ def filter_candidates(data: gthinker.Graph, query: gthinker.Graph) -> list:
             ok &= (dn >= qn[u]).all(axis=1)
         out.append(np.flatnonzero(ok).astype(np.int32))
     return out
+
+
+def label_subgraph(data: gthinker.Graph, label: int) -> gthinker.Graph:
+    """The subgraph of ``data`` induced by its vertices labeled ``label``, unlabeled
+    (where a query whose labels all equal ``label`` has all its matches)."""
+    keep = np.asarray(data.labels) == label
+    rows = np.repeat(np.arange(data.num_vertices), np.diff(data.indptr))
+    mask = keep[rows] & keep[data.indices] & (rows < data.indices)
+    edges = np.stack([rows[mask], data.indices[mask]], axis=1).astype(np.int64)
+    return gthinker.Graph.from_edges(edges, num_vertices=data.num_vertices)
 
 
 def edges_between(data: gthinker.Graph, sources, targets) -> np.ndarray:
@@ -376,6 +387,7 @@ def plan(data, query, unique: bool = False, limited: bool = False, order=None) -
     header[H_TAIL] = tail
     header[H_TAIL_CHAIN] = int(unique and pp.tail_chain())
     header[H_TAIL_FILTER] = int(query.labels is not None)
+    header[H_TAIL_SAME] = int(nq >= 2 and back[-1] == back[-2])
     return Plan(order=order, candidates=[cands[u] for u in range(nq)],
                 constraints=[(pp.order[i], pp.order[j]) for i, j in restrictions],
                 automorphisms=pp.automorphisms, params=_pack(header, parts), pattern=pp)

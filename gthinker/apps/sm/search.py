@@ -37,6 +37,7 @@ from ..matching.planner import (
     H_TAIL,
     H_TAIL_CHAIN,
     H_TAIL_FILTER,
+    H_TAIL_SAME,
     constraint_ranges_cpu,
     is_admissible_within,
     is_candidate,
@@ -271,15 +272,52 @@ def _filtered(P, M, S, s, d, out):
 
 
 @gthinker.cache.jit("SM functions", nogil=True)
-def _pairs_below(A, na, B, nb):
-    """``|{(x, y) : x in A, y in B, x < y}|`` for sorted ``A``, ``B``."""
-    n = 0
-    i = 0
-    for j in range(nb):
-        while i < na and A[i] < B[j]:
-            i += 1
-        n += i
+def _pairs(P, M, A, na, S, s, d, joined):
+    """The pairs ``(x, y)``, ``x`` in the filtered ``A[:na]`` (position ``d - 1``),
+    ``y`` a vertex of the sorted ``S`` that may take position ``d`` after ``M[:s]``:
+    ``x != y``, and ``x < y`` when ``joined``. ``S`` is never filtered into a copy:
+    a count above each bound and one binary search per ``x``."""
+    lo = _floor(P, M, d, s)
+    check = P[H_TAIL_FILTER] != 0
+    if joined:
+        n = 0
+        for i in range(na):
+            x = A[i]
+            n += _count_above(P, M, S, s, d, x if x > lo else lo)
+        return n
+    n = na * _count_above(P, M, S, s, d, lo)
+    for i in range(na):  # x == y: x may take position d too
+        x = A[i]
+        if x > lo and (not check or is_candidate(P, d, x)):
+            j = lower_bound(S, 0, S.size, x)
+            if j < S.size and S[j] == x:
+                n -= 1
     return n
+
+
+@gthinker.cache.jit("SM functions", nogil=True)
+def _pairs_apart(P, M, S, T, s):
+    """The pairs ``(x, y)``, ``x != y``, of the last two positions (``s``, ``s + 1``;
+    no restriction between them, no candidate check), ``x`` from the sorted ``S`` and
+    ``y`` from ``T``: ``|A| |B| - |A & B|`` from sizes above each bound and one
+    intersection size, nothing filtered into a copy."""
+    lo_a, lo_b = _floor(P, M, s, s), _floor(P, M, s + 1, s)
+    na = _count_above(P, M, S, s, s, lo_a)
+    nb = _count_above(P, M, T, s, s + 1, lo_b)
+    if na == 0 or nb == 0:
+        return 0
+    lo = lo_a if lo_a > lo_b else lo_b
+    a = S[lower_bound(S, 0, S.size, lo + 1) :]
+    b = T[lower_bound(T, 0, T.size, lo + 1) :]
+    both = intersect_size(a, b)
+    for p in range(s):  # matched vertices in both sets were never candidates
+        v = M[p]
+        if v > lo:
+            i = lower_bound(a, 0, a.size, v)
+            j = lower_bound(b, 0, b.size, v)
+            if i < a.size and a[i] == v and j < b.size and b[j] == v:
+                both -= 1
+    return na * nb - both
 
 
 @gthinker.cache.jit("SM functions", nogil=True)
@@ -304,15 +342,21 @@ def _count_tail(indptr, indices, P, M, raw, rawlen, cand, s):
         S = _tail_set(indptr, indices, P, M, raw, rawlen, s)
         return _count_above(P, M, S, s, s, _floor(P, M, s, s))
     if r == 2:
-        na = _filtered(P, M, _tail_set(indptr, indices, P, M, raw, rawlen, s), s, s, cand[s])
+        S = _tail_set(indptr, indices, P, M, raw, rawlen, s)
+        joined = _joined(P, s, s + 1) < 0
+        if P[H_TAIL_SAME] != 0 and joined:  # twins: one set, and pairs x < y of it
+            na = _count_above(P, M, S, s, s, _floor(P, M, s, s))
+            return na * (na - 1) // 2
+        if P[H_TAIL_FILTER] == 0 and not joined:
+            T = S if P[H_TAIL_SAME] != 0 else _tail_set(indptr, indices, P, M, raw, rawlen,
+                                                         s + 1)
+            return _pairs_apart(P, M, S, T, s)
+        na = _filtered(P, M, S, s, s, cand[s])
         if na == 0:
             return 0
-        B = _tail_set(indptr, indices, P, M, raw, rawlen, s + 1)
-        nb = _filtered(P, M, B, s, s + 1, cand[s + 1])
-        A, B = cand[s, :na], cand[s + 1, :nb]
-        if _joined(P, s, s + 1) < 0:
-            return _pairs_below(A, na, B, nb)
-        return na * nb - intersect_size(A, B)
+        if P[H_TAIL_SAME] == 0:
+            S = _tail_set(indptr, indices, P, M, raw, rawlen, s + 1)
+        return _pairs(P, M, cand[s], na, S, s, s + 1, joined)
     n = _filtered(P, M, _tail_set(indptr, indices, P, M, raw, rawlen, s), s, s, cand[s])
     total = 1
     for i in range(r):  # a falling factorial, divided by r! along the way for a chain

@@ -1,0 +1,123 @@
+"""Closed formulas for 4- and 5-vertex pattern counts, from per-edge statistics.
+
+For every edge ``e = {x, y}``: ``tri(e)``, the triangles on it (common neighbours of
+x and y), and ``c4(e)``, the 4-cycles through it: ``x-y-p-q-x`` with ``p`` in
+``N(y) - {x}`` and ``q`` a common neighbour of ``x`` and ``p`` other than ``y``, so
+``c4(e) = sum over p in N(y) - {x} of (c(x, p) - 1)``, ``c(x, p)`` the common
+neighbours of x and p (wedge counts, from one pass over the wedges at ``x``, as in
+ESCAPE: Pinar, Seshadhri, Vishal, WWW 2017). Then, over all edges (distinct,
+not necessarily induced subgraphs):
+
+- ``diamond = sum C(tri(e), 2)`` (the diagonal's two triangles);
+- ``4-cycle = sum c4(e) / 4`` (each cycle has four edges);
+- ``tailed-triangle = sum over vertices t(v) (deg(v) - 2)``, ``t(v)`` the triangles
+  at v: ``sum tri(e) (deg(x) + deg(y) - 4) / 2``;
+- ``house = sum tri(e) c4(e) - 4 diamond``: a house is its base edge, a 4-cycle
+  through it and a roof vertex joined to both ends (a triangle on the edge), the
+  roof not on the cycle; a roof on the cycle makes the cycle and the triangle
+  share two edges, and those configurations are the diamonds, four times each.
+
+One job (:class:`EdgeStats`) computes all these sums in ``O(sum of deg(v)^2)``
+work: the count app uses them where the matching search would enumerate far
+more (docs/benchmarks.md, "Pattern-aware matching").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import gthinker
+
+from .ranges import spill_rest
+
+__all__ = ["EdgeStats", "FORMULAS", "from_sums", "wedge_work"]
+
+#: The shapes these formulas count, and the sums (counters of :class:`EdgeStats`)
+#: each is made of.
+FORMULAS = ("4-cycle", "tailed-triangle", "house")
+
+
+@gthinker.cache.jit("counting formulas", nogil=True)
+def _edge_sums(indptr, indices, x, cnt, mark, sums):
+    """Adds the statistics of the edges ``{x, y}``, ``y > x``, to ``sums``:
+    tri, C(tri, 2), c4, tri * c4, tri * (deg x + deg y - 4)."""
+    dx = indptr[x + 1] - indptr[x]
+    for i in range(indptr[x], indptr[x + 1]):  # wedges x-v-p: cnt[p] = c(x, p)
+        v = indices[i]
+        mark[v] = 1
+        for j in range(indptr[v], indptr[v + 1]):
+            cnt[indices[j]] += 1
+    cnt[x] = 0
+    for i in range(indptr[x], indptr[x + 1]):
+        y = indices[i]
+        if y < x:
+            continue
+        tri = 0
+        wedges = 0
+        for j in range(indptr[y], indptr[y + 1]):
+            p = indices[j]
+            tri += mark[p]
+            wedges += cnt[p]
+        dy = indptr[y + 1] - indptr[y]
+        c4 = wedges - (dy - 1)  # p = x adds cnt[x] = 0; the others c(x, p) - 1
+        sums[0] += tri
+        sums[1] += tri * (tri - 1) // 2
+        sums[2] += c4
+        sums[3] += tri * c4
+        sums[4] += tri * (dx + dy - 4)
+    for i in range(indptr[x], indptr[x + 1]):
+        v = indices[i]
+        mark[v] = 0
+        for j in range(indptr[v], indptr[v + 1]):
+            cnt[indices[j]] = 0
+
+
+@gthinker.cache.jit("counting formulas", nogil=True)
+def _edge_range(ctx, lo, hi):
+    n = ctx.indptr.size - 1
+    cnt = np.zeros(n, np.int64)
+    mark = np.zeros(n, np.int64)
+    sums = np.zeros(5, np.int64)
+    for x in range(lo, hi):
+        if ctx.timed_out():
+            spill_rest(ctx, x, hi)
+            break
+        _edge_sums(ctx.indptr, ctx.indices, x, cnt, mark, sums)
+    for t in range(5):
+        ctx.count(t, sums[t])
+
+
+class EdgeStats(gthinker.Task):
+    """Sums of per-edge statistics (see the module docstring) over the edges whose
+    smaller end is in a range: records ``[-1 - lo, hi]``."""
+
+    counters = ("tri", "tri_pairs", "c4", "tri_c4", "tri_degrees")
+
+    @staticmethod
+    def compute(ctx, record):
+        _edge_range(ctx, -1 - record[0], record[1])
+
+
+def wedge_work(graph: gthinker.Graph) -> np.ndarray:
+    """Cumulative work per vertex (``work[x]``: before vertex x): the wedges at x,
+    its neighbours' degrees summed, and one."""
+    deg = np.diff(graph.indptr).astype(np.int64)
+    rows = np.repeat(np.arange(graph.num_vertices), deg)
+    per = np.bincount(rows, weights=deg[graph.indices], minlength=graph.num_vertices)
+    return np.concatenate([[0], np.cumsum(per.astype(np.int64) + 1)])
+
+
+def from_sums(shape: str, sums: dict) -> int:
+    """The count of ``shape`` (one of :data:`FORMULAS`) from :class:`EdgeStats`' counters.
+
+    >>> from_sums("house", {"tri": 12, "tri_pairs": 6, "c4": 12, "tri_c4": 24,
+    ...                     "tri_degrees": 24})  # K4: no house
+    0
+    """
+    if shape == "4-cycle":
+        return sums["c4"] // 4
+    if shape == "tailed-triangle":
+        return sums["tri_degrees"] // 2
+    if shape == "house":
+        return sums["tri_c4"] - 4 * sums["tri_pairs"]
+    raise KeyError(f"no formula counts {shape!r}; these do: {', '.join(FORMULAS)}")
