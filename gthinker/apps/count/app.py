@@ -62,9 +62,10 @@ from gthinker.task import pointer_intrinsic
 from ..matching import planner
 from ..matching.pattern_plan import PatternPlan, pattern_plan
 from ..matching.patterns import PATTERNS, as_query, is_pattern
+from ..matching.patterns import pattern as named_pattern
 from ..matching.planner import check_query
 from ..sm import engine
-from . import formulas
+from . import formulas, motifs
 from .local_graphs import local_graph
 from .pivoter import CliqueTree, clique_counts, tally_bins
 from .ranges import spill_rest, work_ranges
@@ -547,15 +548,18 @@ def vertex_ranges(dag: gthinker.Graph, parts: int,
 @dataclass
 class CountResult:
     """Result of :func:`count`. ``count`` is the number of distinct subgraphs
-    (for ``"cliques"``: the number of cliques of all sizes, ``counts`` per size)."""
+    (for ``"cliques"``: the number of cliques of all sizes, ``counts`` per size; for
+    ``"motifs"``: the sum of ``counts``, per motif name)."""
 
     pattern: str
     count: int
     seconds: float  # counting, without preparing (``prepare_seconds``) or compiling
     mode: str
     threads: int
-    method: str  # "cliques (oriented)", "pivoter" or "subgraph matching"
-    counts: dict[int, int] | None = None
+    #: "cliques (oriented)", "pivoter", "formula (<shape>)", "subgraph matching",
+    #: "motifs (induced)" or "motifs (non-induced)", "trivial", "per vertex (oriented)"
+    method: str
+    counts: dict | None = None  # clique size -> count; or motif name -> count
     prepare_seconds: float = 0.0  # orienting the graph, planning
     compile_seconds: float = 0.0
     mode_reason: str = ""
@@ -577,10 +581,19 @@ class CountResult:
 
 def count(graph, pattern: str = "triangle", mode: str = "auto", threads: int | None = None,
           time_budget: float | None = None, progress=None, per_vertex: bool = False,
-          vertices: range | None = None, **options) -> CountResult:
+          vertices: range | None = None, size: int | None = None, induced: bool = True,
+          **options) -> CountResult:
     """Counts the distinct subgraphs of ``graph`` isomorphic to ``pattern``
     (not necessarily induced), or, for ``pattern="cliques"``, the k-cliques of
-    every size k.
+    every size k, or, for ``pattern="motifs"``, every connected pattern of ``size``
+    vertices (:mod:`gthinker.apps.count.motifs`).
+
+    How: a clique (named, or a file or graph that is one) on the degeneracy-oriented
+    graph; 4-cycles, tailed triangles and houses by formulas from per-edge triangle
+    and 4-cycle counts (:mod:`gthinker.apps.count.formulas`, CPU); any other pattern
+    by the matching search under the symmetry-breaking restrictions of its pattern
+    plan (:mod:`gthinker.apps.matching.pattern_plan`), its last levels counted from
+    intersection sizes.
 
     Parameters
     ----------
@@ -600,6 +613,13 @@ def count(graph, pattern: str = "triangle", mode: str = "auto", threads: int | N
         for other patterns than cliques, the data vertex of the first query
         vertex in the matching order): ranges partition the count, for
         splitting it over processes (:mod:`gthinker.cluster`).
+    size : {3, 4, 5}
+        With ``pattern="motifs"``: the motif size. CPU only for now.
+    induced : bool
+        With ``pattern="motifs"``: induced counts (the default, as igraph's
+        ``motifs_randesu`` and ESCAPE give them: each connected vertex set counted
+        once, in the motif its induced subgraph is), or non-induced (distinct
+        subgraphs, as for a single pattern).
     **options
         Passed on to :func:`gthinker.run` (``spill_limit``, ``cpu_chunk``, ...).
 
@@ -610,6 +630,8 @@ def count(graph, pattern: str = "triangle", mode: str = "auto", threads: int | N
     >>> count(nx.Graph([(0, 1), (1, 2), (0, 2), (2, 3)]), "triangle", per_vertex=True,
     ...       threads=1).per_vertex.tolist()
     [1, 1, 1, 0]
+    >>> count(nx.complete_graph(4), "motifs", size=3, threads=1).counts
+    {'3-path': 0, 'triangle': 4}
     """
     graph = gthinker.as_graph(graph)
     name = pattern if isinstance(pattern, str) else "pattern"
@@ -620,6 +642,11 @@ def count(graph, pattern: str = "triangle", mode: str = "auto", threads: int | N
         options["vertices"] = vertices
     if per_vertex:
         return _per_vertex(graph, name, k, mode, threads, time_budget, progress, options)
+    if (size is not None) != (pattern == "motifs"):
+        raise ValueError("size goes with pattern='motifs' (the motif size: 3, 4 or 5), and "
+                         "'motifs' needs it")
+    if pattern == "motifs":
+        return _motifs(graph, size, induced, mode, threads, time_budget, progress, options)
     if pattern == "cliques":
         return _cliques(graph, name, None, mode, threads, time_budget, progress, options)
     if k is not None:
@@ -666,18 +693,59 @@ def count_plan(graph, plan: PatternPlan, name: str | None = None, mode: str = "a
                        compile_seconds=res.compile_seconds, mode_reason=why, stats=res.stats)
 
 
-def _formula(graph, name, shape, threads, time_budget, progress, options, prepare):
-    """A shape of :data:`formulas.FORMULAS`, from per-edge sums (CPU)."""
+def _edge_sums(graph, threads, time_budget, progress, options):
+    """The job of :class:`formulas.EdgeStats` (its counters: the per-edge sums)."""
     threads = threads or gthinker.default_threads()
     options.setdefault("cpu_task_batch", 1)
-    res = gthinker.run(formulas.EdgeStats, graph, mode="cpu", threads=threads,
-                       time_budget=time_budget, vertices=[],
-                       records=work_ranges(formulas.wedge_work(graph), 16 * threads),
-                       progress=progress, **options)
+    return gthinker.run(formulas.EdgeStats, graph, mode="cpu", threads=threads,
+                        time_budget=time_budget, vertices=[],
+                        records=work_ranges(formulas.wedge_work(graph), 16 * threads),
+                        progress=progress, **options)
+
+
+def _formula(graph, name, shape, threads, time_budget, progress, options, prepare, res=None):
+    """A shape of :data:`formulas.FORMULAS`, from per-edge sums (CPU); ``res``: the
+    sums' job when it already ran."""
+    res = res or _edge_sums(graph, threads, time_budget, progress, options)
     return CountResult(name, formulas.from_sums(shape, res.counters), res.seconds, "cpu",
                        res.threads, f"formula ({shape})", prepare_seconds=prepare,
                        compile_seconds=res.compile_seconds,
                        mode_reason=f"a formula counts {shape} (CPU)", stats=res.stats)
+
+
+def _motifs(graph, size, induced, mode, threads, time_budget, progress, options):
+    """Every connected pattern of ``size`` vertices (:mod:`gthinker.apps.count.motifs`),
+    on the CPU; the per-edge sums of the formulas computed once."""
+    if mode in ("gpu", "hybrid"):
+        raise ValueError("motif counts run on the CPU only for now; use mode='cpu'")
+    if "vertices" in options:
+        raise ValueError("motif counts take no vertices range")
+    names = motifs.motif_names(size)
+    plans = {n: pattern_plan(named_pattern(n)) for n in names}
+    sums = None
+    if any(p.shape in formulas.FORMULAS for p in plans.values()):
+        sums = _edge_sums(graph, threads, time_budget, progress, dict(options))
+    parts = {}
+    for n, p in plans.items():
+        if p.shape in formulas.FORMULAS:
+            parts[n] = _formula(graph, n, p.shape, threads, time_budget, progress, options,
+                                0.0, sums)
+        else:
+            parts[n] = count_plan(graph, p, n, "cpu", threads, time_budget, progress,
+                                  **options)
+    counts = {n: r.count for n, r in parts.items()}
+    if induced:
+        counts = motifs.induced_counts(size, counts)
+    seconds = sum(r.seconds for r in parts.values() if r.method != f"formula ({r.pattern})")
+    return CountResult(
+        "motifs", sum(counts.values()), seconds + (sums.seconds if sums else 0.0), "cpu",
+        max(r.threads for r in parts.values()),
+        f"motifs ({'induced' if induced else 'non-induced'})", counts=counts,
+        prepare_seconds=sum(r.prepare_seconds for r in parts.values()),
+        compile_seconds=sum(r.compile_seconds for r in parts.values()),
+        mode_reason="motif counts run on the CPU",
+        stats={"methods": {n: r.method for n, r in parts.items()},
+               "seconds": {n: r.seconds for n, r in parts.items()}})
 
 
 def _cliques(graph, name, k, mode, threads, time_budget, progress, options):
