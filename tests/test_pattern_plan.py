@@ -137,6 +137,22 @@ def test_a_clique_given_as_a_file_or_graph_takes_the_clique_engine(tmp_path):
         assert sm.count(G, q, mode="cpu", threads=2).count == res.count * 120
 
 
+def test_the_search_counts_the_formula_shapes_too():
+    from gthinker.apps.matching import planner
+    from gthinker.apps.sm import engine
+
+    G = nx.gnp_random_graph(25, 0.35, seed=11)
+    g = gthinker.Graph.from_networkx(G)
+    for name in ["4-cycle", "tailed-triangle", "house"]:
+        res = count.count(g, name, mode="cpu", threads=2)
+        assert res.method == f"formula ({name})"
+        job, _, _ = engine.run_plan(g, planner.plan(g, name, unique=True), "cpu", threads=2)
+        assert job.counters["matches"] == res.count, name
+        parts = [count.count(g, name, mode="cpu", threads=2, vertices=range(a, b)).count
+                 for a, b in ((0, 7), (7, 25))]
+        assert sum(parts) == res.count, name
+
+
 def test_listing_still_enumerates_every_embedding():
     G = nx.gnp_random_graph(12, 0.5, seed=4)
     for name in ["diamond", "5-star", "4-cycle"]:

@@ -660,8 +660,12 @@ def count(graph, pattern: str = "triangle", mode: str = "auto", threads: int | N
 def takes(plan: PatternPlan, mode: str = "auto") -> bool:
     """Does :func:`count_plan` count this pattern without the matching search (a
     clique; a shape with a formula, in mode cpu or auto)?"""
-    return plan.clique is not None or (plan.shape in formulas.FORMULAS
-                                       and mode in ("auto", "cpu"))
+    return plan.clique is not None or _by_formula(plan, mode)
+
+
+def _by_formula(plan: PatternPlan, mode: str) -> bool:
+    """Formulas count their shapes on the CPU (modes cpu and auto)."""
+    return plan.shape in formulas.FORMULAS and mode in ("auto", "cpu")
 
 
 def count_plan(graph, plan: PatternPlan, name: str | None = None, mode: str = "auto",
@@ -670,15 +674,14 @@ def count_plan(graph, plan: PatternPlan, name: str | None = None, mode: str = "a
     """Counts the distinct subgraphs of the unlabeled ``graph`` isomorphic to the
     pattern of ``plan`` (:func:`gthinker.apps.matching.pattern_plan.pattern_plan`;
     its labels, if any, are ignored): a clique on the oriented graph, a shape of
-    :data:`gthinker.apps.count.formulas.FORMULAS` by its formula (CPU; not with
-    ``vertices``), anything else by the matching search under the plan's
-    restrictions, its last levels counted from intersection sizes."""
+    :data:`gthinker.apps.count.formulas.FORMULAS` by its formula (CPU), anything
+    else by the matching search under the plan's restrictions, its last levels
+    counted from intersection sizes."""
     graph = gthinker.as_graph(graph)
     name = name or plan.shape or "pattern"
     if plan.clique is not None:
         return _cliques(graph, name, plan.clique, mode, threads, time_budget, progress, options)
-    if plan.shape in formulas.FORMULAS and mode in ("auto", "cpu") and \
-            "vertices" not in options:
+    if _by_formula(plan, mode):
         return _formula(graph, name, plan.shape, threads, time_budget, progress, options,
                         prepare_seconds)
     query = gthinker.Graph.from_edges(np.array(plan.edges, np.int64).reshape(-1, 2),
@@ -697,9 +700,12 @@ def _edge_sums(graph, threads, time_budget, progress, options):
     """The job of :class:`formulas.EdgeStats` (its counters: the per-edge sums)."""
     threads = threads or gthinker.default_threads()
     options.setdefault("cpu_task_batch", 1)
+    within = options.pop("vertices", None)  # the sums partition by an edge's smaller end
+    lo, hi = (0, graph.num_vertices) if within is None else (within.start, within.stop)
+    work = formulas.wedge_work(graph)[lo : hi + 1]
     return gthinker.run(formulas.EdgeStats, graph, mode="cpu", threads=threads,
                         time_budget=time_budget, vertices=[],
-                        records=work_ranges(formulas.wedge_work(graph), 16 * threads),
+                        records=work_ranges(work - work[0], 16 * threads, lo),
                         progress=progress, **options)
 
 

@@ -111,10 +111,10 @@ def _tail(adj, labels) -> list[int]:
     pairs = [(a, b) for a in range(n) for b in range(a + 1, n)
              if b not in adj[a] and _connected(adj, everyone - {a, b})]
     if pairs:
-        return list(max(pairs, key=lambda e: (len(adj[e[0]]) + len(adj[e[1]]),
-                                               -e[0], -e[1])))
+        return list(max(pairs, key=lambda e: (len(adj[e[0]]) + len(adj[e[1]]), e)))
+    # (ties to the highest id: a clique keeps its own order, 0, 1, ..., k - 1)
     return [max((u for u in range(n) if _connected(adj, everyone - {u})),
-                key=lambda u: (len(adj[u]), -u))]
+                key=lambda u: (len(adj[u]), u))]
 
 
 def pattern_order(adj, labels=None, sizes=None) -> list[int]:
