@@ -247,9 +247,11 @@ def fingerprint(*objs) -> str:
     return fp.hexdigest()
 
 
-#: Parts of gthinker that no compiled code depends on (pure Python front ends):
-#: editing them does not invalidate the compile cache.
-_NOT_COMPILED = frozenset({"nx_backend", "cli.py", "cluster"})
+#: Parts of gthinker that no compiled code depends on (pure Python front ends: the
+#: command line, the registry and each app's command, the cluster, the networkx
+#: backend): editing them does not invalidate the compile cache.
+_NOT_COMPILED = frozenset({"networkx", "cluster", "cli.py", "app_cli.py", "command.py",
+                           "registry.py", "request.py", "text.py", "warmup.py"})
 
 
 @functools.lru_cache(maxsize=1)

@@ -33,7 +33,7 @@ import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-__all__ = ["RunOptions", "GPUOptions", "HybridOptions", "MAX_THREADS", "ALL_GPUS",
+__all__ = ["RunOptions", "GPUOptions", "HybridOptions", "MAX_THREADS", "ALL_GPUS", "MODES",
            "positive_int", "positive_seconds", "seconds_or_off", "option_field", "describe"]
 
 #: The most CPU worker threads one job starts (each is an OS thread with its own stack).
@@ -41,6 +41,9 @@ MAX_THREADS = 4096
 _INT64_MAX = 2**63 - 1
 #: ``gpus="all"``: a GPU worker on every visible device (the default).
 ALL_GPUS = "all"
+#: Where a job runs: the CPU workers, the GPU workers alone, or both (``mode="auto"``
+#: picks one: :func:`gthinker.gpu.resolve_mode`).
+MODES = ("cpu", "gpu", "hybrid")
 
 
 # ---- the rules ------------------------------------------------------------------------

@@ -16,14 +16,13 @@ import psutil
 from . import _core, cache, stopping
 from .errors import SpillLimitError, TaskRuntimeError
 from .graph import as_graph
-from .options import MAX_THREADS, GPUOptions, HybridOptions, RunOptions, positive_int
+from .options import MAX_THREADS, MODES, GPUOptions, HybridOptions, RunOptions, positive_int
 from .stopping import StopToken
 from .task import CODES, SPAWN_PHASE, Task
 
 __all__ = ["run", "Job", "JobResult", "RunOptions", "StopToken", "default_threads", "MODES",
            "ExternalWorker", "Assignment", "MAX_THREADS", "positive_int"]
 
-MODES = ("cpu", "gpu", "hybrid")
 
 stopping.install()  # Ctrl-C also stops jobs that run in other threads
 

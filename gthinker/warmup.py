@@ -1,10 +1,11 @@
 """``gthinker warmup``: compiles the bundled apps for this machine ahead of time.
 
-It runs each app once on a small generated graph, in CPU mode and, where a CUDA
-GPU is usable, in GPU mode, so that every entry point and kernel a later run
-needs is in the compile cache (:mod:`gthinker.cache`), with the graph readers
-Numba caches itself. For container images and shared clusters: run it once
-after installing, and no user's first run compiles.
+It runs each app of the registry (:mod:`gthinker.registry`: each app says what to
+run) once on a small generated graph, in CPU mode and, where a CUDA GPU is usable,
+in GPU mode, so that every entry point and kernel a later run needs is in the
+compile cache (:mod:`gthinker.cache`), with the graph readers Numba caches itself.
+For container images and shared clusters: run it once after installing, and no
+user's first run compiles.
 """
 
 from __future__ import annotations
@@ -13,37 +14,18 @@ import tempfile
 import time
 from pathlib import Path
 
-__all__ = ["warmup"]
+__all__ = ["steps", "warmup"]
 
 
-def _steps(gpu: bool):
-    """(name, function) of each thing to compile, CPU first."""
-    from . import generate
-    from .apps import count, gsword, mce, sm
+def steps(gpu: bool):
+    """(name, function) of each thing to compile: the readers, then each app's (CPU first)."""
+    from . import generate, registry
 
     graph = generate.powerlaw_cluster(200, 4, 0.5, seed=1)
-    steps = [
-        ("graph readers", lambda: _read_both_formats(graph)),
-        ("mce (cpu)", lambda: mce.run(graph, mode="cpu", threads=1)),
-        ("sm (cpu)", lambda: sm.count(graph, "triangle", mode="cpu", threads=1)),
-        ("count (cpu)", lambda: [count.count(graph, p, mode="cpu", threads=1)
-                                 for p in ("triangle", "cliques")]),
-    ]
-    for name in gsword.estimators():
-        steps.append((f"gsword {name} (cpu)", lambda name=name: gsword.estimate(
-            graph, "4-cycle", estimator=name, samples=20_000, mode="cpu", threads=1)))
-    if gpu:
-        steps.append(("mce bitsets (gpu)", lambda: mce.run(graph, mode="gpu",
-                                                           gpu_engine="bitsets")))
-        steps.append(("mce levels (gpu)", lambda: mce.run(graph, mode="gpu",
-                                                          gpu_engine="levels")))
-        steps.append(("count (gpu)", lambda: count.count(graph, "triangle", mode="gpu")))
-        for layout in ("prefix", "expand"):
-            steps.append((f"sm {layout} (gpu)", lambda layout=layout: sm.count(
-                graph, "triangle", mode="gpu", gpu_mode=layout)))
-        for name in gsword.estimators():
-            steps.append((f"gsword {name} (gpu)", lambda name=name: gsword.estimate(
-                graph, "4-cycle", estimator=name, samples=20_000, mode="gpu")))
+    steps = [("graph readers", lambda: _read_both_formats(graph))]
+    for app in registry.apps().values():
+        if app.warmup is not None:
+            steps += app.warmup(graph, gpu)
     return steps
 
 
@@ -66,7 +48,7 @@ def warmup(gpu: bool | None = None, progress=None) -> dict:
     if gpu is None:
         gpu = device_status()[0] and not simulator.enabled()
     times = {}
-    for name, step in _steps(gpu):
+    for name, step in steps(gpu):
         t0 = time.perf_counter()
         step()
         times[name] = time.perf_counter() - t0

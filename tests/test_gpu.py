@@ -20,7 +20,7 @@ import gthinker
 from gthinker import gpu
 from gthinker.apps import mce
 from gthinker.errors import DeviceUnavailableError, GThinkerError, TaskDefinitionError
-from gthinker.gpu import device as dev
+from gthinker.gpu import device_helpers as dev
 from gthinker.gpu.worker import HostStack
 
 BIG = 1 << 40
@@ -381,8 +381,9 @@ def test_run_argument_errors():
 
 
 def test_missing_numba_cuda_is_reported(monkeypatch):
-    monkeypatch.setattr(gthinker.gpu, "_no_driver", lambda: "")
-    monkeypatch.setattr(gthinker.gpu, "_cuda", {"module": None, "error": "ImportError: no module"})
+    monkeypatch.setattr(gthinker.gpu.availability, "_no_driver", lambda: "")
+    monkeypatch.setattr(gthinker.gpu.availability, "_cuda",
+                        {"module": None, "error": "ImportError: no module"})
     with pytest.raises(DeviceUnavailableError, match="--mode cpu"):
         mce.run(nx.path_graph(3), mode="gpu")
 

@@ -240,3 +240,23 @@ def test_signal_inside_an_llvm_callback_is_raised_again_after_it():
     assert done.stdout.strip() == "raised after the callback 143", done.stderr
     assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
     assert time.monotonic() - start < 20
+
+
+@pytest.mark.parametrize("args, running", [
+    (["count", "{path}", "6-path", "--mode", "cpu", "--threads", "2"], "count="),
+    (["sm", "{path}", "6-path", "--mode", "cpu", "--threads", "2"], "matches="),
+    (["gsword", "{path}", "4-cycle", "--mode", "cpu", "--threads", "2",
+      "--samples", "10000000000", "--batches", "10000"], "batch 1/"),
+])
+def test_every_command_stopped_by_ctrl_c_exits_130_with_its_result_marked_partial(big, args,
+                                                                                   running):
+    """The same rule for every app's command (text mode): the numbers found so far, a
+    line on stdout saying they are partial, exit 130, no traceback."""
+    path, _ = big
+    proc = _start(_cli(*(a.format(path=path) for a in args)))
+    _wait_for(proc, running)
+    out, err, took = _signal_and_wait(proc, signal.SIGINT, RNG.uniform(0.1, 0.5))
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err
+    assert "partial: interrupted" in out
+    assert took < 15

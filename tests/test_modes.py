@@ -14,6 +14,7 @@ from gthinker.apps import mce, sm
 from gthinker.apps.mce import app as mce_app
 from gthinker.apps.sm import app as sm_app
 from gthinker.errors import DeviceUnavailableError
+from gthinker.gpu import availability
 
 # run from outside the checkout, so that the installed package is imported
 OUTSIDE_SOURCE = tempfile.gettempdir()
@@ -50,10 +51,10 @@ def test_help_exits_cleanly_without_numba():
 @pytest.fixture
 def broken_numba_cuda(monkeypatch):
     """A machine with an NVIDIA driver whose numba-cuda fails to import."""
-    monkeypatch.setattr(gpu, "_no_driver", lambda: "")
+    monkeypatch.setattr(availability, "_no_driver", lambda: "")
     monkeypatch.setattr(gpu.simulator, "enabled", lambda: False)
-    monkeypatch.setattr(gpu, "_cuda", {"module": None, "error": ROW_STACK})
-    monkeypatch.setattr(gpu, "_warned", set())
+    monkeypatch.setattr(availability, "_cuda", {"module": None, "error": ROW_STACK})
+    monkeypatch.setattr(availability, "_warned", set())
 
 
 def test_auto_falls_back_to_cpu_with_one_line(broken_numba_cuda, capsys):
@@ -87,7 +88,7 @@ def test_bad_mode_lists_the_allowed_ones():
 
 def test_small_jobs_stay_on_the_cpu(monkeypatch):
     # Pretend a real GPU is usable: small jobs must still choose the CPU.
-    monkeypatch.setattr(gpu, "device_status", lambda: (True, "a test GPU"))
+    monkeypatch.setattr(availability, "device_status", lambda: (True, "a test GPU"))
     monkeypatch.setattr(gpu.simulator, "enabled", lambda: False)
     assert gpu.resolve_mode("auto", auto="gpu") == ("gpu", "GPU: a test GPU")
 

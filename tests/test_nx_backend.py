@@ -1,4 +1,4 @@
-"""The NetworkX backend (gthinker.nx_backend): every implemented function against
+"""The NetworkX backend (gthinker.apps.networkx): every implemented function against
 plain NetworkX on random graphs with odd node names, ``nodes=`` arguments, empty
 graphs, isolated vertices and self loops; streaming; what falls back; and, in
 fresh processes, NetworkX's dispatch through the entry points and NetworkX's own
@@ -17,9 +17,9 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from gthinker.nx_backend import info
-from gthinker.nx_backend.decorators import ALGORITHMS
-from gthinker.nx_backend.interface import backend_interface as backend
+from gthinker.apps.networkx import info
+from gthinker.apps.networkx.decorators import ALGORITHMS
+from gthinker.apps.networkx.interface import backend_interface as backend
 
 NAMES = {
     "ints": lambda v: v,
@@ -213,10 +213,10 @@ def test_converted_graph_round_trips():
 # ---- NetworkX's own machinery, in fresh processes ---------------------------------------
 
 ENTRY_POINTS = """[networkx.backends]
-gthinker = gthinker.nx_backend.interface:backend_interface
+gthinker = gthinker.apps.networkx.interface:backend_interface
 
 [networkx.backend_info]
-gthinker = gthinker.nx_backend.info:get_info
+gthinker = gthinker.apps.networkx.info:get_info
 """
 
 

@@ -26,16 +26,28 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .driver import Cluster
 
-__all__ = ["Cluster", "RAY_HINT", "RayNotInstalled", "connect", "count", "gsword", "mce",
-           "parse_address", "require_ray", "run", "sm"]
+__all__ = ["Cluster", "RAY_HINT", "RayNotInstalled", "connect", "parse_address",
+           "require_ray", "run"]
 
 _LAZY = ("Cluster", "RAY_HINT", "RayNotInstalled", "parse_address", "require_ray")
 _clusters: dict = {}
 
 
-def __getattr__(name):  # the driver (and the runtime it needs) load on first use
+def __getattr__(name):
+    """The driver's names (loaded, with the runtime they need, on first use), and the
+    apps of the registry: ``cluster.mce(graph, cluster=..., **keywords)`` runs
+    :meth:`Cluster.mce` (an app's request) on the cluster at ``cluster``."""
     if name in _LAZY:
         return getattr(importlib.import_module(".driver", __name__), name)
+    if not name.startswith("_"):
+        from ..registry import apps
+
+        if name in apps():
+            def run_app(graph, *args, cluster, **keywords):
+                return getattr(connect(cluster), name)(graph, *args, **keywords)
+
+            run_app.__name__ = name
+            return run_app
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -56,23 +68,3 @@ def connect(cluster: str | Cluster) -> Cluster:
 def run(task, graph, *, cluster, **options):
     """:func:`gthinker.run` of ``task`` on a Ray cluster: see :meth:`Cluster.run`."""
     return connect(cluster).run(task, graph, **options)
-
-
-def mce(graph, *, cluster, **options):
-    """:func:`gthinker.apps.mce.run` on a Ray cluster: see :meth:`Cluster.mce`."""
-    return connect(cluster).mce(graph, **options)
-
-
-def count(graph, pattern: str = "triangle", *, cluster, **options):
-    """:func:`gthinker.apps.count.count` on a Ray cluster: see :meth:`Cluster.count`."""
-    return connect(cluster).count(graph, pattern, **options)
-
-
-def sm(data, query, *, cluster, **options):
-    """:func:`gthinker.apps.sm.count` on a Ray cluster: see :meth:`Cluster.sm`."""
-    return connect(cluster).sm(data, query, **options)
-
-
-def gsword(data, query, estimator="alley", *, cluster, **options):
-    """:func:`gthinker.apps.gsword.estimate` on a Ray cluster: see :meth:`Cluster.gsword`."""
-    return connect(cluster).gsword(data, query, estimator, **options)

@@ -87,17 +87,18 @@ class Unit:
 
 
 class Dispatch:
-    """Runs one job on the workers ``actors`` (their ``info``) and keeps every
-    figure of it; :meth:`parts` gives the final parts for the job's merge."""
+    """Runs one request (:class:`gthinker.request.Request`) on the workers ``actors``
+    (their ``info``) and keeps every figure of it; :meth:`parts` gives the final parts
+    for the request's merge."""
 
-    def __init__(self, ray, actors, info, address, job, ref, threads, per_node, progress,
+    def __init__(self, ray, actors, info, address, request, ref, threads, per_node, progress,
                  stop, queue, move_tasks=True):
         self.ray, self.actors, self.info, self.address = ray, actors, info, address
-        self.job, self.ref, self.queue = job, ref, queue
+        self.request, self.ref, self.queue = request, ref, queue
         self.threads_each, self.progress, self.stop = threads, progress, stop
         if move_tasks not in (True, False, "eager"):
             raise ValueError(f"move_tasks must be True, False or 'eager', got {move_tasks!r}")
-        self.move = move_tasks if job.movable else False
+        self.move = move_tasks if request.movable else False
         n = len(actors)
         self.alive = set(range(n))
         self.load = [0] * n
@@ -120,14 +121,14 @@ class Dispatch:
         self.next_poll = 0.0
         self.last_move: dict | None = None
         self.node_outputs = [None] * n
-        if job.output is not None:
+        if request.output is not None:
             if per_node:
-                self.node_outputs = [f"{job.output}.node{i}" for i in range(n)]
+                self.node_outputs = [f"{request.output}.node{i}" for i in range(n)]
                 for path in self.node_outputs:  # (on this machine; each node makes its own)
                     if os.path.exists(path):
                         os.remove(path)
             else:
-                self.out = open(job.output, "wb")
+                self.out = open(request.output, "wb")
         self.t0 = time.perf_counter()
         self.seconds = self.prepare_seconds = 0.0
 
@@ -143,12 +144,13 @@ class Dispatch:
     def _send(self, unit: Unit, i: int) -> None:
         actor, common = self.actors[i], (self.threads_each, self.node_outputs[i])
         if unit.is_range:
-            obj = actor.run_range.remote(self.job, [self.ref], *unit.rng, *common, unit=unit.uid)
+            obj = actor.run_range.remote(self.request, [self.ref], *unit.rng, *common,
+                                         unit=unit.uid)
         elif unit.moved[0] == "roots":
-            obj = actor.run_roots.remote(self.job, [self.ref], unit.moved[1], *common,
+            obj = actor.run_roots.remote(self.request, [self.ref], unit.moved[1], *common,
                                          unit=unit.uid)
         else:
-            obj = actor.run_batch.remote(self.job, [self.ref], *unit.moved[1:], *common,
+            obj = actor.run_batch.remote(self.request, [self.ref], *unit.moved[1:], *common,
                                          unit=unit.uid)
         unit.worker = i
         self.inflight[obj] = unit
@@ -175,7 +177,7 @@ class Dispatch:
         once, before the clock of the job starts (as one process's ``seconds``
         leave out its preparing); ``prepare_seconds`` says how long it took."""
         t0 = time.perf_counter()
-        refs = {self.actors[i].prepare.remote(self.job, [self.ref], self.threads_each): i
+        refs = {self.actors[i].prepare.remote(self.request, [self.ref], self.threads_each): i
                 for i in sorted(self.alive)}
         for obj, i in refs.items():
             if self._get(obj) is LOST:  # the others go on

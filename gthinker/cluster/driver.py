@@ -14,10 +14,12 @@ import os
 import time
 import weakref
 
+from ..errors import GThinkerError
 from ..graph import as_graph
+from ..registry import get as get_app
+from ..request import Request, TaskRequest
 from ..runtime import default_threads
 from .dispatch import Dispatch
-from .jobs import Job
 from .node import NodeWorker, graph_payload
 from .ranges import RangeQueue
 
@@ -25,7 +27,7 @@ RAY_HINT = ('running on a Ray cluster needs Ray: pip install "gthinker[ray]" '
             '(or pip install "ray>=2.9")')
 
 
-class RayNotInstalled(ImportError):
+class RayNotInstalled(ImportError, GThinkerError):
     """``ray`` is not installed (the message says how to install it)."""
 
 
@@ -223,12 +225,13 @@ class Cluster:
         self._graph = (weakref.ref(graph), set(graph.derived_graphs()), ref)
         return ref, time.perf_counter() - t0
 
-    def run_job(self, job: Job, graph, *, threads: int | None = None,
-                ranges_per_worker: int = 16, output_per_node: bool = False,
-                progress=None, stop=None):
-        """Runs ``job`` over ``graph`` on every worker; returns the app's result."""
+    def run_request(self, request: Request, graph, *, threads: int | None = None,
+                    ranges_per_worker: int = 16, output_per_node: bool = False,
+                    progress=None, stop=None):
+        """Runs ``request`` (an app's, :mod:`gthinker.request`) over ``graph`` on every
+        worker; returns the app's result."""
         graph = as_graph(graph)
-        done = job.local(graph)
+        done = request.local(graph)
         if done is not None:  # nothing to split: computed here
             self.last_stats = {"address": self.address, "workers": self.num_workers,
                                "ranges": 0, "retried": 0, "workers_lost": 0, "tasks_moved": 0,
@@ -237,12 +240,12 @@ class Cluster:
         ray = require_ray()
         self._ensure_workers()
         t0 = time.perf_counter()
-        queue = RangeQueue(job.weights(graph), self.num_workers, ranges_per_worker)
+        queue = RangeQueue(request.weights(graph), self.num_workers, ranges_per_worker)
         weights_seconds = time.perf_counter() - t0
         ref, put_seconds = self._put(graph)  # with what the estimates prepared
         if threads is None and self._local is not None:
             threads = max(1, default_threads() // self._local)
-        run = Dispatch(ray, list(self._actors), list(self._info), self.address, job, ref,
+        run = Dispatch(ray, list(self._actors), list(self._info), self.address, request, ref,
                        threads, output_per_node, progress, stop, queue,
                        move_tasks=self.move_tasks)
         try:
@@ -255,7 +258,7 @@ class Cluster:
             run.close()
         stats = run.stats(put_seconds, weights_seconds)
         self.last_stats = stats["cluster"]
-        result = job.merge(run.parts(), run.seconds, run.threads(), stats)
+        result = request.merge(run.parts(), run.seconds, run.threads(), stats)
         if run.stopped and hasattr(result, "stopped"):
             result.stopped = "stop"
         return result
@@ -265,72 +268,35 @@ class Cluster:
             ranges_per_worker: int = 16, output_per_node: bool = False, **options):
         """:func:`gthinker.run` of a Task over the cluster (initial vertices split in
         ranges); returns the merged :class:`gthinker.JobResult`."""
-        from .jobs import TaskJob
-
         for name in ("vertices", "records", "limit"):
             if name in options:
                 raise ValueError(f"{name}= is not supported on a cluster (the driver splits "
                                  "the initial vertices itself)")
-        job = TaskJob(task, mode=mode, time_budget=time_budget, output=output, options=options)
-        return self.run_job(job, graph, threads=threads, ranges_per_worker=ranges_per_worker,
-                            output_per_node=output_per_node, progress=progress, stop=stop)
+        request = TaskRequest(task, mode=mode, time_budget=time_budget, output=output,
+                              options=options)
+        return self.run_request(request, graph, threads=threads,
+                                ranges_per_worker=ranges_per_worker,
+                                output_per_node=output_per_node, progress=progress, stop=stop)
 
-    def mce(self, graph, *, mode: str = "auto", threads: int | None = None,
-            time_budget: float | None = None, chunk=None, output=None, min_size: int = 1,
-            gpu_engine: str = "auto", progress=None, stop=None, ranges_per_worker: int = 16,
-            output_per_node: bool = False, **options):
-        """:func:`gthinker.apps.mce.run` over the cluster; the same
-        :class:`~gthinker.apps.mce.MCEResult` (``stats["cluster"]`` added)."""
-        from .jobs import MCEJob
+    def __getattr__(self, name):
+        """An app of the registry by its name: ``cluster.mce(graph, **keywords)``,
+        ``cluster.sm(data, query, **keywords)``, ... run that app's request over the
+        cluster and return the app's own result (the keywords of the app's function,
+        and ``threads``, ``progress``, ``stop``, ``ranges_per_worker``,
+        ``output_per_node``)."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            app = get_app(name)
+        except KeyError as exc:
+            raise AttributeError(str(exc)) from None
 
-        _no_subset(options, "containing")
-        job = MCEJob(min_size=min_size, gpu_engine=gpu_engine, chunk=chunk, mode=mode,
-                     time_budget=time_budget, output=output, options=options)
-        return self.run_job(job, graph, threads=threads, ranges_per_worker=ranges_per_worker,
-                            output_per_node=output_per_node, progress=progress, stop=stop)
+        def run_app(graph, *args, threads=None, progress=None, stop=None,
+                    ranges_per_worker=16, output_per_node=False, **keywords):
+            return self.run_request(app.request(*args, **keywords), graph, threads=threads,
+                                    ranges_per_worker=ranges_per_worker,
+                                    output_per_node=output_per_node, progress=progress,
+                                    stop=stop)
 
-    def count(self, graph, pattern: str = "triangle", *, mode: str = "auto",
-              threads: int | None = None, time_budget: float | None = None, progress=None,
-              stop=None, ranges_per_worker: int = 16, **options):
-        """:func:`gthinker.apps.count.count` over the cluster (not ``per_vertex``)."""
-        from .jobs import CountJob
-
-        _no_subset(options, "per_vertex")
-        job = CountJob(pattern, mode=mode, time_budget=time_budget, options=options)
-        return self.run_job(job, graph, threads=threads, ranges_per_worker=ranges_per_worker,
-                            progress=progress, stop=stop)
-
-    def sm(self, data, query, *, unique: bool = False, mode: str = "auto",
-           threads: int | None = None, time_budget: float | None = None, gpu_mode: str = "auto",
-           output=None, progress=None, stop=None, ranges_per_worker: int = 16,
-           output_per_node: bool = False, **options):
-        """:func:`gthinker.apps.sm.count` over the cluster (no ``limit``)."""
-        from .jobs import SMJob
-
-        _no_subset(options, "limit")
-        job = SMJob(query, unique=unique, gpu_mode=gpu_mode, mode=mode,
-                    time_budget=time_budget, output=output, options=options)
-        return self.run_job(job, data, threads=threads, ranges_per_worker=ranges_per_worker,
-                            output_per_node=output_per_node, progress=progress, stop=stop)
-
-    def gsword(self, data, query, estimator="alley", *, samples: int = 1_000_000,
-               mode: str = "auto", trawl: bool = True, batches: int = 6, seed: int = 0,
-               threads: int | None = None, order="quicksi", time_budget: float | None = None,
-               name: str | None = None, progress=None, stop=None,
-               ranges_per_worker: int = 16, **options):
-        """:func:`gthinker.apps.gsword.estimate` over the cluster: rounds of samples
-        split in ranges; without ``trawl``, the same estimate as one process."""
-        from ..runtime import positive_int
-        from .jobs import GSwordJob
-
-        samples = positive_int("samples", samples)
-        job = GSwordJob(query, estimator=estimator, samples=samples, trawl=trawl,
-                        batches=batches, seed=seed, order=order, name=name, mode=mode,
-                        time_budget=time_budget, options=options)
-        return self.run_job(job, data, threads=threads, ranges_per_worker=ranges_per_worker,
-                            progress=progress, stop=stop)
-
-
-def _no_subset(options, name):
-    if options.get(name):
-        raise ValueError(f"{name}= is not supported on a cluster; run it in one process")
+        run_app.__name__ = name
+        return run_app

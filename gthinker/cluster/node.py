@@ -16,8 +16,6 @@ import tempfile
 import threading
 import time
 
-import numpy as np
-
 from ..graph import Graph
 from ..stopping import StopToken
 
@@ -72,7 +70,7 @@ class NodeWorker:
         self._graphs: dict[str, Graph] = {}
         self._lock = threading.Lock()
         self._stops: set[StopToken] = set()
-        self._running: tuple[int, object, JobHandle] | None = None  # (unit, job, handle)
+        self._running: tuple[int, object, JobHandle] | None = None  # (unit, request, handle)
 
     def describe(self) -> dict:
         from ..runtime import default_threads
@@ -91,51 +89,51 @@ class NodeWorker:
             graph = self._graphs[key] = graph_from_payload(ray.get(ref))
         return graph
 
-    def prepare(self, job, graph_ref: list, threads) -> float:
-        """Loads the job's graph (once) and prepares the app's forms of it before
-        any unit runs (:meth:`Job.prepare <.jobs.Job.prepare>`); the seconds it
-        took."""
+    def prepare(self, request, graph_ref: list, threads) -> float:
+        """Loads the request's graph (once) and prepares the app's forms of it before
+        any unit runs (:meth:`Request.prepare <gthinker.request.Request.prepare>`); the
+        seconds it took."""
         with self._lock:
             t0 = time.perf_counter()
-            job.prepare(self._graph(graph_ref[0]), threads)
+            request.prepare(self._graph(graph_ref[0]), threads)
             return time.perf_counter() - t0
 
-    def run_range(self, job, graph_ref: list, lo: int, hi: int, threads, node_output,
+    def run_range(self, request, graph_ref: list, lo: int, hi: int, threads, node_output,
                   unit: int = -1) -> dict:
-        """Runs ``job`` on roots ``[lo, hi)``; returns its part of the result. With an
+        """Runs ``request`` on roots ``[lo, hi)``; returns its part of the result. With an
         output, the range's lines come back in the part (``node_output`` None: the
         driver gathers them) or are appended to ``node_output`` on this node once
         the range is done. ``unit``: the driver's name for this range, which
         :meth:`give_tasks` reports with the tasks it takes out of it."""
-        return self._run(job, graph_ref, unit, node_output,
-                         lambda graph, out, stop: job.run_range(graph, lo, hi, threads, out,
-                                                                stop))
+        return self._run(request, graph_ref, unit, node_output,
+                         lambda graph, out, stop: request.run_range(graph, lo, hi, threads,
+                                                                    out, stop))
 
-    def run_roots(self, job, graph_ref: list, roots, threads, node_output,
+    def run_roots(self, request, graph_ref: list, roots, threads, node_output,
                   unit: int = -1) -> dict:
-        """Runs ``job`` on the roots ``roots`` (taken from another node's running
+        """Runs ``request`` on the roots ``roots`` (taken from another node's running
         unit, unstarted, by :meth:`give_roots`); the part comes back as a range's
         does."""
-        return self._run(job, graph_ref, unit, node_output,
-                         lambda graph, out, stop: job.run_roots(graph, roots, threads, out,
-                                                                stop))
+        return self._run(request, graph_ref, unit, node_output,
+                         lambda graph, out, stop: request.run_roots(graph, roots, threads,
+                                                                    out, stop))
 
-    def run_batch(self, job, graph_ref: list, data, starts, threads, node_output,
+    def run_batch(self, request, graph_ref: list, data, starts, threads, node_output,
                   unit: int = -1) -> dict:
-        """Runs ``job`` on task records ``(data, starts)`` (taken from another node's
+        """Runs ``request`` on task records ``(data, starts)`` (taken from another node's
         spill stack by :meth:`give_tasks`) instead of roots; the part comes back as
         a range's does."""
-        return self._run(job, graph_ref, unit, node_output,
-                         lambda graph, out, stop: job.run_records(graph, data, starts, threads,
-                                                                  out, stop))
+        return self._run(request, graph_ref, unit, node_output,
+                         lambda graph, out, stop: request.run_records(graph, data, starts,
+                                                                      threads, out, stop))
 
-    def _run(self, job, graph_ref, unit, node_output, call) -> dict:
+    def _run(self, request, graph_ref, unit, node_output, call) -> dict:
         with self._lock:
             graph = self._graph(graph_ref[0])
             stop = JobHandle()
             self._stops.add(stop)
-            self._running = (unit, job, stop)
-            tmp = tempfile.mkdtemp(prefix="gthinker-range-") if job.output else None
+            self._running = (unit, request, stop)
+            tmp = tempfile.mkdtemp(prefix="gthinker-range-") if request.output else None
             try:
                 out = None if tmp is None else os.path.join(tmp, "out.txt")
                 part = call(graph, out, stop)
@@ -209,7 +207,3 @@ class NodeWorker:
         for token in list(self._stops):
             token.set()
 
-
-def arange(lo: int, hi: int) -> np.ndarray:
-    """Roots ``[lo, hi)`` as the runtime's ``vertices``."""
-    return np.arange(lo, hi, dtype=np.int32)

@@ -28,7 +28,7 @@ __all__ = ["visible_devices", "resolve_devices", "current_device", "on_device", 
 def visible_devices() -> int:
     """CUDA devices this process can use (``CUDA_VISIBLE_DEVICES`` applies); 1 on
     the simulator, 0 without a usable GPU."""
-    from . import device_status, numba_cuda
+    from .availability import device_status, numba_cuda
 
     if not device_status()[0]:
         return 0
@@ -43,7 +43,7 @@ def resolve_devices(gpus=None) -> list[int]:
     tests). Raises DeviceUnavailableError when no GPU is usable (what
     :func:`gthinker.gpu.require_device` says) or when more GPUs are asked for
     than are visible."""
-    from . import require_device
+    from .availability import require_device
 
     require_device()
     have = visible_devices()
@@ -63,7 +63,8 @@ def resolve_devices(gpus=None) -> list[int]:
 def current_device() -> int:
     """The id of this thread's CUDA device (0 on the simulator; with one GPU, 0
     without asking the driver, which costs tens of microseconds)."""
-    from . import numba_cuda, simulator
+    from . import simulator
+    from .availability import numba_cuda
 
     cuda = numba_cuda()
     if simulator.enabled() or len(cuda.gpus) == 1:
@@ -80,7 +81,7 @@ def graph_on_device(graph):
     there once and kept with ``graph`` (:meth:`gthinker.Graph.derived`, a copy per
     device) until the graph is freed, so that every later run on it copies nothing
     (R-MAT scale 22, 33M edges: 0.05 s and more a run)."""
-    from . import numba_cuda
+    from .availability import numba_cuda
 
     gpu = current_device()
     with _KEEPING:
@@ -97,7 +98,7 @@ def on_device(device: int | None):
     current device, as before multi-GPU)."""
     if device is None:
         return contextlib.nullcontext()
-    from . import numba_cuda
+    from .availability import numba_cuda
 
     return numba_cuda().gpus[device]
 

@@ -17,9 +17,8 @@ from types import SimpleNamespace
 
 from numba import cuda
 
-from .. import cache
-from . import simulator
-from .device import (
+from . import launch
+from .device_helpers import (
     FULL_MASK,
     NDEFER_IN,
     NDEFER_OUT,
@@ -111,11 +110,7 @@ def build_kernels(app):
                 r_a[j] = q_a[i]
                 r_b[j] = q_b[i]
 
-    kernels = SimpleNamespace(
-        generate=cuda.jit(generate), process=cuda.jit(process), extend=cuda.jit(extend)
-    )
-    if not simulator.enabled():  # the simulator compiles nothing
-        for name, kernel in vars(kernels).items():
-            cache.attach(kernel, target="cuda", name=f"{app.__qualname__}.{name}",
-                         label=f"{app.__qualname__} (GPU kernels)")
-    return kernels
+    return SimpleNamespace(**{
+        name: launch.kernel(fn, name=f"{app.__qualname__}.{name}", key=app,
+                            label=f"{app.__qualname__} (GPU kernels)")
+        for name, fn in (("generate", generate), ("process", process), ("extend", extend))})

@@ -27,8 +27,9 @@ from numba import cuda
 from .. import cache
 from ..errors import GThinkerError
 from ..options import GPUOptions, HybridOptions, RunOptions
-from . import device_status
-from .device import (
+from . import launch
+from .availability import device_status
+from .device_helpers import (
     CAPR,
     CAPV,
     CTRL_SIZE,
@@ -234,13 +235,11 @@ class GPUWorker:
     def _launch_geometry(self, app_cls, graph):
         """Grids of the process and extend kernels, warps, eta and the queue size."""
         o = self.options
-        if self.simulated:
-            pblocks, pthreads = 1, 64
-            eblocks, ethreads = 1, 32
+        if self.simulated:  # a Python thread per GPU thread
+            pthreads, ethreads = 64, 32
         else:
-            sms = cuda.get_current_device().MULTIPROCESSOR_COUNT
-            pblocks, pthreads = sms * 16, 128
-            eblocks, ethreads = sms * 8, 256
+            pthreads, ethreads = 128, 256
+        pblocks, eblocks = launch.blocks(16), launch.blocks(8)
         if o.blocks is not None:
             pblocks = eblocks = o.blocks
         if o.threads_per_block is not None:

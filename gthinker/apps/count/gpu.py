@@ -49,12 +49,13 @@ import numpy as np
 from numba import cuda
 
 import gthinker
-from gthinker.gpu import simulator
-from gthinker.gpu.device import FULL_MASK, lower_bound, warp_prefix, warp_sum
+from gthinker.gpu import launch
+from gthinker.gpu.device_helpers import FULL_MASK, lower_bound, warp_prefix, warp_sum
 
 __all__ = ["Device", "count", "worker", "WARPS_PER_BLOCK"]
 
 WARPS_PER_BLOCK = 8
+THREADS = 32 * WARPS_PER_BLOCK  # per block
 #: Blocks a launch may have per SM (the warps stride over the edges beyond that):
 #: 32 was within 2% of the best of 8, 32, 128 and 496 on every graph and k measured
 #: (H100; 128 cost small graphs 20-30%: one atomic per block, more blocks to start).
@@ -432,72 +433,14 @@ def _prefixes(indptr, indices, data, starts, nrec, k, state, result, take, cand,
     _finish(state, result, total, take, lane)
 
 
-_KERNELS = {}
-
-
 def kernels():
     """The kernels, compiled once per process (or loaded from the compile cache)."""
-    if not _KERNELS:
-        for name, fn in (("triangles", _triangles), ("cliques", _cliques), ("local", _local),
-                         ("prefixes", _prefixes)):
-            compiled = cuda.jit(fn)
-            if not simulator.enabled():  # the simulator compiles nothing
-                gthinker.cache.attach(compiled, target="cuda", name=f"count_{name}",
-                                      label="clique counting (GPU kernels)")
-            _KERNELS[name] = compiled
-    return _KERNELS
+    return {name: launch.kernel(fn, name=f"count_{name}", label="clique counting (GPU kernels)")
+            for name, fn in (("triangles", _triangles), ("cliques", _cliques), ("local", _local),
+                             ("prefixes", _prefixes))}
 
 
 # ---- the device copy ----------------------------------------------------------------------
-
-
-class _Prepared:
-    """A launch of ``kernel`` on ``grid`` blocks with fixed arguments. The first
-    call goes through Numba-CUDA's dispatcher (which compiles or loads the
-    kernel); from the second on, the arguments are marshalled once and each call
-    launches with them directly: the dispatcher's type checks and marshalling took
-    80-300 us a launch on the GPU machine's host, more than a small graph's
-    kernel. Where Numba-CUDA's internals are not the ones this was written for
-    (another version, the simulator), every call goes through the dispatcher."""
-
-    def __init__(self, kernel, grid, args):
-        self.kernel = kernel
-        self.grid = grid
-        self.args = args  # kept alive: the marshalled arguments point into them
-        self._calls = 0
-        self._direct = None
-        self.wait = cuda.synchronize  #: waits for the launch
-
-    def __call__(self):
-        if self._direct is not None:
-            self._direct()
-            return
-        self._dispatch()
-        self._calls += 1
-        if self._calls == 2:  # a launch that repeats: marshal it once
-            self._direct = self._marshal() or self._dispatch
-
-    def _dispatch(self):
-        self.kernel[self.grid, 32 * WARPS_PER_BLOCK](*self.args)
-
-    def _marshal(self):
-        """A function that launches with the arguments marshalled now, or None."""
-        try:
-            from cuda.core import LaunchConfig, launch
-            from numba.cuda.cudadrv import driver
-
-            compiled = self.kernel.overloads[tuple(self.kernel.typeof_pyval(a)
-                                                   for a in self.args)]
-            stream = driver._to_core_stream(0)
-            values: list = []
-            for ty, val in zip(compiled.argument_types, self.args, strict=True):
-                compiled._prepare_args(ty, val, stream, [], values)
-            config = LaunchConfig(grid=self.grid, block=32 * WARPS_PER_BLOCK, shmem_size=0)
-            fn = compiled._codelibrary.get_cufunc().kernel
-        except Exception:  # noqa: BLE001 - any mismatch: keep the dispatcher
-            return None
-        self.wait = getattr(stream, "sync", cuda.synchronize)  # the default stream's
-        return lambda: launch(stream, config, fn, *values)
 
 
 _MAKING = threading.Lock()  # Device.of: one maker at a time (the kept dict is shared)
@@ -543,10 +486,7 @@ class Device:
         self.stride = max(d * words + 2 * (self.k - 1) * words, 1)
         #: whole ranges of k >= 4 by vertex blocks (else by edges)
         self.local = self.k > 3 and (self.k in LOCAL_K if local is None else bool(local))
-        if blocks is None:  # the simulator runs a block's threads as Python threads
-            blocks = 1 if simulator.enabled() else (
-                cuda.get_current_device().MULTIPROCESSOR_COUNT * BLOCKS_PER_SM)
-        self.max_blocks = int(blocks)
+        self.max_blocks = int(launch.blocks(BLOCKS_PER_SM) if blocks is None else blocks)
         block_bytes = 4 * (self.stride + self.d) * WARPS_PER_BLOCK
         self.blocks = max(1, min(self.max_blocks, BUFFER_BYTES // block_bytes))
         warps = self.blocks * WARPS_PER_BLOCK
@@ -591,17 +531,17 @@ class Device:
             items, spans = self._spans(ranges, True)
             if not (items and self.host_indptr[-1]):
                 return None
-            return _Prepared(kernels()["local"], min(items, self.blocks), (
+            return launch.Launch(kernels()["local"], min(items, self.blocks), THREADS, (
                 *head, spans, nr, np.int64(self.k), *tail, self.cand, self.bits,
                 np.int64(self.stride)))
         items, spans = self._spans(ranges, False)
         if not items:
             return None
         if self.k == 3:
-            return _Prepared(kernels()["triangles"], self._grid(items, self.max_blocks),
-                             (*head, self.src, spans, nr, *tail))
+            return launch.Launch(kernels()["triangles"], self._grid(items, self.max_blocks),
+                                 THREADS, (*head, self.src, spans, nr, *tail))
         grid = self._grid(items, self.blocks)
-        return _Prepared(kernels()["cliques"], grid, (
+        return launch.Launch(kernels()["cliques"], grid, THREADS, (
             *head, self.src, spans, nr, np.int64(self.k), *tail,
             self.cand[:grid * WARPS_PER_BLOCK * self.d], self.bits, np.int64(self.stride)))
 
@@ -628,7 +568,7 @@ class Device:
     def prefixes(self, data, starts):
         nrec = len(starts) - 1
         if nrec:
-            kernels()["prefixes"][self._grid(nrec, self.blocks), 32 * WARPS_PER_BLOCK](
+            kernels()["prefixes"][self._grid(nrec, self.blocks), THREADS](
                 self.indptr, self.indices, cuda.to_device(data), cuda.to_device(starts),
                 np.int64(nrec), np.int64(self.k), self.state, self.result, np.int64(0),
                 self.cand[:self._grid(nrec, self.blocks) * WARPS_PER_BLOCK * self.d], self.bits,

@@ -255,7 +255,7 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
                     trawl_window, cutoff_walks, inheritance, streaming, gpu_options)
     done = run.batches(sizes, first_sample, trawl_samples, stop, progress)
     total = sum(x.n for x in done)
-    est_value, stderr, valid = _combine(done, total)
+    est_value, stderr, valid = combine(done, total)
     compile_seconds = gthinker.cache.compile_seconds() - compiled_before
     seconds = time.perf_counter() - t0 - compile_seconds
     return GSwordResult(
@@ -320,7 +320,7 @@ class _Pipeline:
             if progress is not None:
                 drawn = sum(x.n for x in self.done)
                 progress({"batch": b + 1, "batches": len(sizes), "samples": first,
-                          "estimate": _combine(self.done, drawn)[0] if self.done else 0.0})
+                          "estimate": combine(self.done, drawn)[0] if self.done else 0.0})
         return self.done
 
     def _sample(self, batch, stop):
@@ -395,7 +395,7 @@ def diagnose(batches, valid) -> list[str]:
     return out
 
 
-def _combine(batches, total):
+def combine(batches, total):
     """(estimate, standard error, valid samples): the mean over all samples of
     their values. Rounds are the independent units (inheritance ties the
     samples of a round together); the variance is the cluster-sample one,

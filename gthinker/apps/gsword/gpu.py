@@ -39,7 +39,7 @@ import warnings
 import numpy as np
 from numba import cuda, int32
 
-import gthinker
+from gthinker.gpu import launch
 from gthinker.gpu.simulator import enabled as simulator_enabled
 
 from .candidates import MAX_QUERY
@@ -49,8 +49,9 @@ __all__ = ["GPUSampler", "build_kernel"]
 
 FULL = 0xFFFFFFFF
 WARPS = 8  # warps per block (256 threads)
+BLOCKS_PER_SM = 8  # most blocks a launch has per multiprocessor
 
-_KERNELS: dict = {}
+_FUNCTIONS: dict = {}  # the kernel function of each (estimator, options)
 _LOCK = threading.Lock()
 
 
@@ -275,20 +276,17 @@ def _sampling_kernel(ns, step, inherit, warps):
 
 def build_kernel(est, inheritance: bool, streaming: bool, warps: int = WARPS):
     """The sampling kernel of estimator ``est`` with ``warps`` warps per block
-    (cached per options and process)."""
+    (compiled once per options and process)."""
     key = (est, bool(inheritance), bool(streaming), int(warps))
-    with _LOCK:
-        if key in _KERNELS:
-            return _KERNELS[key]
-        ns = namespace(est, "cuda")
-        refines = bool(est.refines)
-        step = _position_step(ns, refines, bool(streaming) and refines)
-        compiled = cuda.jit(_sampling_kernel(ns, step, bool(inheritance), int(warps)))
-        if not simulator_enabled():  # the simulator compiles nothing
-            gthinker.cache.attach(compiled, target="cuda", name=f"gsword_{est.name}",
-                                  label=f"the gSWORD {est.name} sampler (GPU)")
-        _KERNELS[key] = compiled
-        return compiled
+    with _LOCK:  # the kernel function is made once per key too
+        fn = _FUNCTIONS.get(key)
+        if fn is None:
+            ns = namespace(est, "cuda")
+            refines = bool(est.refines)
+            step = _position_step(ns, refines, bool(streaming) and refines)
+            fn = _FUNCTIONS[key] = _sampling_kernel(ns, step, bool(inheritance), int(warps))
+    return launch.kernel(fn, name=f"gsword_{est.name}", key=key,
+                         label=f"the gSWORD {est.name} sampler (GPU)")
 
 
 @contextlib.contextmanager
@@ -316,13 +314,7 @@ class GPUSampler:
         self.cg = cg
         self.d_cgp = cuda.to_device(cg.cgp)
         self.d_cgi = cuda.to_device(cg.cgi if cg.cgi.size else np.zeros(1, np.int32))
-        if blocks is None:
-            try:
-                sms = cuda.get_current_device().MULTIPROCESSOR_COUNT
-            except Exception:  # noqa: BLE001 - the simulator
-                sms = 1
-            blocks = sms * 8
-        self.max_blocks = int(blocks)
+        self.max_blocks = int(launch.blocks(BLOCKS_PER_SM) if blocks is None else blocks)
         self.rounds_per_warp = int(rounds_per_warp)
         self.warm()
 

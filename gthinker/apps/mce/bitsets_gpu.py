@@ -33,8 +33,8 @@ from numba import cuda
 
 import gthinker
 from gthinker import setops
-from gthinker.gpu import simulator
-from gthinker.gpu.device import (
+from gthinker.gpu import launch, simulator
+from gthinker.gpu.device_helpers import (
     FULL_MASK,
     adjacency_row,
     contains,
@@ -47,6 +47,8 @@ from gthinker.gpu.device import (
 __all__ = ["Device", "worker", "record_need"]
 
 WARPS_PER_BLOCK = 8
+#: Blocks a launch has per multiprocessor (each warp searches subtrees until none is left).
+BLOCKS_PER_SM = 8
 #: Nodes a warp searches in one subtree before it hands the rest out as records.
 NODE_BUDGET = 1 << 14
 #: A subtree whose bitsets span more words than this (X' of thousands of vertices, at a
@@ -421,18 +423,9 @@ def _subtrees(indptr, indices, verts, nverts, data, starts, nrec, cursor, ids_bu
                 octl, data, start, v, lane)
 
 
-_KERNELS = {}
-
-
 def kernel():
     """The subtree kernel, compiled once per process (or loaded from the compile cache)."""
-    if not _KERNELS:
-        compiled = cuda.jit(_subtrees)
-        if not simulator.enabled():  # the simulator compiles nothing
-            gthinker.cache.attach(compiled, target="cuda", name="mce_subtrees",
-                                  label="MCE (GPU bitset kernel)")
-        _KERNELS["subtrees"] = compiled
-    return _KERNELS["subtrees"]
+    return launch.kernel(_subtrees, name="mce_subtrees", label="MCE (GPU bitset kernel)")
 
 
 @gthinker.cache.jit("MCE GPU host functions", nogil=True)
@@ -506,9 +499,7 @@ class Device:
         self.budget = int(budget)
         # The simulator runs each thread as an OS thread: one block of two warps there.
         self.per_block = 2 if simulator.enabled() else WARPS_PER_BLOCK
-        if blocks is None:
-            blocks = 1 if simulator.enabled() else (
-                cuda.get_current_device().MULTIPROCESSOR_COUNT * 8)
+        blocks = launch.blocks(BLOCKS_PER_SM) if blocks is None else blocks
         self.warps = int(blocks) * self.per_block
         ids_need, bits_need = record_need(self.later, self.earlier)
         self.bit_stride = int(max(1, min(bits_need.max(initial=1),

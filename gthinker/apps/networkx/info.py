@@ -8,7 +8,7 @@ middle of its own import.
 from __future__ import annotations
 
 #: The functions the backend implements, with the note NetworkX adds to each
-#: function's docstring. :mod:`gthinker.nx_backend.interface` checks that these
+#: function's docstring. :mod:`gthinker.apps.networkx.interface` checks that these
 #: are exactly the functions registered.
 FUNCTIONS = {
     "find_cliques": "Streams the cliques while gthinker's workers search (all cores).",

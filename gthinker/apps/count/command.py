@@ -1,0 +1,162 @@
+"""``gthinker count``: pattern counting as the command line and the cluster see it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gthinker.registry import App
+from gthinker.request import Request, max_compile, squared
+
+from ..sm.command import as_query
+
+EPILOG = """\
+examples:
+  gthinker count email-Enron.txt.gz triangle            # 727,044 triangles
+  gthinker count g.txt 5-clique --json
+  gthinker count g.txt cliques                         # k-cliques for every k
+  gthinker count g.txt house --mode cpu
+
+PATTERN is triangle, k-clique, cliques (every k at once), 4-cycle, diamond,
+tailed-triangle, house, k-path, k-star (k vertices), or a pattern file (an edge
+list or .graph). Counts distinct subgraphs (not necessarily induced). Cliques
+are counted on the graph oriented by degeneracy order, each clique once, the
+last level by intersection sizes; "cliques" walks Pivoter's clique tree and is
+exact however large the counts. Other patterns run the subgraph-matching app
+with symmetry breaking. With a CUDA GPU, auto counts cliques on the GPU.
+"""
+
+
+class CountRequest(Request):
+    """Pattern counts: roots are the vertices a subgraph is counted from (its first
+    vertex in degeneracy order; for other patterns, the data vertex of the first
+    query vertex in the matching order)."""
+
+    def __init__(self, pattern="triangle", per_vertex=False, **kw):
+        super().__init__(**kw)
+        from . import app
+
+        self.name = pattern if isinstance(pattern, str) else "pattern"
+        self.pattern = as_query(pattern)
+        self.per_vertex = per_vertex
+        # k-cliques on the CPU run as range records of first vertices (and prefix
+        # cliques once those split): records that any node can run.
+        self.k = app.clique_size(self.pattern)
+        self.movable = self.mode == "cpu" and self.k is not None and self.k >= 3
+
+    def run(self, graph, *, threads=None, output=None, stop=None, progress=None, **inputs):
+        from . import app
+
+        return app.count(graph, self.pattern, mode=self.mode, threads=threads,
+                         time_budget=self.time_budget, per_vertex=self.per_vertex,
+                         progress=progress, stop=stop, **inputs, **self.options)
+
+    def local(self, graph):
+        if graph.num_vertices == 0 or (self.k is not None and self.k < 3):
+            return self.run(graph, threads=1)
+        return None
+
+    def weights(self, graph):
+        """Later-degree squared, off the oriented graph that every range counts on
+        (kept with the graph, it goes to the nodes with it)."""
+        from . import app
+
+        if self.per_vertex:
+            raise ValueError("per_vertex= is not supported on a cluster; run it in one process")
+        return squared(np.diff(app.oriented(graph).indptr))
+
+    def run_range(self, graph, lo, hi, threads, output, stop):
+        return self.part(self.run(graph, threads=threads, stop=stop, vertices=range(lo, hi)))
+
+    def run_records(self, graph, data, starts, threads, output, stop):
+        """k-clique records (another node's) on the oriented graph, as the app runs
+        its own; the part of a range's form (the merge reads the method and the
+        mode's reason off the first range)."""
+        from gthinker.runtime import run
+
+        from . import app
+
+        options = {"cpu_task_batch": 1, **self.options}
+        res = run(app.CliqueCount, app.oriented(graph), mode="cpu", threads=threads,
+                  time_budget=self.time_budget, params=[self.k], stop=stop,
+                  vertices=np.empty(0, np.int32), records=(data, starts), **options)
+        return {"count": res.counters["cliques"], "counts": None, "method": None,
+                "prepare_seconds": 0.0, "mode_reason": None, **self.common(res, res.threads)}
+
+    def run_roots(self, graph, roots, threads, output, stop):
+        raise NotImplementedError("count requests move tasks between nodes, not roots")
+
+    def part(self, res):
+        return {"count": res.count, "counts": res.counts, "method": res.method,
+                "prepare_seconds": res.prepare_seconds, "mode_reason": res.mode_reason,
+                **self.common(res, res.threads)}
+
+    def merge(self, parts, seconds, threads, stats):
+        from .app import CountResult
+
+        counts = None
+        if parts[0]["counts"] is not None:
+            counts = {}
+            for p in parts:
+                for k, n in p["counts"].items():
+                    counts[k] = counts.get(k, 0) + n
+            counts = dict(sorted(counts.items()))
+        first = parts[0]
+        return CountResult(
+            self.name, sum(p["count"] for p in parts), seconds, first["mode"], threads,
+            first["method"], counts=counts,
+            prepare_seconds=max(p["prepare_seconds"] for p in parts),
+            compile_seconds=max_compile(parts),
+            mode_reason=first["mode_reason"], stats=stats)
+
+
+def request(pattern="triangle", **keywords) -> CountRequest:
+    own = {k: keywords.pop(k) for k in ("per_vertex",) if k in keywords}
+    common = {k: keywords.pop(k) for k in ("mode", "time_budget") if k in keywords}
+    return CountRequest(pattern, **own, **common, options=keywords)
+
+
+def add_arguments(p) -> None:
+    p.add_argument("pattern", help="pattern name or pattern file (see below)")
+
+
+def from_args(args) -> dict:
+    return {"pattern": args.pattern}
+
+
+def describe(res, label=None) -> list[str]:
+    from gthinker.text import threads
+
+    if res.counts is not None:
+        lines = [f"{k}-cliques: {n:,}" for k, n in res.counts.items()]
+    else:
+        lines = [f"{res.pattern}: {res.count:,}"]
+    where = threads(res.threads) if res.mode == "cpu" else res.mode
+    lines.append(f"time: {res.seconds:.3f}s counting ({where}, {res.method}), "
+                 f"{res.prepare_seconds:.3f}s preparing")
+    return lines
+
+
+def warmup(graph, gpu: bool):
+    from . import app
+
+    steps = [("count (cpu)", lambda: [app.count(graph, p, mode="cpu", threads=1)
+                                      for p in ("triangle", "cliques")])]
+    if gpu:
+        steps.append(("count (gpu)", lambda: app.count(graph, "triangle", mode="gpu")))
+    return steps
+
+
+APP = App(
+    name="count",
+    summary="count triangles, k-cliques, cliques of every size or a small pattern",
+    description="Count the distinct subgraphs of a graph isomorphic to a pattern.",
+    epilog=EPILOG,
+    request=request,
+    from_args=from_args,
+    describe=describe,
+    add_arguments=add_arguments,
+    mode_help="gpu if a CUDA GPU is usable and the graph is not small, else cpu",
+    options=("threads", "time_budget", "gpus"),
+    progress="count",
+    warmup=warmup,
+)
