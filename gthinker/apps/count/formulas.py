@@ -1,4 +1,4 @@
-"""Closed formulas for 4- and 5-vertex pattern counts, from per-edge statistics.
+"""Closed formulas for 4- and 5-vertex pattern counts, from per-vertex and per-edge statistics.
 
 For every edge ``e = {x, y}``: ``tri(e)``, the triangles on it (common neighbours of
 x and y), and ``c4(e)``, the 4-cycles through it: ``x-y-p-q-x`` with ``p`` in
@@ -15,7 +15,15 @@ subgraphs):
 - ``house = sum tri(e) c4(e) - 4 diamond``, ``diamond = sum C(tri(e), 2)``: a house is
   its base edge, a 4-cycle through it and a roof vertex joined to both ends (a triangle
   on the edge), the roof not on the cycle; a roof on the cycle makes the cycle and the
-  triangle share two edges, and those configurations are the diamonds, four times each.
+  triangle share two edges, and those configurations are the diamonds, four times each;
+- ``5-path``: at its middle vertex x, every ordered pair of legs ``v2-v1``, ``v4-v5``
+  (``(sum of (deg - 1))^2 - sum of (deg - 1)^2`` over N(x)), less those with ``v1 = v4``
+  or ``v5 = v2`` (``v2, v4`` adjacent: ``2 sum (deg y - 1) tri(x, y)``) and ``v1 = v5``
+  (``sum over w != x of c(x, w) (c(x, w) - 1)``), plus both of the first two (``2 t(x)``),
+  halved (each path read both ways);
+- ``fork`` (a 3-star with one leg made longer): at its centre x, per neighbour y and
+  ``e`` in ``N(y) - {x}``, two leaves among ``N(x) - {y, e}``:
+  ``(deg y - 1 - tri) C(deg x - 1, 2) + tri C(deg x - 2, 2)``.
 
 One job (:class:`EdgeStats`) computes all these sums in ``O(sum of deg(v)^2)``
 work: the count app uses them where the matching search would enumerate far
@@ -34,7 +42,7 @@ __all__ = ["EdgeStats", "FORMULAS", "from_sums", "wedge_work"]
 
 #: The shapes these formulas count, and the sums (counters of :class:`EdgeStats`)
 #: each is made of.
-FORMULAS = ("4-cycle", "tailed-triangle", "house")
+FORMULAS = ("4-cycle", "tailed-triangle", "house", "5-path", "fork")
 
 
 @gthinker.cache.jit("counting formulas", nogil=True)
@@ -65,19 +73,28 @@ def _cycles_at(indptr, indices, x, cnt):
 
 @gthinker.cache.jit("counting formulas", nogil=True)
 def _vertex_sums(indptr, indices, x, cnt, mark, sums):
-    """Adds vertex ``x``'s part to ``sums``: C(tri, 2) and tri * c4 over its edges
-    ``{x, y}``, ``y > x``; the 4-cycles whose largest vertex is x; t(x) (deg x - 2)."""
+    """Adds vertex ``x``'s part to ``sums`` (the order of :attr:`EdgeStats.counters`):
+    C(tri, 2) and tri * c4 over its edges ``{x, y}``, ``y > x``; the 4-cycles whose
+    largest vertex is x; t(x) (deg x - 2); the 5-paths centred at x; the forks
+    centred at x."""
     dx = indptr[x + 1] - indptr[x]
     sums[2] += _cycles_at(indptr, indices, x, cnt)
+    pairs = 0  # sum over w != x of c(x, w) (c(x, w) - 1)
     for i in range(indptr[x], indptr[x + 1]):  # wedges x-v-p: cnt[p] = c(x, p)
         v = indices[i]
         mark[v] = 1
         for j in range(indptr[v], indptr[v + 1]):
-            cnt[indices[j]] += 1
-    cnt[x] = 0
+            p = indices[j]
+            if p != x:
+                pairs += 2 * cnt[p]
+                cnt[p] += 1
     at_x = 0  # twice the triangles at x
+    legs = 0  # sum over y in N(x) of deg y - 1
+    legs2 = 0  # ... of (deg y - 1)^2
+    legs_tri = 0  # ... of (deg y - 1) tri(x, y)
     for i in range(indptr[x], indptr[x + 1]):
         y = indices[i]
+        dy = indptr[y + 1] - indptr[y]
         tri = 0
         wedges = 0
         for j in range(indptr[y], indptr[y + 1]):
@@ -85,11 +102,19 @@ def _vertex_sums(indptr, indices, x, cnt, mark, sums):
             tri += mark[p]
             wedges += cnt[p]
         at_x += tri
+        legs += dy - 1
+        legs2 += (dy - 1) * (dy - 1)
+        legs_tri += (dy - 1) * tri
+        # forks: x the centre, y-e the long leg, two leaves among the rest of N(x)
+        sums[5] += (dy - 1 - tri) * ((dx - 1) * (dx - 2) // 2) + tri * ((dx - 2) * (dx - 3) // 2)
         if y > x:
-            c4 = wedges - (indptr[y + 1] - indptr[y] - 1)  # p = x adds cnt[x] = 0
+            c4 = wedges - (dy - 1)  # p = x is not counted; the others c(x, p) - 1
             sums[0] += tri * (tri - 1) // 2
             sums[1] += tri * c4
     sums[3] += at_x // 2 * (dx - 2)
+    # ordered 5-paths v1-v2-x-v4-v5: every pair of legs, less v1 = v4, v5 = v2 (a
+    # triangle) and v1 = v5 (a 4-cycle), plus both of the first two at once
+    sums[4] += (legs * legs - legs2 - 2 * legs_tri - pairs + at_x) // 2
     for i in range(indptr[x], indptr[x + 1]):
         v = indices[i]
         mark[v] = 0
@@ -102,13 +127,13 @@ def _edge_range(ctx, lo, hi):
     n = ctx.indptr.size - 1
     cnt = np.zeros(n, np.int64)
     mark = np.zeros(n, np.int64)
-    sums = np.zeros(4, np.int64)
+    sums = np.zeros(6, np.int64)
     for x in range(lo, hi):
         if ctx.timed_out():
             spill_rest(ctx, x, hi)
             break
         _vertex_sums(ctx.indptr, ctx.indices, x, cnt, mark, sums)
-    for t in range(4):
+    for t in range(6):
         ctx.count(t, sums[t])
 
 
@@ -118,7 +143,7 @@ class EdgeStats(gthinker.Task):
     it is, its tailed triangles), so ranges of vertices partition them: records
     ``[-1 - lo, hi]``."""
 
-    counters = ("tri_pairs", "tri_c4", "c4", "tailed")
+    counters = ("tri_pairs", "tri_c4", "c4", "tailed", "5-path", "fork")
 
     @staticmethod
     def compute(ctx, record):
@@ -144,6 +169,8 @@ def from_sums(shape: str, sums: dict) -> int:
         return sums["c4"]
     if shape == "tailed-triangle":
         return sums["tailed"]
+    if shape in ("5-path", "fork"):
+        return sums[shape]
     if shape == "house":
         return sums["tri_c4"] - 4 * sums["tri_pairs"]
     raise KeyError(f"no formula counts {shape!r}; these do: {', '.join(FORMULAS)}")
