@@ -15,7 +15,7 @@ from networkx.algorithms import isomorphism as iso
 
 import gthinker
 from gthinker.apps import count, sm
-from gthinker.apps.count import motifs
+from gthinker.apps.count import formulas, motifs
 from gthinker.apps.matching import symmetry
 from gthinker.apps.matching.pattern_plan import pattern_plan
 from gthinker.apps.matching.patterns import pattern
@@ -143,7 +143,7 @@ def test_the_search_counts_the_formula_shapes_too():
 
     G = nx.gnp_random_graph(25, 0.35, seed=11)
     g = gthinker.Graph.from_networkx(G)
-    for name in ["4-cycle", "tailed-triangle", "house", "5-path", "fork"]:
+    for name in formulas.FORMULAS:
         res = count.count(g, name, mode="cpu", threads=2)
         assert res.method == f"formula ({name})"
         job, _, _ = engine.run_plan(g, planner.plan(g, name, unique=True), "cpu", threads=2)

@@ -23,11 +23,25 @@ subgraphs):
   halved (each path read both ways);
 - ``fork`` (a 3-star with one leg made longer): at its centre x, per neighbour y and
   ``e`` in ``N(y) - {x}``, two leaves among ``N(x) - {y, e}``:
-  ``(deg y - 1 - tri) C(deg x - 1, 2) + tri C(deg x - 2, 2)``.
+  ``(deg y - 1 - tri) C(deg x - 1, 2) + tri C(deg x - 2, 2)``;
+- ``banner`` (a 4-cycle and a pendant): at the pendant's vertex x, the 4-cycles through x
+  (``sum over w of C(c(x, w), 2)``) times ``deg x - 2``, less those whose opposite vertex
+  is a neighbour of x (``sum over y in N(x) of C(tri(x, y), 2)``);
+- ``cricket``: ``t(x) C(deg x - 2, 2)`` (two pendants at one corner);
+- ``bull``: per edge, its triangles times the pendant pairs at its ends, not one vertex
+  twice: ``tri ((deg x - 2) (deg y - 2) - tri + 1)``;
+- ``long-tailed-triangle`` (a 2-edge tail at corner x): ``t(x) sum over N(x) of (deg - 1)``
+  less, per neighbour y, ``tri(x, y) (deg y - 2 + tri(x, y))`` (the tail back into the
+  triangle);
+- ``K2,3``: per pair of vertices, ``C(c(x, w), 3)`` (at the larger of the two);
+- ``bowtie``: ``C(t(x), 2)`` less the pairs of triangles sharing an edge at x;
+- ``dart`` (a diamond and a pendant at an end of its diagonal): per edge,
+  ``C(tri, 2) (deg x + deg y - 6)``.
 
-One job (:class:`EdgeStats`) computes all these sums in ``O(sum of deg(v)^2)``
-work: the count app uses them where the matching search would enumerate far
-more (docs/benchmarks.md, "Pattern-aware matching").
+Each is checked against the matching search in the tests. One job (:class:`EdgeStats`)
+computes all these sums in ``O(sum of deg(v)^2)`` work: the count app uses them where
+the matching search would enumerate far more (docs/benchmarks.md, "Pattern-aware
+matching").
 """
 
 from __future__ import annotations
@@ -38,11 +52,17 @@ import gthinker
 
 from .ranges import spill_rest
 
-__all__ = ["EdgeStats", "FORMULAS", "from_sums", "wedge_work"]
+__all__ = ["EdgeStats", "FORMULAS", "SUMS", "from_sums", "wedge_work"]
 
 #: The shapes these formulas count, and the sums (counters of :class:`EdgeStats`)
 #: each is made of.
-FORMULAS = ("4-cycle", "tailed-triangle", "house", "5-path", "fork")
+FORMULAS = ("4-cycle", "tailed-triangle", "house", "5-path", "fork", "banner", "cricket",
+            "bull", "long-tailed-triangle", "K2,3", "bowtie", "dart")
+
+#: The counters of :class:`EdgeStats`, in the order :func:`_vertex_sums` fills them: two
+#: terms of the house, then one count per shape.
+SUMS = ("tri_pairs", "tri_c4", "4-cycle", "tailed-triangle", "5-path", "fork", "banner",
+        "cricket", "bull", "long-tailed-triangle", "K2,3", "bowtie", "dart")
 
 
 @gthinker.cache.jit("counting formulas", nogil=True)
@@ -73,10 +93,8 @@ def _cycles_at(indptr, indices, x, cnt):
 
 @gthinker.cache.jit("counting formulas", nogil=True)
 def _vertex_sums(indptr, indices, x, cnt, mark, sums):
-    """Adds vertex ``x``'s part to ``sums`` (the order of :attr:`EdgeStats.counters`):
-    C(tri, 2) and tri * c4 over its edges ``{x, y}``, ``y > x``; the 4-cycles whose
-    largest vertex is x; t(x) (deg x - 2); the 5-paths centred at x; the forks
-    centred at x."""
+    """Adds vertex ``x``'s part to ``sums`` (in the order of :data:`SUMS`; see the
+    module docstring for each)."""
     dx = indptr[x + 1] - indptr[x]
     sums[2] += _cycles_at(indptr, indices, x, cnt)
     pairs = 0  # sum over w != x of c(x, w) (c(x, w) - 1)
@@ -86,12 +104,17 @@ def _vertex_sums(indptr, indices, x, cnt, mark, sums):
         for j in range(indptr[v], indptr[v + 1]):
             p = indices[j]
             if p != x:
-                pairs += 2 * cnt[p]
-                cnt[p] += 1
+                c = cnt[p]
+                pairs += 2 * c
+                if p < x:  # K2,3 at its pair {p, x}: C(c(x, p), 3), one increment at a time
+                    sums[10] += c * (c - 1) // 2
+                cnt[p] = c + 1
     at_x = 0  # twice the triangles at x
     legs = 0  # sum over y in N(x) of deg y - 1
     legs2 = 0  # ... of (deg y - 1)^2
     legs_tri = 0  # ... of (deg y - 1) tri(x, y)
+    diamonds = 0  # ... of C(tri(x, y), 2)
+    tails = 0  # ... of tri(x, y) (deg y - 2 + tri(x, y))
     for i in range(indptr[x], indptr[x + 1]):
         y = indices[i]
         dy = indptr[y + 1] - indptr[y]
@@ -105,16 +128,22 @@ def _vertex_sums(indptr, indices, x, cnt, mark, sums):
         legs += dy - 1
         legs2 += (dy - 1) * (dy - 1)
         legs_tri += (dy - 1) * tri
-        # forks: x the centre, y-e the long leg, two leaves among the rest of N(x)
+        diamonds += tri * (tri - 1) // 2
+        tails += tri * (dy - 2 + tri)
         sums[5] += (dy - 1 - tri) * ((dx - 1) * (dx - 2) // 2) + tri * ((dx - 2) * (dx - 3) // 2)
         if y > x:
             c4 = wedges - (dy - 1)  # p = x is not counted; the others c(x, p) - 1
             sums[0] += tri * (tri - 1) // 2
             sums[1] += tri * c4
-    sums[3] += at_x // 2 * (dx - 2)
-    # ordered 5-paths v1-v2-x-v4-v5: every pair of legs, less v1 = v4, v5 = v2 (a
-    # triangle) and v1 = v5 (a 4-cycle), plus both of the first two at once
+            sums[8] += tri * ((dx - 2) * (dy - 2) - tri + 1)
+            sums[12] += tri * (tri - 1) // 2 * (dx + dy - 6)
+    t = at_x // 2
+    sums[3] += t * (dx - 2)
     sums[4] += (legs * legs - legs2 - 2 * legs_tri - pairs + at_x) // 2
+    sums[6] += pairs // 2 * (dx - 2) - diamonds
+    sums[7] += t * ((dx - 2) * (dx - 3) // 2)
+    sums[9] += t * legs - tails
+    sums[11] += t * (t - 1) // 2 - diamonds
     for i in range(indptr[x], indptr[x + 1]):
         v = indices[i]
         mark[v] = 0
@@ -127,13 +156,13 @@ def _edge_range(ctx, lo, hi):
     n = ctx.indptr.size - 1
     cnt = np.zeros(n, np.int64)
     mark = np.zeros(n, np.int64)
-    sums = np.zeros(6, np.int64)
+    sums = np.zeros(len(SUMS), np.int64)
     for x in range(lo, hi):
         if ctx.timed_out():
             spill_rest(ctx, x, hi)
             break
         _vertex_sums(ctx.indptr, ctx.indices, x, cnt, mark, sums)
-    for t in range(6):
+    for t in range(len(SUMS)):
         ctx.count(t, sums[t])
 
 
@@ -143,7 +172,7 @@ class EdgeStats(gthinker.Task):
     it is, its tailed triangles), so ranges of vertices partition them: records
     ``[-1 - lo, hi]``."""
 
-    counters = ("tri_pairs", "tri_c4", "c4", "tailed", "5-path", "fork")
+    counters = SUMS
 
     @staticmethod
     def compute(ctx, record):
@@ -162,15 +191,11 @@ def wedge_work(graph: gthinker.Graph) -> np.ndarray:
 def from_sums(shape: str, sums: dict) -> int:
     """The count of ``shape`` (one of :data:`FORMULAS`) from :class:`EdgeStats`' counters.
 
-    >>> from_sums("house", {"tri_pairs": 6, "tri_c4": 24, "c4": 3, "tailed": 12})  # K4
+    >>> from_sums("house", {"tri_pairs": 6, "tri_c4": 24})  # K4: no house
     0
     """
-    if shape == "4-cycle":
-        return sums["c4"]
-    if shape == "tailed-triangle":
-        return sums["tailed"]
-    if shape in ("5-path", "fork"):
-        return sums[shape]
     if shape == "house":
         return sums["tri_c4"] - 4 * sums["tri_pairs"]
+    if shape in FORMULAS:
+        return sums[shape]
     raise KeyError(f"no formula counts {shape!r}; these do: {', '.join(FORMULAS)}")
