@@ -712,8 +712,14 @@ def _edge_sums(graph, threads, time_budget, progress, options):
 def _formula(graph, name, shape, threads, time_budget, progress, options, prepare, res=None):
     """A shape of :data:`formulas.FORMULAS`, from per-edge sums (CPU); ``res``: the
     sums' job when it already ran."""
-    res = res or _edge_sums(graph, threads, time_budget, progress, options)
-    return CountResult(name, formulas.from_sums(shape, res.counters), res.seconds, "cpu",
+    res = res or _edge_sums(graph, threads, time_budget, progress, dict(options))
+    cliques, seconds = 0, res.seconds
+    if shape in formulas.CLIQUE_TERMS:
+        k = formulas.CLIQUE_TERMS[shape][0]
+        part = _cliques(graph, f"{k}-clique", k, "cpu", threads, time_budget, progress,
+                        options)
+        cliques, seconds = part.count, seconds + part.seconds
+    return CountResult(name, formulas.from_sums(shape, res.counters, cliques), seconds, "cpu",
                        res.threads, f"formula ({shape})", prepare_seconds=prepare,
                        compile_seconds=res.compile_seconds,
                        mode_reason=f"a formula counts {shape} (CPU)", stats=res.stats)

@@ -36,7 +36,10 @@ subgraphs):
 - ``K2,3``: per pair of vertices, ``C(c(x, w), 3)`` (at the larger of the two);
 - ``bowtie``: ``C(t(x), 2)`` less the pairs of triangles sharing an edge at x;
 - ``dart`` (a diamond and a pendant at an end of its diagonal): per edge,
-  ``C(tri, 2) (deg x + deg y - 6)``.
+  ``C(tri, 2) (deg x + deg y - 6)``;
+- ``kite`` (a diamond and a pendant at a tip): per edge (the diagonal) ``(tri - 1)`` times
+  the sum over its common neighbours a of ``deg a - 2``, less twice the edges among the
+  common neighbours: ``12`` per 4-clique (each has six edges, each edge one such edge).
 
 Each is checked against the matching search in the tests. One job (:class:`EdgeStats`)
 computes all these sums in ``O(sum of deg(v)^2)`` work: the count app uses them where
@@ -52,17 +55,20 @@ import gthinker
 
 from .ranges import spill_rest
 
-__all__ = ["EdgeStats", "FORMULAS", "SUMS", "from_sums", "wedge_work"]
+__all__ = ["CLIQUE_TERMS", "EdgeStats", "FORMULAS", "SUMS", "from_sums", "wedge_work"]
 
 #: The shapes these formulas count, and the sums (counters of :class:`EdgeStats`)
 #: each is made of.
 FORMULAS = ("4-cycle", "tailed-triangle", "house", "5-path", "fork", "banner", "cricket",
-            "bull", "long-tailed-triangle", "K2,3", "bowtie", "dart")
+            "bull", "long-tailed-triangle", "K2,3", "bowtie", "dart", "kite")
 
 #: The counters of :class:`EdgeStats`, in the order :func:`_vertex_sums` fills them: two
 #: terms of the house, then one count per shape.
 SUMS = ("tri_pairs", "tri_c4", "4-cycle", "tailed-triangle", "5-path", "fork", "banner",
-        "cricket", "bull", "long-tailed-triangle", "K2,3", "bowtie", "dart")
+        "cricket", "bull", "long-tailed-triangle", "K2,3", "bowtie", "dart", "kite")
+
+#: Formulas with a term in the k-cliques: ``shape: (k, coefficient)``.
+CLIQUE_TERMS = {"kite": (4, -12)}
 
 
 @gthinker.cache.jit("counting formulas", nogil=True)
@@ -120,10 +126,13 @@ def _vertex_sums(indptr, indices, x, cnt, mark, sums):
         dy = indptr[y + 1] - indptr[y]
         tri = 0
         wedges = 0
+        tip_degrees = 0  # sum over the common neighbours a of x and y of deg a - 2
         for j in range(indptr[y], indptr[y + 1]):
             p = indices[j]
             tri += mark[p]
             wedges += cnt[p]
+            if mark[p] != 0:
+                tip_degrees += indptr[p + 1] - indptr[p] - 2
         at_x += tri
         legs += dy - 1
         legs2 += (dy - 1) * (dy - 1)
@@ -137,6 +146,7 @@ def _vertex_sums(indptr, indices, x, cnt, mark, sums):
             sums[1] += tri * c4
             sums[8] += tri * ((dx - 2) * (dy - 2) - tri + 1)
             sums[12] += tri * (tri - 1) // 2 * (dx + dy - 6)
+            sums[13] += (tri - 1) * tip_degrees
     t = at_x // 2
     sums[3] += t * (dx - 2)
     sums[4] += (legs * legs - legs2 - 2 * legs_tri - pairs + at_x) // 2
@@ -188,8 +198,9 @@ def wedge_work(graph: gthinker.Graph) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(per.astype(np.int64) + 1)])
 
 
-def from_sums(shape: str, sums: dict) -> int:
-    """The count of ``shape`` (one of :data:`FORMULAS`) from :class:`EdgeStats`' counters.
+def from_sums(shape: str, sums: dict, cliques: int = 0) -> int:
+    """The count of ``shape`` (one of :data:`FORMULAS`) from :class:`EdgeStats`' counters
+    (and, for a shape of :data:`CLIQUE_TERMS`, the count of its k-cliques).
 
     >>> from_sums("house", {"tri_pairs": 6, "tri_c4": 24})  # K4: no house
     0
@@ -197,5 +208,6 @@ def from_sums(shape: str, sums: dict) -> int:
     if shape == "house":
         return sums["tri_c4"] - 4 * sums["tri_pairs"]
     if shape in FORMULAS:
-        return sums[shape]
+        k_coefficient = CLIQUE_TERMS.get(shape, (0, 0))[1]
+        return sums[shape] + k_coefficient * cliques
     raise KeyError(f"no formula counts {shape!r}; these do: {', '.join(FORMULAS)}")
