@@ -66,7 +66,8 @@ def count(data, query, unique: bool = False, mode: str = "auto", threads: int | 
     distinct subgraphs).
 
     Unless it lists or claims matches (``limit``, ``output``), it counts the
-    distinct subgraphs and multiplies by ``|Aut(q)|``: a clique goes to the
+    distinct subgraphs and multiplies by ``|Aut(q)|``: unless a GPU layout is asked
+    for (``gpu_mode``), a clique goes to the
     oriented clique engine and a shape with a closed formula to the formula
     (:func:`gthinker.apps.count.count_plan`; a labeled query whose labels are all
     equal counts in the data subgraph of that label); any other query runs the
@@ -101,8 +102,9 @@ def count(data, query, unique: bool = False, mode: str = "auto", threads: int | 
     data = gthinker.as_graph(data)
     query = as_query(query)
     check_query(data, query)
-    if not listing and not {"records", "vertices"} & options.keys():
-        # (records and vertices are the search's own: a cluster's node hands them on)
+    if not listing and gpu_mode == "auto" and not {"records", "vertices"} & options.keys():
+        # (records and vertices are the search's own: a cluster's node hands them on; a
+        # GPU layout asked for is the matcher's)
         done = _by_count_engines(data, query, unique, mode, threads, time_budget, progress,
                                  options)
         if done is not None:
