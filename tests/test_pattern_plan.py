@@ -227,3 +227,12 @@ def test_gpu_mode_counts_embeddings_as_distinct_times_automorphisms():
     want = _Brute(G).embeddings(pattern("house").to_networkx())
     res = sm.count(G, "house", mode="gpu")
     assert res.count == want and res.mode == "gpu" and res.automorphisms == 2
+
+
+def test_auto_leaves_count_only_levels_out_of_the_small_search_rule():
+    from gthinker.apps.sm import engine
+
+    big = gthinker.Graph.from_networkx(nx.gnm_random_graph(3000, 30_000, seed=1))
+    # a 5-star enumerates only its centre: at most 3,000 partial matches
+    assert "small search" in engine.small_search(sm.plan(big, "5-star", True))
+    assert engine.small_search(sm.plan(big, "5-path", True)) == ""

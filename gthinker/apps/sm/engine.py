@@ -81,7 +81,7 @@ class SMResult:
     mode: str
     threads: int
     order: list
-    candidates: list  # |C(u)| per query vertex
+    candidates: list  # |C(u)| per query vertex (empty when the count app counted it)
     gpu_mode: str | None = None  # prefix or expand (gpu and hybrid modes)
     stopped: str | None = None  # "limit" when the run stopped at its limit
     stats: dict = field(default_factory=dict, repr=False)
