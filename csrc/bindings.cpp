@@ -1,5 +1,6 @@
-// The only file that includes pybind11: exposes Job (one run of a user Task
-// over a graph) and the extern "C" callbacks that compiled user code calls.
+// The only file that includes pybind11: exposes Master (one run of a user Task over a
+// graph, gthinker._core.Master), JobConfig (its settings) and the extern "C" callbacks
+// that compiled user code calls.
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -74,11 +75,13 @@ namespace {
 template <typename T>
 using CArray = py::array_t<T, py::array::c_style | py::array::forcecast>;
 
-/// One job: a user Task over a graph, run by the Master and its workers.
-class Job {
+/// One job: a user Task over a graph, run by the Master and its workers (Python:
+/// gthinker._core.Master).
+class BoundMaster {
  public:
-  Job(CArray<int64_t> indptr, CArray<int32_t> indices, py::object labels, CArray<int64_t> ids,
-      CArray<int32_t> vertices, uintptr_t entry, py::dict cfg)
+  BoundMaster(CArray<int64_t> indptr, CArray<int32_t> indices, py::object labels,
+              CArray<int64_t> ids, CArray<int32_t> vertices, uintptr_t entry,
+              const JobConfig& config)
       : indptr_(indptr), indices_(indices), ids_(ids) {
     GraphView g;
     g.indptr = indptr_.data();
@@ -93,31 +96,8 @@ class Job {
     if (ids_.size() != g.num_vertices) throw std::invalid_argument("ids length != n");
     g.ids = ids_.data();
     std::vector<int32_t> init(vertices.data(), vertices.data() + vertices.size());
-    JobConfig c;
-    c.num_threads = cfg["threads"].cast<int>();
-    c.time_budget = cfg["time_budget"].cast<double>();
-    c.early_split = cfg["early_split"].cast<double>();
-    c.gpu_idle_split = cfg["gpu_idle_split"].cast<double>();
-    c.cpu_chunk = cfg["cpu_chunk"].cast<int64_t>();
-    c.cpu_task_batch = cfg["cpu_task_batch"].cast<int64_t>();
-    c.flush_batch = cfg["flush_batch"].cast<int64_t>();
-    c.spill_limit_bytes = cfg["spill_limit_bytes"].cast<size_t>();
-    c.timeout_check_interval = cfg["timeout_check_interval"].cast<int64_t>();
-    c.n_counters = cfg["n_counters"].cast<int64_t>();
-    c.n_maxima = cfg["n_maxima"].cast<int64_t>();
-    c.hist_rows = cfg["hist_rows"].cast<int64_t>();
-    c.hist_bins = cfg["hist_bins"].cast<int64_t>();
-    c.params = cfg["params"].cast<std::vector<int64_t>>();
-    c.output_path = cfg["output"].cast<std::string>();
-    c.limit = cfg["limit"].cast<int64_t>();
-    auto opt = [&](const char* key, int64_t fallback) {
-      return cfg.contains(key) ? cfg[key].cast<int64_t>() : fallback;
-    };
-    c.num_external = static_cast<int>(opt("external_workers", 0));
-    c.gpu_chunk = opt("gpu_chunk", c.gpu_chunk);
-    c.gpu_task_batch = opt("gpu_task_batch", c.gpu_task_batch);
     master_ = std::make_unique<Master>(g, std::move(init),
-                                       reinterpret_cast<TaskEntryFn>(entry), std::move(c));
+                                       reinterpret_cast<TaskEntryFn>(entry), config);
   }
 
   /// Runs the job with the GIL released. `progress(snapshot)` is called every
@@ -387,32 +367,57 @@ PYBIND11_MODULE(_core, m) {
     return d;
   }, "Addresses of the C callbacks that compiled task code calls (registered with llvmlite).");
 
-  py::class_<Job>(m, "Job")
+  py::class_<JobConfig>(m, "JobConfig",
+                        "A job's settings, each set by name from Python (gthinker/runtime.py).")
+      .def(py::init<>())
+      .def_readwrite("threads", &JobConfig::threads)
+      .def_readwrite("external_workers", &JobConfig::external_workers)
+      .def_readwrite("time_budget", &JobConfig::time_budget)
+      .def_readwrite("early_split", &JobConfig::early_split)
+      .def_readwrite("gpu_idle_split", &JobConfig::gpu_idle_split)
+      .def_readwrite("cpu_chunk", &JobConfig::cpu_chunk)
+      .def_readwrite("gpu_chunk", &JobConfig::gpu_chunk)
+      .def_readwrite("gpu_task_batch", &JobConfig::gpu_task_batch)
+      .def_readwrite("cpu_task_batch", &JobConfig::cpu_task_batch)
+      .def_readwrite("flush_batch", &JobConfig::flush_batch)
+      .def_readwrite("spill_limit", &JobConfig::spill_limit)
+      .def_readwrite("timeout_check_interval", &JobConfig::timeout_check_interval)
+      .def_readwrite("n_counters", &JobConfig::n_counters)
+      .def_readwrite("n_maxima", &JobConfig::n_maxima)
+      .def_readwrite("hist_rows", &JobConfig::hist_rows)
+      .def_readwrite("hist_bins", &JobConfig::hist_bins)
+      .def_readwrite("params", &JobConfig::params)
+      .def_readwrite("output", &JobConfig::output)
+      .def_readwrite("limit", &JobConfig::limit);
+
+  py::class_<BoundMaster>(m, "Master")
       .def(py::init<CArray<int64_t>, CArray<int32_t>, py::object, CArray<int64_t>, CArray<int32_t>,
-                    uintptr_t, py::dict>(),
+                    uintptr_t, const JobConfig&>(),
            py::arg("indptr"), py::arg("indices"), py::arg("labels"), py::arg("ids"),
            py::arg("vertices"), py::arg("entry"), py::arg("config"))
-      .def("run", &Job::run, py::arg("progress") = py::none(), py::arg("interval") = 2.0)
-      .def("external_wait", &Job::external_wait, py::arg("slot"))
-      .def("external_done", [](Job& j, int i) { j.master().external_done(i); }, py::arg("slot"))
-      .def("external_fail", [](Job& j, const std::string& m) { j.master().external_fail(m); })
-      .def("push_tasks", &Job::push_tasks, py::arg("data"), py::arg("starts"))
-      .def("take_tasks", &Job::take_tasks, py::arg("max_records"),
+      .def("run", &BoundMaster::run, py::arg("progress") = py::none(), py::arg("interval") = 2.0)
+      .def("external_wait", &BoundMaster::external_wait, py::arg("slot"))
+      .def("external_done", [](BoundMaster& j, int i) { j.master().external_done(i); },
+           py::arg("slot"))
+      .def("external_fail",
+           [](BoundMaster& j, const std::string& m) { j.master().external_fail(m); })
+      .def("push_tasks", &BoundMaster::push_tasks, py::arg("data"), py::arg("starts"))
+      .def("take_tasks", &BoundMaster::take_tasks, py::arg("max_records"),
            "Takes up to max_records records from the top of S (where workers take theirs) as "
            "(data, starts), for another job; thread-safe while run() blocks in another thread. "
            "Nothing once the job is stopping or over.")
-      .def("take_vertices", &Job::take_vertices, py::arg("max_vertices"),
+      .def("take_vertices", &BoundMaster::take_vertices, py::arg("max_vertices"),
            "Takes up to max_vertices initial vertices that no worker has started (the front "
            "of the vertex deque, then those handed back) as an int32 array, for another job; "
            "thread-safe while run() blocks in another thread. Nothing once the job is "
            "stopping or over.")
       .def("unstarted_vertices",
-           [](Job& j) { return j.master().unstarted_vertices(); },
+           [](BoundMaster& j) { return j.master().unstarted_vertices(); },
            py::call_guard<py::gil_scoped_release>(),
            "Initial vertices that no worker has started yet (in the deque or handed back).")
       .def(
           "request_tasks",
-          [](Job& j, int64_t records, double seconds) {
+          [](BoundMaster& j, int64_t records, double seconds) {
             j.master().request_tasks(static_cast<size_t>(std::max<int64_t>(records, 0)), seconds);
           },
           py::arg("records"), py::arg("seconds"),
@@ -420,23 +425,23 @@ PYBIND11_MODULE(_core, m) {
           "while S holds fewer than `records` records: another job waits to take them.")
       .def(
           "stop",
-          [](Job& j, const std::string& message) { j.master().stop(message); },
+          [](BoundMaster& j, const std::string& message) { j.master().stop(message); },
           py::arg("message") = "stopped on request", py::call_guard<py::gil_scoped_release>(),
           "Stops the job like the limit does (error 'stopped'); callable from another thread "
           "while run() blocks, and before run (which then ends at once).")
-      .def("idle_cpu_workers", [](Job& j) { return j.master().idle_cpu_workers(); })
-      .def("spill_tasks", [](Job& j) { return j.master().spill_tasks_relaxed(); })
+      .def("idle_cpu_workers", [](BoundMaster& j) { return j.master().idle_cpu_workers(); })
+      .def("spill_tasks", [](BoundMaster& j) { return j.master().spill_tasks_relaxed(); })
       .def(
           "return_vertices",
-          [](Job& j, CArray<int32_t> v) {
+          [](BoundMaster& j, CArray<int32_t> v) {
             const auto n = static_cast<size_t>(v.size());
             const int32_t* p = v.data();
             py::gil_scoped_release release;
             j.master().return_vertices(p, n);
           },
           py::arg("vertices"))
-      .def("aborting", [](Job& j) { return j.master().aborting(); })
-      .def("snapshot", &Job::snapshot)
-      .def("results", &Job::results)
-      .def("stats", &Job::stats);
+      .def("aborting", [](BoundMaster& j) { return j.master().aborting(); })
+      .def("snapshot", &BoundMaster::snapshot)
+      .def("results", &BoundMaster::results)
+      .def("stats", &BoundMaster::stats);
 }

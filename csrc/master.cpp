@@ -19,10 +19,10 @@ Master::Master(const GraphView& graph, std::vector<int32_t> initial_vertices,
       entry_(entry),
       config_(std::move(config)),
       deque_(std::move(initial_vertices)),
-      spill_(config_.spill_limit_bytes) {
-  if (config_.num_threads < 0) throw std::invalid_argument("threads must be at least 0");
-  if (config_.num_external < 0) throw std::invalid_argument("external workers must be >= 0");
-  if (config_.num_threads + config_.num_external < 1)
+      spill_(static_cast<size_t>(config_.spill_limit)) {
+  if (config_.threads < 0) throw std::invalid_argument("threads must be at least 0");
+  if (config_.external_workers < 0) throw std::invalid_argument("external workers must be >= 0");
+  if (config_.threads + config_.external_workers < 1)
     throw std::invalid_argument("a job needs at least one worker");
   if (config_.cpu_chunk < 1) throw std::invalid_argument("cpu chunk must be at least 1");
   if (config_.cpu_task_batch < 1) throw std::invalid_argument("cpu task batch must be at least 1");
@@ -30,14 +30,14 @@ Master::Master(const GraphView& graph, std::vector<int32_t> initial_vertices,
     throw std::invalid_argument("gpu chunk and gpu task batch must be at least 1");
   if (config_.flush_batch < 1) throw std::invalid_argument("flush batch must be at least 1");
   if (!(config_.time_budget > 0)) throw std::invalid_argument("time budget must be positive");
-  if (!entry_ && config_.num_threads > 0)
+  if (!entry_ && config_.threads > 0)
     throw std::invalid_argument("compiled task entry point missing (CPU workers need one)");
   if (config_.limit == 0 || config_.limit < -1)
     throw std::invalid_argument("limit must be at least 1 (or -1 for none)");
   quota_.store(config_.limit, std::memory_order_relaxed);
-  if (!config_.output_path.empty()) writer_ = std::make_unique<ResultWriter>(config_.output_path);
+  if (!config_.output.empty()) writer_ = std::make_unique<ResultWriter>(config_.output);
 
-  for (int i = 0; i < config_.num_threads; ++i) {
+  for (int i = 0; i < config_.threads; ++i) {
     auto slot = std::make_unique<WorkerSlot>();
     slot->kind = WorkerKind::kCpu;
     slot->id = i;
@@ -68,14 +68,14 @@ Master::Master(const GraphView& graph, std::vector<int32_t> initial_vertices,
     h[kParams] = reinterpret_cast<int64_t>(ctx->params.data());
     h[kNumParams] = static_cast<int64_t>(ctx->params.size());
     h[kEmitting] = writer_ ? 1 : 0;
-    h[kNumWorkers] = config_.num_threads;
+    h[kNumWorkers] = config_.threads;
     slots_.push_back(std::move(slot));
     contexts_.push_back(std::move(ctx));
   }
-  for (int i = 0; i < config_.num_external; ++i) {
+  for (int i = 0; i < config_.external_workers; ++i) {
     auto slot = std::make_unique<WorkerSlot>();
     slot->kind = WorkerKind::kGpu;
-    slot->id = config_.num_threads + i;
+    slot->id = config_.threads + i;
     slots_.push_back(std::move(slot));
   }
 }
@@ -153,7 +153,7 @@ JobStatus Master::run(const std::function<bool()>& tick, double tick_seconds) {
   threads_.clear();
   if (writer_ && !writer_->finish() && status_.error == JobError::kNone) {
     status_.error = JobError::kOutput;
-    status_.message = "writing results to '" + config_.output_path + "' failed (disk full?)";
+    status_.message = "writing results to '" + config_.output + "' failed (disk full?)";
   }
   return status_;
 }
@@ -189,7 +189,7 @@ void Master::assign(WorkerSlot& w) {
 }
 
 int64_t Master::cpu_chunk(size_t left) const {
-  const auto even = static_cast<int64_t>(left / (2 * static_cast<size_t>(config_.num_threads)));
+  const auto even = static_cast<int64_t>(left / (2 * static_cast<size_t>(config_.threads)));
   return std::max<int64_t>(1, std::min<int64_t>(config_.cpu_chunk, even));
 }
 

@@ -52,24 +52,27 @@ struct GraphView {
   const int64_t* ids = nullptr;     // original ids, for emitted results
 };
 
+/// A job's settings. Every field is set by name from Python (gthinker/runtime.py reads
+/// each from gthinker/options.py, where its default and its rule are written once, or
+/// from the job itself); the names are the options' names.
 struct JobConfig {
-  int num_threads = 1;
-  double time_budget = 0.1;           // seconds before a task decomposes
-  double early_split = 0.005;         // while a CPU worker starves (idle, S empty), tasks
-                                      // decompose after this long instead; <= 0: never
-  double gpu_idle_split = 0.005;      // the same while a GPU worker waits (S empty)
-  int64_t cpu_chunk = 50;             // most vertices per CPU assignment (from the back of V)
-  int num_external = 0;               // workers driven from outside (the GPU worker)
-  int64_t gpu_chunk = 500000;         // vertices per external assignment (from the front of V)
-  int64_t gpu_task_batch = 100000;    // spilled tasks per external assignment, once V is empty
-  int64_t cpu_task_batch = 8;         // spilled tasks per CPU assignment (from the top of S)
-  int64_t flush_batch = 64;           // L_o records flushed to S in one lock
-  size_t spill_limit_bytes = size_t(1) << 34;
-  int64_t timeout_check_interval = 64;  // timed_out() calls between clock reads
-  int64_t n_counters = 0, n_maxima = 0, hist_rows = 0, hist_bins = 0;
+  int64_t threads{};                 // CPU worker threads
+  int64_t external_workers{};        // workers driven from outside (the GPU engines)
+  double time_budget{};              // seconds before a task decomposes
+  double early_split{};              // while a CPU worker starves (idle, S empty), tasks
+                                     // decompose after this long instead; <= 0: never
+  double gpu_idle_split{};           // the same while a GPU worker waits (S empty)
+  int64_t cpu_chunk{};               // most vertices per CPU assignment (from the back of V)
+  int64_t gpu_chunk{};               // vertices per external assignment (from the front of V)
+  int64_t gpu_task_batch{};          // spilled tasks per external assignment, once V is empty
+  int64_t cpu_task_batch{};          // spilled tasks per CPU assignment (from the top of S)
+  int64_t flush_batch{};             // L_o records flushed to S in one lock
+  int64_t spill_limit{};             // bytes S may hold
+  int64_t timeout_check_interval{};  // timed_out() calls between clock reads
+  int64_t n_counters{}, n_maxima{}, hist_rows{}, hist_bins{};
   std::vector<int64_t> params;
-  std::string output_path;            // empty: results are not written
-  int64_t limit = -1;                 // take() hands out at most this many (-1: no limit)
+  std::string output;                // empty: results are not written
+  int64_t limit{};                   // take() hands out at most this many (-1: no limit)
 };
 
 /// Why a job stopped early. kLimit and kStopped are not failures: the job

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import time
@@ -244,9 +245,11 @@ def run(
     mode : {"cpu", "gpu", "hybrid"}
         Where to run: the CPU worker pool, the GPU worker alone, or both
         (G-ThinkerCG's co-processing, with stealing both ways).
-    gpu : GPUContext subclass, optional
-        The application's GPU side (required in gpu and hybrid modes); it declares
-        the same counters, maxima and histograms as ``task``.
+    gpu : GPUContext subclass or GPU engine class, optional
+        The application's GPU side (required in gpu and hybrid modes): a
+        :class:`gthinker.GPUContext` app (run level by level by the GPU worker) or a
+        :class:`gthinker.gpu.engine.GPUEngine` subclass; one runs on each device of
+        ``gpus``. It declares the same counters, maxima and histograms as ``task``.
     options : RunOptions, optional
         How the master schedules the job: ``threads`` (default: every core this
         process may use; 0 in gpu mode, and allowed beside an ``external``
@@ -342,11 +345,12 @@ class Job:
         self.options = RunOptions() if options is None else options
         self.external = list(external)
         self.output, self.progress, self.trace, self.stop = output, progress, trace, stop
+        self.engine = None  # the GPU engine class (gpu and hybrid modes)
         self.names_from = self._check_sides()
         self._resolve_options(limit)
         self.record_arrays = _record_arrays(records) if records is not None else None
         self._prepare_inputs(graph, vertices, params, histogram_bins)
-        self.gpu_workers: list = []  # one GPUWorker per device (gpu and hybrid modes)
+        self.gpu_workers: list = []  # one GPU engine per device (gpu and hybrid modes)
         self.devices: list[int] = []
         self.tracer = None
 
@@ -365,19 +369,18 @@ class Job:
             if task is None:
                 raise TypeError("task is required in mode='cpu'")
             return task
-        from .gpu import GPUContext, require_device
+        from .gpu import require_device
 
-        if not (isinstance(gpu, type) and issubclass(gpu, GPUContext)) or gpu is GPUContext:
-            raise TypeError(f"mode={mode!r} needs gpu=<a GPUContext subclass>, got {gpu!r}")
+        self.engine = _engine_of(gpu, mode)
         if mode == "hybrid" and task is None:
             raise TypeError("mode='hybrid' needs the CPU task too")
         if task is not None:
             for what in ("counters", "maxima", "histograms"):
-                if getattr(task, what) != getattr(gpu, what):
+                if getattr(task, what) != getattr(self.engine, what):
                     raise TypeError(f"{task.__qualname__}.{what} and {gpu.__qualname__}.{what} "
                                     "differ; the CPU and GPU sides must declare the same results")
         require_device()
-        return gpu
+        return self.engine
 
     def _resolve_options(self, limit):
         """The thread count, spill limit and result limit this job runs with."""
@@ -389,10 +392,6 @@ class Job:
         elif not (self.external or self.mode != "cpu") or threads != 0:
             threads = positive_int("threads", threads, MAX_THREADS)  # 0 needs an external worker
         self.threads = threads
-        spill_limit = self.options.spill_limit
-        self.spill_limit = (psutil.virtual_memory().available // 2 if spill_limit is None
-                            else spill_limit)
-        self.spill_limit = positive_int("spill_limit", self.spill_limit)
         if limit is not None:
             limit = positive_int("limit", limit)
             if self.mode != "cpu":
@@ -407,34 +406,52 @@ class Job:
         self.graph = graph = as_graph(graph)
         self.compiled_before = cache.compile_seconds()
         n = graph.num_vertices
+        #: The initial vertices: a range where they were given as one (or not given: all
+        #: of them), else an int32 array; :attr:`init` is the array the master takes.
         if vertices is None:
-            init = np.arange(n, dtype=np.int32)
+            self.roots = range(n)
+        elif isinstance(vertices, range):
+            ends = sorted((vertices[0], vertices[-1])) if len(vertices) else (0, 0)
+            if len(vertices) and (ends[0] < 0 or ends[1] >= n):
+                raise ValueError(f"vertices must be vertex indices in [0, {n}), got {vertices}")
+            self.roots = vertices
         else:
             init = np.ascontiguousarray(vertices, dtype=np.int64)
             if init.ndim != 1 or (init.size and (init.min() < 0 or init.max() >= n)):
                 raise ValueError(f"vertices must be a 1-d array of vertex indices in [0, {n})")
-            init = init.astype(np.int32)
-        self.init = init
+            self.roots = init.astype(np.int32)
         self.params = np.ascontiguousarray(params, dtype=np.int64).ravel()
         if histogram_bins is None:
             histogram_bins = int(graph.max_degree) + 2 if n else 2
         self.histogram_bins = positive_int("histogram_bins", histogram_bins)
 
-    def _start_gpu_workers(self):
-        """The GPU workers (gpu and hybrid modes), one per device of ``options.gpu.gpus``,
-        as the first external workers, and the tracer that samples them."""
-        if self.mode in ("gpu", "hybrid"):
-            from .gpu import resolve_devices, simulator
-            from .gpu.worker import GPUWorker
+    @functools.cached_property
+    def init(self) -> np.ndarray:
+        """The initial vertices in deque order (int32), as the master takes them."""
+        r = self.roots
+        return np.arange(r.start, r.stop, r.step, dtype=np.int32) if isinstance(r, range) else r
 
-            self.devices = resolve_devices(self.options.gpu.gpus)
+    @functools.cached_property
+    def spill_limit(self) -> int:
+        """Bytes the spill stack S may hold: ``options.spill_limit``, or half the memory
+        available when the job starts."""
+        limit = self.options.spill_limit
+        return positive_int("spill_limit", psutil.virtual_memory().available // 2
+                            if limit is None else limit)
+
+    def _start_gpu_workers(self):
+        """The GPU engines (gpu and hybrid modes), one per device of ``options.gpu.gpus``,
+        made on their devices, as the first external workers, and the tracer that
+        samples them."""
+        if self.mode in ("gpu", "hybrid"):
+            from .gpu import on_device, simulator
+
+            if self.engine.one_per_device:  # an engine that holds its device: once each
+                self.devices = list(dict.fromkeys(self.devices))
 
             def start(device):
-                return GPUWorker(
-                    self.gpu, self.graph, params=self.params,
-                    histogram_bins=self.histogram_bins, cpu_threads=self.threads,
-                    options=self.options.gpu, hybrid=self.options.hybrid, device=device,
-                    peers=len(self.devices) - 1)
+                with on_device(device):
+                    return self.engine(self.graph, self._engine_setup(device))
 
             if len(self.devices) == 1 or simulator.enabled():  # the simulator: one at a time
                 self.gpu_workers = [start(d) for d in self.devices]
@@ -450,19 +467,32 @@ class Job:
             self.tracer = Tracer(self.threads,
                                  [w for w in self.external if hasattr(w, "timeline")])
 
-    def _config(self) -> dict:
-        """The C++ master's configuration (``JobConfig``)."""
+    def _engine_setup(self, device):
+        from .gpu.engine import EngineSetup
+
+        return EngineSetup(params=self.params, histogram_bins=self.histogram_bins,
+                           cpu_threads=self.threads, options=self.options, device=device,
+                           peers=len(self.devices) - 1)
+
+
+    def _config(self):
+        """The C++ master's settings (``_core.JobConfig``): each field by its name, from
+        the options (where every default and rule is written once) as this job resolves
+        them, or from the job itself."""
         o, names_from = self.options, self.names_from
-        return {
+        values = {
             "threads": self.threads,
+            "external_workers": len(self.external),
             "time_budget": o.time_budget,
             "early_split": o.early_split_seconds,
             "gpu_idle_split": o.gpu_idle_split_seconds,
             "cpu_chunk": o.cpu_chunk,
             "cpu_task_batch": o.cpu_task_batch,
             "flush_batch": o.flush_batch,
-            "spill_limit_bytes": self.spill_limit,
+            "spill_limit": self.spill_limit,
             "timeout_check_interval": o.timeout_check_interval,
+            "gpu_chunk": o.gpu.chunk_for(len(self.init), len(self.external)),
+            "gpu_task_batch": o.gpu.gpu_task_batch,
             "n_counters": len(names_from.counters),
             "n_maxima": len(names_from.maxima),
             "hist_rows": len(names_from.histograms),
@@ -470,10 +500,15 @@ class Job:
             "params": self.params.tolist(),
             "output": os.fspath(self.output) if self.output is not None else "",
             "limit": -1 if self.limit is None else self.limit,
-            "external_workers": len(self.external),
-            "gpu_chunk": o.gpu.chunk_for(len(self.init), len(self.external)),
-            "gpu_task_batch": o.gpu.gpu_task_batch,
         }
+        config = _core.JobConfig()
+        fields = {name for name in dir(config) if not name.startswith("_")}
+        if fields != set(values):  # a field added on one side only
+            raise AssertionError(f"JobConfig fields and the job's settings differ: "
+                                 f"{sorted(fields ^ set(values))}")
+        for name, value in values.items():
+            setattr(config, name, value)
+        return config
 
     def _core_job(self):
         """The C++ job (compiling the task's entry point if it is not cached yet)."""
@@ -481,7 +516,7 @@ class Job:
         runs_task = self.task is not None and self.threads
         entry_address = self.task.compiled().address if runs_task else 0
         try:
-            return _core.Job(g.indptr, g.indices, g.labels, g.ids, self.init, entry_address,
+            return _core.Master(g.indptr, g.indices, g.labels, g.ids, self.init, entry_address,
                              self._config())
         except RuntimeError as exc:  # e.g. the output file cannot be opened
             raise OSError(str(exc)) from None
@@ -529,6 +564,13 @@ class Job:
         """Runs the job to its end and returns its results (raises what failed)."""
         if sigints_before is None:
             sigints_before = stopping.sigints()
+        if self.mode in ("gpu", "hybrid"):
+            from .gpu import resolve_devices
+
+            self.devices = resolve_devices(self.options.gpu.gpus)
+            whole = self._run_whole()
+            if whole is not None:
+                return whole
         self._start_gpu_workers()
         on_tick, tick_interval = self._tick()
         job = self._core_job()
@@ -577,8 +619,29 @@ class Job:
         stopped = {"limit": "limit", "stopped": "stop"}.get(status["error"])
         return self._result(job.results(), stats, seconds, stopped)
 
+    def _run_whole(self) -> JobResult | None:
+        """A gpu-mode job that its engine runs whole, without the master
+        (:meth:`GPUEngine.run_whole <gthinker.gpu.engine.GPUEngine.run_whole>`), where
+        nothing needs the master; else None."""
+        if (self.mode != "gpu" or self.record_arrays is not None or self.output is not None
+                or self.limit is not None or self.trace is not None
+                or (self.stop is not None and self.stop.is_set())):
+            return None
+        from .gpu import device_totals
+
+        start, compiled = time.perf_counter(), cache.compile_seconds()
+        done = self.engine.run_whole(self.graph, self._engine_setup(None), self.devices,
+                                     self.roots)
+        if done is None:
+            return None
+        results, figures = done
+        seconds = time.perf_counter() - start - (cache.compile_seconds() - compiled)
+        stats: dict = {}
+        stats["gpu"], stats["gpus"] = device_totals(figures, self.devices)
+        return self._named(results, stats, seconds, None)
+
     def _result(self, res, stats, seconds, stopped) -> JobResult:
-        """The CPU workers' results plus the GPU worker's, by the names the app declared."""
+        """The CPU workers' results plus the GPU engines', by the names the app declared."""
         counter_values = np.asarray(res["counters"], np.int64)
         maxima_values = np.asarray(res["maxima"], np.int64)
         hists = [np.asarray(h, np.int64) for h in res["histograms"]]
@@ -589,6 +652,12 @@ class Job:
             hists = [h + g_hists[i][: len(h)] for i, h in enumerate(hists)]
         if self.gpu_workers:
             stats["gpu"], stats["gpus"] = self._gpu_snapshots()
+        return self._named((counter_values, maxima_values, hists), stats, seconds, stopped)
+
+    def _named(self, results, stats, seconds, stopped) -> JobResult:
+        """The JobResult of ``results`` (counters, maxima, histograms in the order the
+        app declares their names)."""
+        counter_values, maxima_values, hists = results
         names_from = self.names_from
         minimum = np.iinfo(np.int64).min
         counters = zip(names_from.counters, counter_values, strict=True)
@@ -620,6 +689,20 @@ class Job:
             snap["counters"] = [int(a) + int(b) for a, b in
                                 zip(snap["counters"], live, strict=True)]
         return snap
+
+
+def _engine_of(gpu, mode):
+    """The GPU engine class that ``gpu=`` names: a GPUContext app's (the GPU worker,
+    level by level) or a :class:`~gthinker.gpu.engine.GPUEngine` subclass as it is."""
+    from .gpu import GPUContext
+    from .gpu.engine import GPUEngine
+
+    if isinstance(gpu, type) and issubclass(gpu, GPUContext) and gpu is not GPUContext:
+        return gpu.engine()
+    if isinstance(gpu, type) and issubclass(gpu, GPUEngine) and gpu is not GPUEngine:
+        return gpu
+    raise TypeError(f"mode={mode!r} needs gpu=<a GPUContext subclass, or a GPU engine: a "
+                    f"gthinker.gpu.engine.GPUEngine subclass>, got {gpu!r}")
 
 
 def _raise_for_status(task, graph, status):

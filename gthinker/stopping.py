@@ -48,7 +48,7 @@ class StopToken:
         # main thread while that thread is inside set() or a run's attach.
         self._lock = threading.RLock()
         self._set = False
-        self._jobs: list = []  # the _core.Job of each run it is attached to
+        self._jobs: list = []  # the _core.Master of each run it is attached to
 
     def set(self) -> int:
         """Asks the attached job(s), and any later one, to stop. Thread-safe,

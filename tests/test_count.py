@@ -12,7 +12,7 @@ import gthinker
 from gthinker import setops
 from gthinker.apps import count
 from gthinker.apps.count import gpu as count_gpu
-from gthinker.apps.count.gpu import Device
+from gthinker.apps.count.gpu import CliqueDevice
 
 
 def _clique_sizes(G):
@@ -119,7 +119,7 @@ def test_gpu_counts_prefix_records_from_the_cpu():
     data = np.array(edges, np.int32).ravel()
     starts = np.arange(0, data.size + 1, 2, dtype=np.int64)
     for k in (3, 4, 5):
-        dev = Device(dag, k, blocks=1)
+        dev = CliqueDevice(dag, k, blocks=1)
         dev.prefixes(data, starts)  # every edge as a prefix record = every k-clique once
         assert dev.total() == _clique_sizes(G).get(k, 0), k
 

@@ -201,12 +201,13 @@ def test_job_stop_binding_before_run():
     from gthinker import _core
 
     g = gthinker.Graph.from_networkx(nx.path_graph(3))
-    cfg = dict(threads=1, time_budget=0.1, early_split=0.0, gpu_idle_split=0.0, cpu_chunk=1,
-               cpu_task_batch=1, flush_batch=1, spill_limit_bytes=1 << 20,
-               timeout_check_interval=1, n_counters=1, n_maxima=0, hist_rows=0, hist_bins=0,
-               params=[], output="", limit=-1)
-    job = _core.Job(g.indptr, g.indices, None, g.ids, np.arange(3, dtype=np.int32),
-                    Forever.compiled().address, cfg)
+    cfg = _core.JobConfig()
+    for name, value in dict(threads=1, time_budget=0.1, cpu_chunk=1, cpu_task_batch=1,
+                            flush_batch=1, spill_limit=1 << 20, timeout_check_interval=1,
+                            gpu_chunk=1, gpu_task_batch=1, n_counters=1, limit=-1).items():
+        setattr(cfg, name, value)
+    job = _core.Master(g.indptr, g.indices, None, g.ids, np.arange(3, dtype=np.int32),
+                       Forever.compiled().address, cfg)
     assert job.push_tasks(np.array([1, 2], np.int32), np.array([0, 1, 2], np.int64))
     job.stop()
     status = job.run(None, 1.0)

@@ -34,14 +34,13 @@ from .devices import (
     driving,
     graph_on_device,
     on_device,
-    pinned,
     resolve_devices,
     visible_devices,
 )
 from .simulator import enabled as _simulated
 
 __all__ = ["GPUContext", "SMALL_GRAPH_EDGES", "current_device", "device_status", "device_totals",
-           "driving", "graph_on_device", "numba_cuda", "on_device", "pinned", "release_buffers",
+           "driving", "graph_on_device", "numba_cuda", "on_device", "release_buffers",
            "require_device", "resolve_devices", "resolve_mode", "small_graph", "visible_devices"]
 
 if _simulated():  # tests: the shims go in before any GPU module is imported

@@ -58,8 +58,13 @@ def _no_driver() -> str:
     return "no NVIDIA driver (no /dev/nvidiactl)"
 
 
+_usable: dict = {}  # CUDA device id -> its description, once found usable
+
+
 def device_status() -> tuple[bool, str]:
-    """(usable, description): whether GPU mode can run here, and on what or why not."""
+    """(usable, description): whether GPU mode can run here, and on what (this thread's
+    current device) or why not. A device found usable is remembered for the process:
+    every GPU job asks, and the driver's answers cost tens of microseconds."""
     reason = _no_driver()
     if reason:
         return False, reason
@@ -69,11 +74,14 @@ def device_status() -> tuple[bool, str]:
     if simulator.enabled():
         return True, "Numba CUDA simulator (NUMBA_ENABLE_CUDASIM=1)"
     try:
+        if _usable and len(cuda.gpus) == 1:
+            return True, _usable[0]
         if cuda.is_available():
             dev = cuda.get_current_device()
             name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
             cc = ".".join(map(str, dev.compute_capability))
-            return True, f"{name} (compute capability {cc})"
+            _usable[dev.id] = f"{name} (compute capability {cc})"
+            return True, _usable[dev.id]
         reason = (cuda.cuda_error() or "no CUDA device found").strip()
     except Exception as exc:  # noqa: BLE001
         reason = f"{type(exc).__name__}: {exc}".strip()

@@ -117,6 +117,16 @@ class GPUContext:
     # ---- compilation --------------------------------------------------------
 
     @classmethod
+    def engine(cls):
+        """The GPU engine that runs this app (:class:`gthinker.gpu.worker.GPUWorker`,
+        level by level), as ``gthinker.run`` makes it on each device."""
+        if cls.__dict__.get("_engine") is None:
+            from .worker import GPUWorker
+
+            cls._engine = GPUWorker.of(cls)
+        return cls._engine
+
+    @classmethod
     def kernels(cls):
         """The app's kernels (compiled on first launch, then kept per class)."""
         if cls._kernels is None:

@@ -22,7 +22,7 @@ from ..errors import DeviceUnavailableError
 from ..options import ALL_GPUS
 
 __all__ = ["visible_devices", "resolve_devices", "current_device", "on_device", "driving",
-           "pinned", "graph_on_device", "device_totals"]
+           "graph_on_device", "device_totals"]
 
 
 def visible_devices() -> int:
@@ -128,21 +128,6 @@ class _TakingTurns:
 
         with turn_given_up():
             return self._handle.wait()
-
-
-def pinned(fn, device: int | None):
-    """The external worker ``fn`` (``fn(handle)``, see :func:`gthinker.run`) run on
-    ``device`` (:func:`driving`): its set-up, loop and result reads all happen
-    on its thread."""
-
-    def on(handle):
-        with driving(device, handle) as handle:
-            fn(handle)
-
-    on.__name__ = getattr(fn, "__name__", "gpu_worker")
-    if hasattr(fn, "timeline"):  # its busy intervals, for the trace
-        on.timeline = fn.timeline
-    return on
 
 
 def _total(key, values):

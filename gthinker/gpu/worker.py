@@ -49,6 +49,7 @@ from .device_helpers import (
     VTAIL,
 )
 from .devices import driving, graph_on_device, on_device
+from .engine import EngineResults, EngineSetup, GPUEngine
 from .simulator import enabled as simulator_enabled
 from .simulator import fast_switching
 
@@ -184,9 +185,10 @@ def _subgraph_buffer(budget_for, device):
     return _new_buffer(budget), budget
 
 
-class GPUWorker:
+class GPUWorker(GPUEngine):
     """Runs a :class:`gthinker.GPUContext` app on one CUDA device (or Numba's
-    simulator). ``__call__(worker)`` is the loop an
+    simulator): the framework's GPU engine (:mod:`gthinker.gpu.engine`) for every
+    GPUContext app (:meth:`of`). ``__call__(worker)`` is the loop an
     :class:`gthinker.runtime.ExternalWorker` slot runs.
 
     ``device`` is the CUDA device id (None: the current device); the set-up,
@@ -194,6 +196,23 @@ class GPUWorker:
     ``peers`` is the number of other GPU workers in the job: while one of them
     waits for work, this one hands work to S as it does for idle CPU workers.
     """
+
+    name = "levels"
+
+    @classmethod
+    def of(cls, app_cls) -> type[GPUEngine]:
+        """The engine that runs the :class:`gthinker.GPUContext` app ``app_cls`` (made
+        by the runtime as ``engine(graph, setup)``, like every engine)."""
+
+        def __init__(self, graph, setup: EngineSetup):
+            cls.__init__(self, app_cls, graph, params=setup.params,
+                         histogram_bins=setup.histogram_bins, cpu_threads=setup.cpu_threads,
+                         options=setup.options.gpu, hybrid=setup.options.hybrid,
+                         device=setup.device, peers=setup.peers)
+
+        return type(f"{app_cls.__qualname__}Engine", (cls,), {
+            "__init__": __init__, "counters": app_cls.counters, "maxima": app_cls.maxima,
+            "histograms": app_cls.histograms})
 
     def __init__(self, app_cls, graph, *, params=(), histogram_bins=2, cpu_threads=0,
                  options: GPUOptions | None = None, hybrid: HybridOptions | None = None,
@@ -662,12 +681,12 @@ class GPUWorker:
             _kept[self._buffer_key] = (self.d_vert, self.d_offs)
         self._keep_buffer = False
 
-    def results(self):
+    def results(self) -> EngineResults:
         with on_device(self.device):
             counters = self.d_counters.copy_to_host().sum(axis=1)[: self.n_counters]
             maxima = self.d_maxima.copy_to_host()[: self.n_maxima]
             hists = self.d_hists.copy_to_host()[: self.n_hists]
-        return counters, maxima, hists
+        return EngineResults(counters, maxima, list(hists))
 
     def snapshot(self) -> dict:
         s = dict(self.stats)

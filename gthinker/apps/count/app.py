@@ -44,11 +44,9 @@ Examples
 
 from __future__ import annotations
 
-import itertools
 import os
 import re
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -815,44 +813,21 @@ def _per_vertex(graph, name, k, mode, threads, time_budget, progress, options):
 
 
 def _on_gpu(name, dag, k, why, prepare, options):
-    """Counts the k-cliques of ``dag`` on the GPUs alone (no job): one launch over
-    the edges per device, the first vertices split by out-edges over the devices,
-    one thread each."""
-    from . import gpu as count_gpu
+    """Counts the k-cliques of ``dag`` on the GPUs alone: the clique engine runs the
+    job whole (no master: one launch over the edges per device)."""
+    from .gpu import CliqueEngine, kernels
 
-    devices = gthinker.gpu.resolve_devices(options.get("gpus"))
     t0 = time.perf_counter()
-    count_gpu.kernels()
+    kernels()
     compile_seconds = time.perf_counter() - t0
-    within = options.get("vertices")
+    within = options.pop("vertices", None)
     within = range(dag.num_vertices) if within is None else within
-    parts = edge_ranges(dag, len(devices), within)
-
-    def count_on(device, part):
-        with gthinker.gpu.driving(device):
-            return count_gpu.count(dag, k, part)
-
-    t0 = time.perf_counter()
-    if len(devices) == 1:
-        done = [count_on(devices[0], parts[0])]
-    else:
-        with ThreadPoolExecutor(len(devices), "gthinker-count-gpu") as pool:
-            done = list(pool.map(count_on, devices, parts))
-    seconds = time.perf_counter() - t0
-    total, each = gthinker.gpu.device_totals([stats for _, stats in done], devices)
-    return CountResult(name, sum(n for n, _ in done), seconds, "gpu", 0, "cliques (oriented)",
-                       prepare_seconds=prepare, compile_seconds=compile_seconds,
-                       mode_reason=why, stats={"gpu": total, "gpus": each})
-
-
-def edge_ranges(dag: gthinker.Graph, parts: int, within: range) -> list[range]:
-    """``within`` cut into ``parts`` ranges of first vertices with about as many
-    out-edges each (some may be empty)."""
-    lo, hi = within.start, within.stop
-    edges = dag.indptr[lo : hi + 1] - dag.indptr[lo]
-    cuts = lo + np.searchsorted(edges, np.linspace(0, edges[-1], parts + 1)[1:-1])
-    bounds = [lo, *cuts.tolist(), hi]
-    return [range(a, b) for a, b in itertools.pairwise(bounds)]
+    res = gthinker.run(CliqueCount, dag, mode="gpu", gpu=CliqueEngine, params=[k],
+                       vertices=within, **options)
+    return CountResult(name, res.counters["cliques"], res.seconds, "gpu", 0,
+                       "cliques (oriented)", prepare_seconds=prepare,
+                       compile_seconds=compile_seconds + res.compile_seconds, mode_reason=why,
+                       stats=res.stats)
 
 
 def _middle(graph, name, why, threads, time_budget, progress, options):
@@ -874,28 +849,18 @@ def _run_cliques(dag, k, mode, threads, time_budget, progress, options):
     """Counts the k-cliques of ``dag`` in ``mode``: the CPU workers and/or the GPU
     worker of :mod:`gthinker.apps.count.gpu` take range records from S."""
     threads = threads or gthinker.default_threads()
-    on_gpu: list[tuple[int, dict]] = []  # (device, figures) of each GPU worker
     if mode == "hybrid":
-        from .gpu import worker
+        from .gpu import CliqueEngine
 
-        # One worker per distinct device: a worker holds count_gpu's Device of its
-        # device for the whole job (a device named twice would wait for it forever).
-        devices = dict.fromkeys(gthinker.gpu.resolve_devices(options.pop("gpus", None)))
-        on_gpu += [(d, {}) for d in devices]
-        options["external"] = [gthinker.gpu.pinned(worker(dag, k, got), d) for d, got in on_gpu]
+        options.update(gpu=CliqueEngine)
         options.setdefault("gpu_task_batch", 4 * threads)
     parts = (64 if mode == "hybrid" else 16) * threads
     options.setdefault("cpu_task_batch", 1)
-    res = gthinker.run(CliqueCount, dag, mode="cpu", threads=threads, time_budget=time_budget,
+    res = gthinker.run(CliqueCount, dag, mode=mode, threads=threads, time_budget=time_budget,
                        params=[k], vertices=[],
                        records=vertex_ranges(dag, parts, options.pop("vertices", None)),
                        progress=progress, **options)
-    done = [(d, got) for d, got in on_gpu if got]
-    if done:
-        res.stats["gpu"], res.stats["gpus"] = gthinker.gpu.device_totals(
-            [{key: v for key, v in got.items() if key != "count"} for _, got in done],
-            [d for d, _ in done])
-    return res, res.counters["cliques"] + sum(got.get("count", 0) for _, got in done)
+    return res, res.counters["cliques"]
 
 
 def _all_cliques(graph, dag, mode, why, threads, time_budget, progress, options, prepare):

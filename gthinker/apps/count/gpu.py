@@ -29,7 +29,7 @@ one launch and one synchronisation.
 
 In gpu mode :func:`count` launches the edge kernel once over the whole graph,
 with no job around it; the device copy of the graph is kept for the next
-count on the same graph, one per CUDA device (:meth:`Device.of`), so that
+count on the same graph, one per CUDA device (:meth:`CliqueDevice.of`), so that
 threads each inside ``with cuda.gpus[i]:`` may count on their own GPUs at once.
 In hybrid mode the kernels join a job as an external worker of the master
 (:func:`worker`): it takes range records ``[-1 - lo, hi]`` (the edges of first
@@ -41,9 +41,11 @@ more of them.
 
 from __future__ import annotations
 
+import itertools
 import math
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import cuda
@@ -51,8 +53,9 @@ from numba import cuda
 import gthinker
 from gthinker.gpu import launch
 from gthinker.gpu.device_helpers import FULL_MASK, lower_bound, warp_prefix, warp_sum
+from gthinker.gpu.engine import EngineResults, GPUEngine
 
-__all__ = ["Device", "count", "worker", "WARPS_PER_BLOCK"]
+__all__ = ["CliqueDevice", "CliqueEngine", "count", "edge_ranges", "WARPS_PER_BLOCK"]
 
 WARPS_PER_BLOCK = 8
 THREADS = 32 * WARPS_PER_BLOCK  # per block
@@ -443,10 +446,10 @@ def kernels():
 # ---- the device copy ----------------------------------------------------------------------
 
 
-_MAKING = threading.Lock()  # Device.of: one maker at a time (the kept dict is shared)
+_MAKING = threading.Lock()  # CliqueDevice.of: one maker at a time (the kept dict is shared)
 
 
-class Device:
+class CliqueDevice:
     """The oriented graph on one CUDA device, each warp's candidate buffer and
     the launch state.
 
@@ -454,14 +457,14 @@ class Device:
     for), so that counting again on the same graph copies nothing to the device."""
 
     @classmethod
-    def of(cls, dag, k, blocks=None) -> Device:
+    def of(cls, dag, k, blocks=None) -> CliqueDevice:
         """The copy of ``dag`` on the current CUDA device for k-cliques: the one
         kept with ``dag`` when it was made there for the same k (one k at a time: a
         buffer may take gigabytes). Callable from threads, each in its own
         ``with cuda.gpus[i]:``."""
         gpu = gthinker.gpu.current_device()
         with _MAKING:
-            kept = dag.derived("count_gpu.Device", lambda _: {})
+            kept = dag.derived("count.CliqueDevice", lambda _: {})
             dev = kept.get(gpu)
             if dev is not None and dev.k == k and blocks is None:
                 return dev
@@ -592,7 +595,7 @@ def count(dag, k, vertices: range | None = None) -> tuple[int, dict]:
     current CUDA device alone, without a job: one launch over every edge and one
     synchronisation. Returns the count and ``kernel_seconds`` (launch to result),
     ``launches`` and ``device``."""
-    dev = Device.of(dag, k)
+    dev = CliqueDevice.of(dag, k)
     lo, hi = (0, dag.num_vertices) if vertices is None else (vertices.start, vertices.stop)
     with dev.lock:
         t0 = time.perf_counter()
@@ -618,29 +621,79 @@ def _split(work):
     return ranges, flat, np.asarray(starts, np.int64)
 
 
-def worker(dag, k, result: dict, blocks=None):
-    """An external worker (``gthinker.run(..., external=[...])``) that counts
-    the k-cliques of the records it is given on the current CUDA device. When
-    the job ends, ``result`` has ``count``, ``kernel_seconds`` (launches to
-    synchronisation, summed), ``launches`` and ``device``."""
+class CliqueEngine(GPUEngine):
+    """Clique counting as a GPU engine (:mod:`gthinker.gpu.engine`) on the oriented graph
+    (``params[0]`` = k): it counts from the range records ``[-1 - lo, hi]`` (the edges of
+    first vertices ``lo..hi-1``) and prefix records it takes from S, a launch per batch;
+    the CPU workers take records from the same stack, so the faster device simply takes
+    more of them. A gpu-mode job needs no master (:meth:`run_whole`): one launch over
+    the edges per device."""
 
-    def count_on_gpu(handle):
-        dev = Device.of(dag, k, blocks)
-        with dev.lock:
-            dev.reset()
-            busy = 0.0
-            launches = 0
-            while (work := handle.wait()) is not None:
-                ranges, data, starts = _split(work)
-                t0 = time.perf_counter()
-                launches += dev.edges(ranges)
-                dev.prefixes(data, starts)
-                cuda.synchronize()
-                busy += time.perf_counter() - t0
-                launches += len(starts) > 1
-                handle.done()
-            result.update(count=dev.total(), kernel_seconds=busy, launches=launches,
-                          device=dev.description)
-            dev.reset()  # the kept copy's next count() starts from zero
+    counters = ("cliques",)
+    name = "cliques"
+    one_per_device = True  # it holds its device's CliqueDevice (one count at a time) for the job
 
-    return count_on_gpu
+    def __init__(self, dag, setup):
+        super().__init__(dag, setup)
+        self.dev = CliqueDevice.of(dag, int(setup.params[0]))
+        self.dev.lock.acquire()
+        self.dev.reset()
+        self.busy = 0.0
+        self.launches = 0
+
+    def run(self, work, handle) -> None:
+        ranges, data, starts = _split(work)
+        t0 = time.perf_counter()
+        self.launches += self.dev.edges(ranges)
+        self.dev.prefixes(data, starts)
+        cuda.synchronize()
+        t1 = time.perf_counter()
+        self.busy += t1 - t0
+        self.timeline.append((t0, t1))
+        self.launches += len(starts) > 1
+
+    def results(self) -> EngineResults:
+        return EngineResults(np.array([self.total], np.int64), np.zeros(0, np.int64), [])
+
+    def snapshot(self) -> dict:
+        return {"kernel_seconds": self.busy, "launches": self.launches,
+                "device": self.dev.description}
+
+    def close(self) -> None:
+        """Reads the count (the job is over) and hands the device's copy back, reset
+        for the next count."""
+        with gthinker.gpu.on_device(self.device):
+            self.total = self.dev.total()
+            self.dev.reset()
+        self.dev.lock.release()
+
+    @classmethod
+    def run_whole(cls, dag, setup, devices, vertices):
+        """The k-cliques whose first vertex is in ``vertices`` (a range of them), on
+        each device alone: one launch over the edges of its share of the first
+        vertices (split by out-edges), one thread each."""
+        if not isinstance(vertices, range) or vertices.step != 1:
+            return None
+        parts = edge_ranges(dag, len(devices), vertices)
+
+        def count_on(device, part):
+            with gthinker.gpu.driving(device):
+                return count(dag, int(setup.params[0]), part)
+
+        if len(devices) == 1:
+            done = [count_on(devices[0], parts[0])]
+        else:
+            with ThreadPoolExecutor(len(devices), "gthinker-count-gpu") as pool:
+                done = list(pool.map(count_on, devices, parts))
+        total = np.array([sum(c for c, _ in done)], np.int64)
+        return EngineResults(total, np.zeros(0, np.int64), []), [f for _, f in done]
+
+
+def edge_ranges(dag, parts: int, within: range) -> list[range]:
+    """``within`` cut into ``parts`` ranges of first vertices with about as many
+    out-edges each (some may be empty)."""
+    lo, hi = within.start, within.stop
+    edges = dag.indptr[lo : hi + 1] - dag.indptr[lo]
+    cuts = lo + np.searchsorted(edges, np.linspace(0, edges[-1], parts + 1)[1:-1])
+    bounds = [lo, *cuts.tolist(), hi]
+    return [range(a, b) for a, b in itertools.pairwise(bounds)]

@@ -620,12 +620,14 @@ def run(
         rank = np.empty(graph.num_vertices, np.int64)
         rank[order] = np.arange(graph.num_vertices)
         options.update(vertices=[], records=[_seed_record(ordered, rank[seeds], containing)])
-    on_gpu: list[tuple[int, dict]] = []  # the bitset engine's (device, figures) per GPU
-    run_mode, threads = _add_gpu(options, mode, gpu_engine, ordered, bins, threads, on_gpu)
+    if mode in ("gpu", "hybrid"):
+        options["gpu"] = _engine(gpu_engine, options)
+        if mode == "hybrid" and gpu_engine == "bitsets":
+            options.setdefault("gpu_chunk", max(1024, ordered.num_vertices // 16))
     res = gthinker.run(
         MaximalCliques,
         ordered,
-        mode=run_mode,
+        mode=mode,
         threads=threads,
         time_budget=time_budget,
         cpu_chunk=chunk if chunk is not None else (1 if mode == "hybrid" else None),
@@ -635,8 +637,6 @@ def run(
         params=[min_size],
         **options,
     )
-    if on_gpu:
-        _merge_gpu(res, on_gpu)
     if mode in ("gpu", "hybrid"):
         res.stats["gpu_engine"] = gpu_engine
     return _result(res, mode, why, min_size)
@@ -694,27 +694,16 @@ def _seed_record(ordered: gthinker.Graph, seeds: np.ndarray, containing) -> np.n
     return np.concatenate([[seeds.size, common.size, 0], np.sort(seeds), common]).astype(np.int32)
 
 
-def _add_gpu(options, mode, gpu_engine, ordered, bins, threads, on_gpu):
-    """Sets the GPU side of a gpu or hybrid run into ``options``; returns the
-    mode and CPU thread count that :func:`gthinker.run` gets."""
-    if mode in ("gpu", "hybrid") and gpu_engine == "levels":
+def _engine(gpu_engine, options):
+    """The GPU engine class of ``gpu_engine`` (its own options taken out of ``options``)."""
+    if gpu_engine == "levels":
         from .levels_gpu import MaximalCliquesGPU
 
-        options["gpu"] = MaximalCliquesGPU
-    elif mode in ("gpu", "hybrid"):
-        from .bitsets_gpu import worker
+        return MaximalCliquesGPU
+    from .bitsets_gpu import BitsetsEngine
 
-        # The GPUs join as external workers of a CPU-mode job (0 CPU threads in gpu
-        # mode), one per device, each filling its own dict of figures.
-        budget, share = options.pop("gpu_node_budget", None), options.pop("gpu_cpu_share", None)
-        on_gpu += [(d, {}) for d in gthinker.gpu.resolve_devices(options.pop("gpus", None))]
-        options["external"] = [
-            gthinker.gpu.pinned(worker(ordered, bins, got, budget=budget, cpu_share=share), d)
-            for d, got in on_gpu]
-        if mode == "hybrid":
-            options.setdefault("gpu_chunk", max(1024, ordered.num_vertices // 16))
-        return "cpu", 0 if mode == "gpu" else threads
-    return mode, threads
+    return BitsetsEngine.configured(budget=options.pop("gpu_node_budget", None),
+                                    cpu_share=options.pop("gpu_cpu_share", None))
 
 
 def _result(res, mode, why, min_size) -> MCEResult:
@@ -735,23 +724,6 @@ def _result(res, mode, why, min_size) -> MCEResult:
         compile_seconds=res.compile_seconds,
         mode_reason=why,
     )
-
-
-def _merge_gpu(res, on_gpu):
-    """Adds the bitset GPU workers' cliques to the job's counters (in place), and
-    their figures to its stats (summed, and per device)."""
-    done = [(d, got) for d, got in on_gpu if got]
-    if not done:
-        return
-    hist = res.histograms["size"]
-    for _, got in done:
-        hist += got["histogram"]
-        res.counters["cliques"] += int(got["histogram"].sum())
-    sizes = np.flatnonzero(hist)
-    res.maxima["max_size"] = int(sizes[-1]) if sizes.size else 0
-    res.stats["gpu"], res.stats["gpus"] = gthinker.gpu.device_totals(
-        [{k: v for k, v in got.items() if k != "histogram"} for _, got in done],
-        [d for d, _ in done])
 
 
 class CliqueBatch(NamedTuple):

@@ -43,8 +43,9 @@ from gthinker.gpu.device_helpers import (
     warp_prefix,
     warp_sum,
 )
+from gthinker.gpu.engine import NO_MAXIMUM, EngineResults, GPUEngine
 
-__all__ = ["Device", "worker", "record_need"]
+__all__ = ["BitsetDevice", "BitsetsEngine", "record_need"]
 
 WARPS_PER_BLOCK = 8
 #: Blocks a launch has per multiprocessor (each warp searches subtrees until none is left).
@@ -489,7 +490,7 @@ def _sides(graph):
     return np.diff(graph.indptr) - earlier, earlier
 
 
-class Device:
+class BitsetDevice:
     """The graph on the device, the warps' scratch and histograms, the spill buffer."""
 
     def __init__(self, graph, nbins, blocks=None, budget=NODE_BUDGET):
@@ -564,37 +565,54 @@ class Device:
         return self.hist.copy_to_host().reshape(self.warps, self.nbins).sum(axis=0)
 
 
-def worker(graph, nbins, result: dict, blocks=None, budget=None, cpu_share=None):
-    """An external worker (``gthinker.run(..., external=[...])``) that searches
-    the subtrees it is given on the GPU. Records its warps hand out go to the
-    next launch, or to S while CPU workers are idle. When the job ends,
-    ``result`` has ``histogram`` (maximal cliques by size), ``kernel_seconds``,
-    ``launches``, ``spilled``, ``pushed`` and ``device``."""
+class BitsetsEngine(GPUEngine):
+    """The bitset search as a GPU engine (:mod:`gthinker.gpu.engine`): it searches the
+    subtrees of the vertices and records it is given; records its warps hand out go to
+    the next launch, or to S while CPU workers (or other GPUs) are idle. Its figures:
+    ``kernel_seconds``, ``launches``, ``spilled``, ``pushed`` and ``device``."""
 
-    def search_on_gpu(handle):
-        dev = Device(graph, nbins, blocks, NODE_BUDGET if budget is None else budget)
-        dev.timeline = search_on_gpu.timeline
-        pushed = 0
-        while (got := handle.wait()) is not None:
-            work = Work(got.vertices[::-1], got.task_data, got.task_starts)
-            while len(work) and not handle.aborting:
-                work = dev.run(work)
-                idle, idle_gpus = handle.idle_cpu_workers(), handle.idle_peers()
-                if (idle or idle_gpus) and work.num_records > 1:
-                    share = np.zeros(len(work), bool)
-                    n = max(8 * idle, int(work.num_records * (CPU_SHARE if cpu_share is None
-                                                               else cpu_share)))
-                    if idle_gpus:  # another GPU waits (multi-GPU): half of the records
-                        n = work.num_records // 2
-                    share[: min(work.num_records // 2, n)] = True
-                    given = work.take(share)
-                    if handle.push_tasks(given.data, given.starts):
-                        pushed += given.num_records
-                        work = work.take(~share)
-            handle.done()
-        result.update(histogram=dev.histogram(), kernel_seconds=dev.seconds,
-                      launches=dev.launches, spilled=dev.spilled, pushed=pushed,
-                      device=gthinker.gpu.device_status()[1])
+    counters = ("cliques",)
+    maxima = ("max_size",)
+    histograms = ("size",)
+    name = "bitsets"
+    #: Nodes a warp searches in one subtree before it hands the rest out as records.
+    budget = NODE_BUDGET
+    #: The share of handed-out records offered to idle CPU workers.
+    cpu_share = CPU_SHARE
+    #: Blocks per launch (None: BLOCKS_PER_SM on each multiprocessor).
+    blocks = None
 
-    search_on_gpu.timeline = []  # the device's busy intervals (the trace draws them)
-    return search_on_gpu
+    def __init__(self, graph, setup):
+        super().__init__(graph, setup)
+        self.dev = BitsetDevice(graph, setup.histogram_bins, self.blocks, self.budget)
+        self.dev.timeline = self.timeline  # its launches' busy intervals
+        self.pushed = 0
+
+    def run(self, got, handle) -> None:
+        dev = self.dev
+        work = Work(got.vertices[::-1], got.task_data, got.task_starts)
+        while len(work) and not handle.aborting:
+            work = dev.run(work)
+            idle, idle_gpus = handle.idle_cpu_workers(), handle.idle_peers()
+            if (idle or idle_gpus) and work.num_records > 1:
+                share = np.zeros(len(work), bool)
+                n = max(8 * idle, int(work.num_records * self.cpu_share))
+                if idle_gpus:  # another GPU waits (multi-GPU): half of the records
+                    n = work.num_records // 2
+                share[: min(work.num_records // 2, n)] = True
+                given = work.take(share)
+                if handle.push_tasks(given.data, given.starts):
+                    self.pushed += given.num_records
+                    work = work.take(~share)
+
+    def results(self) -> EngineResults:
+        hist = self.dev.histogram()
+        sizes = np.flatnonzero(hist)
+        return EngineResults(np.array([hist.sum()], np.int64),
+                             np.array([sizes[-1] if sizes.size else NO_MAXIMUM], np.int64),
+                             [hist])
+
+    def snapshot(self) -> dict:
+        return {"kernel_seconds": self.dev.seconds, "launches": self.dev.launches,
+                "spilled": self.dev.spilled, "pushed": self.pushed,
+                "device": gthinker.gpu.device_status()[1]}
