@@ -13,6 +13,8 @@
 
 #include "master.hpp"
 
+void bind_graph_kernels(pybind11::module_& m);  // graph_bindings.cpp
+
 namespace py = pybind11;
 using namespace gthinker;
 
@@ -340,6 +342,7 @@ class Job {
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "gthinker C++ core: master scheduler, CPU worker pool, spill stack S";
+  bind_graph_kernels(m);
 
   py::dict header;
   header["SELF"] = int(kSelf);
