@@ -9,6 +9,7 @@ import json
 import sys
 import time
 
+from . import convert_command
 from .errors import GThinkerError
 from .stopping import SignalStop
 
@@ -684,6 +685,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_gsword_parser(sub)
     _add_count_parser(sub)
     _add_warmup_parser(sub)
+    convert_command.add_parser(sub)
     from .cluster.cli import add_options as add_ray_options  # --ray (no Ray imported here)
 
     add_ray_options(sub)
@@ -709,7 +711,8 @@ def main(argv=None) -> int:
                 from .cluster.cli import run as run_on_ray
 
                 return run_on_ray(args, stopper)
-            run = {"sm": _run_sm, "gsword": _run_gsword, "count": _run_count, "mce": _run_mce}
+            run = {"sm": _run_sm, "gsword": _run_gsword, "count": _run_count, "mce": _run_mce,
+                   "convert": lambda a, _: convert_command.main(a)}
             return run[args.command](args, stopper)
     except GThinkerError as exc:
         print(f"gthinker: error: {exc}", file=sys.stderr)

@@ -37,7 +37,8 @@ from pathlib import Path
 from gthinker.errors import GraphFormatError
 from gthinker.formats import binary, labeled, mtx, npz, snap, text
 
-__all__ = ["GraphFormat", "register", "formats", "format_name", "read_graph", "write_graph"]
+__all__ = ["GraphFormat", "register", "formats", "format_name", "output_format", "read_graph",
+           "write_graph", "writing"]
 
 
 @dataclass(frozen=True)
@@ -120,6 +121,12 @@ def format_name(path, fmt: str | None) -> str:
     return _by_name(path).name
 
 
+def output_format(path, fmt: str | None = None) -> str:
+    """The format a file is written in: ``fmt`` if given, else the one whose suffix
+    the name has (a name no format owns: an edge list)."""
+    return _lookup(fmt).name if fmt is not None else _by_name(Path(os.fspath(path))).name
+
+
 def read_graph(path, fmt, graph_cls):
     """The graph in file ``path`` (see :meth:`gthinker.Graph.read`)."""
     path = Path(os.fspath(path))
@@ -130,7 +137,7 @@ def write_graph(graph, path, fmt=None) -> None:
     """Writes ``graph`` to ``path`` in format ``fmt`` (default: from the name; a
     name no format owns is an edge list), through a temporary file renamed at the end."""
     path = Path(os.fspath(path))
-    f = _lookup(fmt) if fmt is not None else _by_name(path)
+    f = _FORMATS[output_format(path, fmt)]
     if f.write is None:
         raise ValueError(f"cannot write the {f.name!r} format this way"
                          + (" (use Graph.save)" if f.name == "binary" else ""))
