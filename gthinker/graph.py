@@ -367,8 +367,7 @@ class Graph:
         """
         for name in _prepared_names(prepare):
             PREPARED[name](self)
-        with graph_files.writing(path) as fh:
-            binary.write(self, fh, self.prepared())
+        graph_files.write_graph(self, path, "binary")
 
     # -- output ----------------------------------------------------------------
 
@@ -393,13 +392,14 @@ class Graph:
         ----------
         path : str or pathlib.Path
             Output file; gzip-compressed if the name ends in ``.gz``.
-        format : {None, 'edgelist', 'graph', 'mtx', 'npz'}
+        format : {None, 'edgelist', 'graph', 'mtx', 'npz', 'binary'}
             ``None`` chooses from the name like :meth:`read` (an unknown suffix
             writes an edge list). The edge list holds each edge once as
             ``u<TAB>v`` in original ids; the ``.graph`` format renumbers vertices
             ``0 .. n-1`` (internal ids) and writes label 0 for unlabeled graphs;
-            ``.mtx`` and ``.npz`` keep ids and labels (:mod:`gthinker.formats`).
-            The file is replaced whole at the end. Binary graphs: :meth:`save`.
+            ``.mtx`` and ``.npz`` keep ids and labels (:mod:`gthinker.formats`);
+            ``.csr`` is the binary format (:meth:`save`, which can prepare forms
+            first). The file is replaced whole at the end.
         """
         graph_files.write_graph(self, path, format)
 

@@ -77,8 +77,8 @@ register(GraphFormat("mtx", mtx.read, mtx.write, suffixes=(".mtx",),
                      magic=(b"%%MatrixMarket", b"%%matrixmarket"), aliases=("matrixmarket",)))
 register(GraphFormat("npz", npz.read, npz.write, suffixes=(".npz",), magic=(b"PK\x03\x04",),
                      text=False))
-register(GraphFormat("binary", binary.load, None, suffixes=(".csr",), magic=(binary.MAGIC,),
-                     aliases=("csr",), text=False))
+register(GraphFormat("binary", binary.load, binary.write_graph, suffixes=(".csr",),
+                     magic=(binary.MAGIC,), aliases=("csr",), text=False))
 
 
 def _lookup(fmt: str) -> GraphFormat:
@@ -139,8 +139,7 @@ def write_graph(graph, path, fmt=None) -> None:
     path = Path(os.fspath(path))
     f = _FORMATS[output_format(path, fmt)]
     if f.write is None:
-        raise ValueError(f"cannot write the {f.name!r} format this way"
-                         + (" (use Graph.save)" if f.name == "binary" else ""))
+        raise ValueError(f"cannot write the {f.name!r} format")
     compress = path.name.endswith(".gz")
     if compress and not f.text:
         raise ValueError(f"the {f.name!r} format is not gzip-compressed; drop the .gz suffix")

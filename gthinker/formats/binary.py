@@ -41,7 +41,7 @@ import numpy as np
 from gthinker import csr
 from gthinker.errors import GraphFormatError
 
-__all__ = ["MAGIC", "VERSION", "is_binary", "load", "write"]
+__all__ = ["MAGIC", "VERSION", "is_binary", "load", "write", "write_graph"]
 
 MAGIC = b"\x93GTHINK\n"
 VERSION = 1
@@ -143,6 +143,11 @@ def write(graph, fh, forms: dict) -> None:
         if arr.nbytes:
             fh.write(memoryview(arr).cast("B"))
         pos = sections[name]["offset"] + arr.nbytes
+
+
+def write_graph(graph, fh) -> None:
+    """:func:`write` with every prepared form the graph holds (the registry's writer)."""
+    write(graph, fh, graph.prepared())
 
 
 def _encode_names(names):
