@@ -284,6 +284,41 @@ Csr permute(const int64_t* indptr, const int32_t* indices, int64_t n, const int6
   return out;
 }
 
+InRows in_rows(const int64_t* indptr, const int32_t* indices, int64_t n, Parallel& par) {
+  InRows out;
+  const int64_t m = indptr[n];
+  OwnedArray<int64_t> cursor(static_cast<size_t>(n) + 1);
+  fill<int64_t>(cursor.data(), n + 1, 0, par);
+  par.for_chunks(m, kItemGrain, [&](int64_t b, int64_t e) {
+    for (int64_t j = b; j < e; ++j) fetch_add<int64_t>(&cursor[static_cast<size_t>(indices[j])], 1);
+  });
+  out.in_ptr.resize(static_cast<size_t>(n) + 1);
+  exclusive_scan(cursor.data(), n, out.in_ptr.data(), par);
+  const int64_t* ptr = out.in_ptr.data();
+  par.for_chunks(n, int64_t{1} << 18, [&](int64_t b, int64_t e) {
+    std::memcpy(cursor.data() + b, ptr + b, static_cast<size_t>(e - b) * 8);
+  });
+  OwnedArray<int64_t> keyed(static_cast<size_t>(m));  // source << 32 | place, sorted per row
+  par.for_chunks(n, kRowGrain, [&](int64_t b, int64_t e) {
+    for (int64_t v = b; v < e; ++v)
+      for (int64_t j = indptr[v]; j < indptr[v + 1]; ++j)
+        keyed[static_cast<size_t>(fetch_add<int64_t>(&cursor[static_cast<size_t>(indices[j])], 1))] =
+            (v << 32) | (j - indptr[v]);
+  });
+  out.in_src.resize(static_cast<size_t>(m));
+  out.in_pos.resize(static_cast<size_t>(m));
+  par.for_chunks(n, kRowGrain, [&](int64_t b, int64_t e) {
+    for (int64_t u = b; u < e; ++u) {
+      std::sort(keyed.data() + ptr[u], keyed.data() + ptr[u + 1]);
+      for (int64_t k = ptr[u]; k < ptr[u + 1]; ++k) {
+        out.in_src[static_cast<size_t>(k)] = static_cast<int32_t>(keyed[static_cast<size_t>(k)] >> 32);
+        out.in_pos[static_cast<size_t>(k)] = static_cast<int32_t>(keyed[static_cast<size_t>(k)] & 0xFFFFFFFF);
+      }
+    }
+  });
+  return out;
+}
+
 std::string check_rows(const int64_t* indptr, int64_t n, const int32_t* indices,
                        int64_t num_indices, Parallel& par) {
   if (indptr[0] != 0) return "indptr does not start at 0";

@@ -48,6 +48,16 @@ Csr orient(const int64_t* indptr, const int32_t* indices, int64_t n, const int32
 Csr permute(const int64_t* indptr, const int32_t* indices, int64_t n, const int64_t* order,
             const int64_t* inv, Parallel& par);
 
+/// The in-rows of a directed CSR: for each target u, in_ptr[u]..in_ptr[u + 1]
+/// holds the sources v of its edges in increasing order (in_src) and each edge's
+/// place in its source's row (in_pos, from 0).
+struct InRows {
+  OwnedArray<int64_t> in_ptr;
+  OwnedArray<int32_t> in_src;
+  OwnedArray<int32_t> in_pos;
+};
+InRows in_rows(const int64_t* indptr, const int32_t* indices, int64_t n, Parallel& par);
+
 /// "" if indptr is a monotone offset array from 0 to num_indices and every row
 /// holds ids in [0, n) in strictly increasing order; else what is wrong.
 std::string check_rows(const int64_t* indptr, int64_t n, const int32_t* indices,

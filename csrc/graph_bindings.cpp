@@ -226,6 +226,19 @@ void bind_graph_kernels(py::module_& m) {
     return py::make_tuple(to_numpy(std::move(c.indptr)), to_numpy(std::move(c.indices)));
   }, py::arg("indptr"), py::arg("indices"), py::arg("order"), py::arg("inv"), py::arg("threads"));
 
+  m.def("in_rows", [](const In<int64_t>& indptr, const In<int32_t>& indices, int threads) {
+    const int64_t n = rows_of(indptr);
+    if (indptr.data()[n] != static_cast<int64_t>(indices.size()))
+      throw std::invalid_argument("indptr must end at the number of entries");
+    InRows r = interruptible(threads, [&](Parallel& par) {
+      return in_rows(indptr.data(), indices.data(), n, par);
+    });
+    return py::make_tuple(to_numpy(std::move(r.in_ptr)), to_numpy(std::move(r.in_src)),
+                          to_numpy(std::move(r.in_pos)));
+  }, py::arg("indptr"), py::arg("indices"), py::arg("threads"),
+     "(in_ptr, in_src, in_pos): each target's sources in increasing order, and each edge's "
+     "place in its source's row");
+
   m.def("check_rows", [](const In<int64_t>& indptr, const In<int32_t>& indices, int64_t n, int threads) {
     if (rows_of(indptr) != n) throw std::invalid_argument("indptr must have n + 1 entries");
     const auto m = static_cast<int64_t>(indices.size());

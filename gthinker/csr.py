@@ -20,7 +20,7 @@ import numpy as np
 from gthinker import _core
 
 __all__ = ["readonly", "threads", "remap_ids", "build", "degeneracy_order", "orient",
-           "permute", "check_rows"]
+           "permute", "in_rows", "check_rows"]
 
 #: Ids up to this many times the number of endpoints are renumbered through a table.
 _DENSE_FACTOR = 4
@@ -82,6 +82,13 @@ def permute(indptr, indices, order, inv):
     """The rows renumbered so that ``order[i]`` becomes ``i`` (``inv`` its inverse),
     each row sorted again."""
     return _core.permute(indptr, indices, order, inv, threads())
+
+
+def in_rows(indptr, indices):
+    """The in-rows of a directed CSR (e.g. an oriented graph): ``(in_ptr, in_src,
+    in_pos)``, for each target ``u`` the sources of its edges in increasing order
+    (``in_src[in_ptr[u]:in_ptr[u + 1]]``) and each edge's place in its source's row."""
+    return _core.in_rows(indptr, indices, threads())
 
 
 def check_rows(indptr, indices, n: int) -> str:

@@ -17,7 +17,7 @@ import scipy.io
 import scipy.sparse as sp
 
 import gthinker
-from gthinker import _core, graph_files
+from gthinker import _core, csr, graph_files
 from gthinker.errors import GraphFormatError
 from gthinker.graph import Graph
 
@@ -322,3 +322,14 @@ def test_convert_command_round_trip(tmp_path):
     r = subprocess.run(run + [str(tmp_path / "g.csr"), str(tmp_path / "g.csr")],
                        capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 2 and "OUT is GRAPH" in r.stderr
+
+
+def test_in_rows_against_brute_force():
+    dag = gthinker.generate.rmat(10, 8, seed=6).oriented()
+    in_ptr, in_src, in_pos = csr.in_rows(dag.indptr, dag.indices)
+    for u in range(dag.num_vertices):
+        want = [(v, p) for v in range(dag.num_vertices)
+                for p, w in enumerate(dag.neighbors(v).tolist()) if w == u]
+        got = list(zip(in_src[in_ptr[u]:in_ptr[u + 1]].tolist(),
+                       in_pos[in_ptr[u]:in_ptr[u + 1]].tolist(), strict=True))
+        assert got == want

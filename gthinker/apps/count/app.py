@@ -56,6 +56,7 @@ from numba import carray, types
 
 import gthinker
 from gthinker.bits import lowest_bit, pop_lowest, popcount
+from gthinker.csr import in_rows
 from gthinker.setops import intersect, intersect_size
 from gthinker.task import pointer_intrinsic
 
@@ -315,30 +316,16 @@ class MiddleGraph:
                 self.dag.num_vertices, self.in_src.size]
 
 
-@gthinker.cache.jit("counting functions", nogil=True)
 def _in_rows(out_ptr, out):
     """The in-rows of an oriented CSR (see :class:`MiddleGraph`) and the cumulative work."""
-    n = out_ptr.size - 1
-    in_ptr = np.zeros(n + 1, np.int64)
-    for j in range(out.size):
-        in_ptr[out[j] + 1] += 1
-    for u in range(n):
-        in_ptr[u + 1] += in_ptr[u]
-    in_src = np.empty(out.size, np.int32)
-    in_off = np.empty(out.size, np.int32)
-    fill = in_ptr[:-1].copy()
-    work = np.zeros(n + 1, np.int64)
-    for v in range(n):
-        for j in range(out_ptr[v], out_ptr[v + 1]):
-            u = out[j]
-            k = fill[u]
-            fill[u] = k + 1
-            in_src[k] = v
-            in_off[k] = j + 1 - out_ptr[v]
-            work[u + 1] += out_ptr[v + 1] - j  # the probes of v's suffix, and one
-    for u in range(n):
-        work[u + 1] += work[u] + out_ptr[u + 1] - out_ptr[u] + 1
-    return in_ptr, in_src, in_off, work
+    in_ptr, in_src, in_pos = in_rows(out_ptr, out)
+    out_deg = np.diff(out_ptr)
+    # the probes of each in-edge's suffix (v's row past u), and one, per target; then
+    # each vertex's own row and one
+    probes = np.concatenate([[0], np.cumsum(out_deg[in_src] - in_pos)])
+    per_vertex = probes[in_ptr[1:]] - probes[in_ptr[:-1]] + out_deg + 1
+    work = np.concatenate([[0], np.cumsum(per_vertex)])
+    return in_ptr, in_src, in_pos + np.int32(1), work
 
 
 def middle_graph(graph: gthinker.Graph) -> MiddleGraph:
