@@ -101,14 +101,15 @@ void min_max(const int64_t* a, int64_t count, int64_t* lo, int64_t* hi, Parallel
   *hi = *std::max_element(his.begin(), his.end());
 }
 
-void remap_dense(int64_t* a, int64_t count, int64_t max_id, OwnedArray<int64_t>& ids,
-                 Parallel& par) {
+void remap_dense(int64_t* a, int64_t count, const int64_t* extra, int64_t extra_count,
+                 int64_t max_id, OwnedArray<int64_t>& ids, Parallel& par) {
   const int64_t size = max_id + 1;
   OwnedArray<uint8_t> present(static_cast<size_t>(size));
   fill<uint8_t>(present.data(), size, 0, par);
   par.for_chunks(count, kItemGrain, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) __atomic_store_n(&present[static_cast<size_t>(a[i])], 1, __ATOMIC_RELAXED);
   });
+  for (int64_t i = 0; i < extra_count; ++i) present[static_cast<size_t>(extra[i])] = 1;
   OwnedArray<int32_t> number(static_cast<size_t>(size) + 1);
   exclusive_scan(present.data(), size, number.data(), par);
   ids.resize(static_cast<size_t>(number[static_cast<size_t>(size)]));
@@ -123,27 +124,34 @@ void remap_dense(int64_t* a, int64_t count, int64_t max_id, OwnedArray<int64_t>&
 
 template <typename Id>
 Csr build_csr(const Id* u, const Id* v, int64_t stride, int64_t count, int64_t n, Parallel& par) {
+  // Each thread owns a range of rows and reads every pair, keeping the entries of its
+  // rows: no atomics (their fences would serialise the cache misses), and each row
+  // gets its entries in input order, so sorted input gives sorted rows.
   Csr out;
   OwnedArray<int64_t> cursor(static_cast<size_t>(n) + 1);  // degrees, then write positions
   fill<int64_t>(cursor.data(), n + 1, 0, par);
   std::atomic<int64_t> loops{0};
   std::atomic<bool> out_of_range{false};
-  par.for_chunks(count, kItemGrain, [&](int64_t b, int64_t e) {
+  par.for_threads([&](int t) {
+    auto [lo, hi] = par.share(n, t);
     int64_t l = 0;
-    for (int64_t i = b; i < e; ++i) {
+    for (int64_t i = 0; i < count; ++i) {
       const int64_t a = static_cast<int64_t>(u[i * stride]), c = static_cast<int64_t>(v[i * stride]);
-      if (a < 0 || a >= n || c < 0 || c >= n) {
-        out_of_range.store(true);
-        return;
-      }
       if (a == c) {
         ++l;
         continue;
       }
-      fetch_add<int64_t>(&cursor[static_cast<size_t>(a)], 1);
-      fetch_add<int64_t>(&cursor[static_cast<size_t>(c)], 1);
+      if (a >= lo && a < hi) ++cursor[static_cast<size_t>(a)];
+      if (c >= lo && c < hi) ++cursor[static_cast<size_t>(c)];
+      if ((i & 0xFFFFF) == 0 && par.stopping()) return;
     }
-    loops.fetch_add(l);
+    if (t == 0) loops.store(l);
+  });
+  par.for_chunks(count, kItemGrain, [&](int64_t b, int64_t e) {  // ids in [0, n)?
+    for (int64_t i = b; i < e; ++i) {
+      const int64_t a = static_cast<int64_t>(u[i * stride]), c = static_cast<int64_t>(v[i * stride]);
+      if (a < 0 || a >= n || c < 0 || c >= n) out_of_range.store(true);
+    }
   });
   if (out_of_range.load()) throw std::out_of_range("vertex id out of range [0, n)");
   out.loops = loops.load();
@@ -155,22 +163,31 @@ Csr build_csr(const Id* u, const Id* v, int64_t stride, int64_t count, int64_t n
   });
   out.indices.resize(static_cast<size_t>(ptr[n]));
   int32_t* idx = out.indices.data();
-  par.for_chunks(count, kItemGrain, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
+  // rows split by entries, so that each thread writes about as much
+  std::vector<int64_t> first(static_cast<size_t>(par.threads()) + 1, n);
+  for (int t = 0; t <= par.threads(); ++t)
+    first[static_cast<size_t>(t)] =
+        std::lower_bound(ptr, ptr + n + 1, ptr[n] / par.threads() * t) - ptr;
+  first.back() = n;
+  first.front() = 0;
+  par.for_threads([&](int t) {
+    const int64_t lo = first[static_cast<size_t>(t)], hi = first[static_cast<size_t>(t) + 1];
+    for (int64_t i = 0; i < count; ++i) {
       const int64_t a = static_cast<int64_t>(u[i * stride]), c = static_cast<int64_t>(v[i * stride]);
       if (a == c) continue;
-      idx[fetch_add<int64_t>(&cursor[static_cast<size_t>(a)], 1)] = static_cast<int32_t>(c);
-      idx[fetch_add<int64_t>(&cursor[static_cast<size_t>(c)], 1)] = static_cast<int32_t>(a);
+      if (a >= lo && a < hi) idx[cursor[static_cast<size_t>(a)]++] = static_cast<int32_t>(c);
+      if (c >= lo && c < hi) idx[cursor[static_cast<size_t>(c)]++] = static_cast<int32_t>(a);
+      if ((i & 0xFFFFF) == 0 && par.stopping()) return;
     }
   });
-  // each row sorted and its repeats dropped; cursor[r] = what the row keeps
+  // each row sorted (unless it is) and its repeats dropped; cursor[r] = what it keeps
   std::atomic<int64_t> kept{0};
   par.for_chunks(n, kRowGrain, [&](int64_t b, int64_t e) {
     int64_t k = 0;
     for (int64_t r = b; r < e; ++r) {
       int32_t* s = idx + ptr[r];
       int32_t* t = idx + ptr[r + 1];
-      std::sort(s, t);
+      if (!std::is_sorted(s, t)) std::sort(s, t);
       cursor[static_cast<size_t>(r)] = std::unique(s, t) - s;
       k += cursor[static_cast<size_t>(r)];
     }

@@ -25,9 +25,10 @@ void min_max(const int64_t* a, int64_t count, int64_t* lo, int64_t* hi, Parallel
 
 /// Renumbers the ids in a[0, count) (in place) as 0..n-1 by increasing id,
 /// with a table over 0..max_id (the caller checks that it is small enough);
-/// ids gets the id of each new number.
-void remap_dense(int64_t* a, int64_t count, int64_t max_id, OwnedArray<int64_t>& ids,
-                 Parallel& par);
+/// the ids extra[0, extra_count) (in range too) are numbered as well, without
+/// being renamed; ids gets the id of each new number.
+void remap_dense(int64_t* a, int64_t count, const int64_t* extra, int64_t extra_count,
+                 int64_t max_id, OwnedArray<int64_t>& ids, Parallel& par);
 
 /// The undirected graph on vertices 0..n-1 of the pairs (u[i*stride], v[i*stride]),
 /// i < count. Ids must lie in [0, n) (std::out_of_range otherwise).

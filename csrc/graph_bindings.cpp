@@ -181,17 +181,24 @@ void bind_graph_kernels(py::module_& m) {
     return py::make_tuple(lo, hi);
   }, py::arg("a"), py::arg("threads"), "(smallest, largest) of an int64 array ((0, 0) if empty)");
 
-  m.def("remap_dense", [](py::array a, int64_t max_id, int threads) {
+  m.def("remap_dense", [](py::array a, const In<int64_t>& extra, int64_t max_id, int threads) {
     if (!a.dtype().is(py::dtype::of<int64_t>()) || !(a.flags() & py::array::c_style) || !a.writeable())
       throw std::invalid_argument("remap_dense needs a writable C-contiguous int64 array");
     if (max_id < 0 || max_id >= INT32_MAX) throw std::invalid_argument("max_id must be in [0, 2**31 - 1)");
     auto* p = static_cast<int64_t*>(a.mutable_data());
     const auto n = static_cast<int64_t>(a.size());
+    const auto ne = static_cast<int64_t>(extra.size());
+    for (int64_t i = 0; i < ne; ++i)
+      if (extra.data()[i] < 0 || extra.data()[i] > max_id) throw std::invalid_argument("extra id out of range");
     OwnedArray<int64_t> ids;
-    interruptible(threads, [&](Parallel& par) { remap_dense(p, n, max_id, ids, par); return 0; });
+    interruptible(threads, [&](Parallel& par) {
+      remap_dense(p, n, extra.data(), ne, max_id, ids, par);
+      return 0;
+    });
     return to_numpy(std::move(ids));
-  }, py::arg("a"), py::arg("max_id"), py::arg("threads"),
-     "Renumbers the ids in a (in place) as 0..n-1 by increasing id; returns the ids.");
+  }, py::arg("a"), py::arg("extra"), py::arg("max_id"), py::arg("threads"),
+     "Renumbers the ids in a (in place) as 0..n-1 by increasing id, the extra ids numbered "
+     "too; returns the ids.");
 
   m.def("build_csr", &build, py::arg("u"), py::arg("v"), py::arg("n"), py::arg("threads"),
         "(indptr, indices, loops, duplicates) of the undirected graph of pairs (u[i], v[i]).");

@@ -42,16 +42,19 @@ def readonly(arr, dtype):
     return arr
 
 
-def remap_ids(ends: np.ndarray) -> np.ndarray:
+def remap_ids(ends: np.ndarray, extra=None) -> np.ndarray:
     """Renumbers the non-negative int64 ids in ``ends`` (a writable C-contiguous
-    array, changed in place) as ``0..n-1`` by increasing id; returns the ``n`` ids."""
-    if ends.size == 0:
-        return np.empty(0, np.int64)
+    array, changed in place) as ``0..n-1`` by increasing id; returns the ``n`` ids.
+    The ids in ``extra`` (vertices without edges) are numbered too."""
+    extra = np.zeros(0, np.int64) if extra is None else np.asarray(extra, np.int64)
     flat = ends.reshape(-1)
-    _, top = _core.min_max(flat, threads())
-    if top < min(_DENSE_FACTOR * flat.size + 1024, np.iinfo(np.int32).max - 1):
-        return _core.remap_dense(flat, int(top), threads())
-    ids = np.unique(flat)  # sparse ids: sort them
+    if flat.size + extra.size == 0:
+        return np.empty(0, np.int64)
+    top = max(_core.min_max(flat, threads())[1] if flat.size else 0,
+              int(extra.max()) if extra.size else 0)
+    if top < min(_DENSE_FACTOR * (flat.size + extra.size) + 1024, np.iinfo(np.int32).max - 1):
+        return _core.remap_dense(flat, extra, int(top), threads())
+    ids = np.unique(np.concatenate([flat, extra]))  # sparse ids: sort them
     flat[:] = np.searchsorted(ids, flat)
     return ids
 

@@ -34,13 +34,7 @@ def read(path, graph_cls):
     """The graph of a SNAP edge list (``graph_cls.from_pairs`` builds it)."""
     rec = text.scan(path, 2, {0: 2}, isolated=True, describe=_describe)
     pairs = rec.vals
-    ids = csr.remap_ids(pairs)
-    if rec.isolated.size:
-        every = np.union1d(ids, rec.isolated)  # sorted, distinct
-        if every.size != ids.size:
-            moved = np.searchsorted(every, ids)  # old number -> new, per vertex
-            pairs[:] = moved[pairs]
-            ids = every
+    ids = csr.remap_ids(pairs, rec.isolated)
     if ids.size > _INT32_MAX:
         raise GraphFormatError(f"{path}: too many vertices ({ids.size:,}) for int32 indices")
     return graph_cls.from_pairs(pairs[:, 0], pairs[:, 1], ids.size, ids=ids,
