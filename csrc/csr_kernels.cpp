@@ -302,35 +302,47 @@ Csr permute(const int64_t* indptr, const int32_t* indices, int64_t n, const int6
 }
 
 InRows in_rows(const int64_t* indptr, const int32_t* indices, int64_t n, Parallel& par) {
+  // each thread owns a range of targets and reads every row in order: sources come
+  // out increasing, with no atomics and no sort
   InRows out;
-  const int64_t m = indptr[n];
+  out.in_ptr.resize(static_cast<size_t>(n) + 1);
+  out.after.resize(static_cast<size_t>(n));
   OwnedArray<int64_t> cursor(static_cast<size_t>(n) + 1);
   fill<int64_t>(cursor.data(), n + 1, 0, par);
-  par.for_chunks(m, kItemGrain, [&](int64_t b, int64_t e) {
-    for (int64_t j = b; j < e; ++j) fetch_add<int64_t>(&cursor[static_cast<size_t>(indices[j])], 1);
+  fill<int64_t>(out.after.data(), n, 0, par);
+  par.for_threads([&](int t) {
+    auto [lo, hi] = par.share(n, t);
+    for (int64_t v = 0; v < n; ++v) {
+      for (int64_t j = indptr[v]; j < indptr[v + 1]; ++j) {
+        const int64_t u = indices[j];
+        if (u >= lo && u < hi) {
+          ++cursor[static_cast<size_t>(u)];
+          out.after[static_cast<size_t>(u)] += indptr[v + 1] - j - 1;
+        }
+      }
+      if ((v & 0xFFFF) == 0 && par.stopping()) return;
+    }
   });
-  out.in_ptr.resize(static_cast<size_t>(n) + 1);
   exclusive_scan(cursor.data(), n, out.in_ptr.data(), par);
   const int64_t* ptr = out.in_ptr.data();
+  const int64_t m = ptr[n];
   par.for_chunks(n, int64_t{1} << 18, [&](int64_t b, int64_t e) {
     std::memcpy(cursor.data() + b, ptr + b, static_cast<size_t>(e - b) * 8);
   });
-  OwnedArray<int64_t> keyed(static_cast<size_t>(m));  // source << 32 | place, sorted per row
-  par.for_chunks(n, kRowGrain, [&](int64_t b, int64_t e) {
-    for (int64_t v = b; v < e; ++v)
-      for (int64_t j = indptr[v]; j < indptr[v + 1]; ++j)
-        keyed[static_cast<size_t>(fetch_add<int64_t>(&cursor[static_cast<size_t>(indices[j])], 1))] =
-            (v << 32) | (j - indptr[v]);
-  });
   out.in_src.resize(static_cast<size_t>(m));
   out.in_pos.resize(static_cast<size_t>(m));
-  par.for_chunks(n, kRowGrain, [&](int64_t b, int64_t e) {
-    for (int64_t u = b; u < e; ++u) {
-      std::sort(keyed.data() + ptr[u], keyed.data() + ptr[u + 1]);
-      for (int64_t k = ptr[u]; k < ptr[u + 1]; ++k) {
-        out.in_src[static_cast<size_t>(k)] = static_cast<int32_t>(keyed[static_cast<size_t>(k)] >> 32);
-        out.in_pos[static_cast<size_t>(k)] = static_cast<int32_t>(keyed[static_cast<size_t>(k)] & 0xFFFFFFFF);
+  par.for_threads([&](int t) {
+    auto [lo, hi] = par.share(n, t);
+    for (int64_t v = 0; v < n; ++v) {
+      for (int64_t j = indptr[v]; j < indptr[v + 1]; ++j) {
+        const int64_t u = indices[j];
+        if (u >= lo && u < hi) {
+          const int64_t k = cursor[static_cast<size_t>(u)]++;
+          out.in_src[static_cast<size_t>(k)] = static_cast<int32_t>(v);
+          out.in_pos[static_cast<size_t>(k)] = static_cast<int32_t>(j - indptr[v]);
+        }
       }
+      if ((v & 0xFFFF) == 0 && par.stopping()) return;
     }
   });
   return out;

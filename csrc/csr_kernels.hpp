@@ -51,11 +51,13 @@ Csr permute(const int64_t* indptr, const int32_t* indices, int64_t n, const int6
 
 /// The in-rows of a directed CSR: for each target u, in_ptr[u]..in_ptr[u + 1]
 /// holds the sources v of its edges in increasing order (in_src) and each edge's
-/// place in its source's row (in_pos, from 0).
+/// place in its source's row (in_pos, from 0); after[u] counts the entries that
+/// follow u in those rows (what scanning each source's row past u reads).
 struct InRows {
   OwnedArray<int64_t> in_ptr;
   OwnedArray<int32_t> in_src;
   OwnedArray<int32_t> in_pos;
+  OwnedArray<int64_t> after;
 };
 InRows in_rows(const int64_t* indptr, const int32_t* indices, int64_t n, Parallel& par);
 

@@ -241,10 +241,10 @@ void bind_graph_kernels(py::module_& m) {
       return in_rows(indptr.data(), indices.data(), n, par);
     });
     return py::make_tuple(to_numpy(std::move(r.in_ptr)), to_numpy(std::move(r.in_src)),
-                          to_numpy(std::move(r.in_pos)));
+                          to_numpy(std::move(r.in_pos)), to_numpy(std::move(r.after)));
   }, py::arg("indptr"), py::arg("indices"), py::arg("threads"),
-     "(in_ptr, in_src, in_pos): each target's sources in increasing order, and each edge's "
-     "place in its source's row");
+     "(in_ptr, in_src, in_pos, after): each target's sources in increasing order, each "
+     "edge's place in its source's row, and per target the entries after it in those rows");
 
   m.def("check_rows", [](const In<int64_t>& indptr, const In<int32_t>& indices, int64_t n, int threads) {
     if (rows_of(indptr) != n) throw std::invalid_argument("indptr must have n + 1 entries");

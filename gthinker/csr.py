@@ -89,8 +89,9 @@ def permute(indptr, indices, order, inv):
 
 def in_rows(indptr, indices):
     """The in-rows of a directed CSR (e.g. an oriented graph): ``(in_ptr, in_src,
-    in_pos)``, for each target ``u`` the sources of its edges in increasing order
-    (``in_src[in_ptr[u]:in_ptr[u + 1]]``) and each edge's place in its source's row."""
+    in_pos, after)``, for each target ``u`` the sources of its edges in increasing
+    order (``in_src[in_ptr[u]:in_ptr[u + 1]]``), each edge's place in its source's
+    row, and ``after[u]``: the entries that follow ``u`` in those rows."""
     return _core.in_rows(indptr, indices, threads())
 
 

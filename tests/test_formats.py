@@ -326,10 +326,11 @@ def test_convert_command_round_trip(tmp_path):
 
 def test_in_rows_against_brute_force():
     dag = gthinker.generate.rmat(10, 8, seed=6).oriented()
-    in_ptr, in_src, in_pos = csr.in_rows(dag.indptr, dag.indices)
+    in_ptr, in_src, in_pos, after = csr.in_rows(dag.indptr, dag.indices)
     for u in range(dag.num_vertices):
         want = [(v, p) for v in range(dag.num_vertices)
                 for p, w in enumerate(dag.neighbors(v).tolist()) if w == u]
         got = list(zip(in_src[in_ptr[u]:in_ptr[u + 1]].tolist(),
                        in_pos[in_ptr[u]:in_ptr[u + 1]].tolist(), strict=True))
         assert got == want
+        assert after[u] == sum(dag.degrees()[v] - p - 1 for v, p in want)

@@ -56,7 +56,6 @@ from numba import carray, types
 
 import gthinker
 from gthinker.bits import lowest_bit, pop_lowest, popcount
-from gthinker.csr import in_rows
 from gthinker.setops import intersect, intersect_size
 from gthinker.task import pointer_intrinsic
 
@@ -316,14 +315,12 @@ class MiddleGraph:
                 self.dag.num_vertices, self.in_src.size]
 
 
-def _in_rows(out_ptr, out):
-    """The in-rows of an oriented CSR (see :class:`MiddleGraph`) and the cumulative work."""
-    in_ptr, in_src, in_pos = in_rows(out_ptr, out)
-    out_deg = np.diff(out_ptr)
-    # the probes of each in-edge's suffix (v's row past u), and one, per target; then
-    # each vertex's own row and one
-    probes = np.concatenate([[0], np.cumsum(out_deg[in_src] - in_pos)])
-    per_vertex = probes[in_ptr[1:]] - probes[in_ptr[:-1]] + out_deg + 1
+def _in_rows(out_ptr, in_ptr, in_src, in_pos, after):
+    """The in-rows of an oriented CSR (see :class:`MiddleGraph`) and the cumulative work,
+    from :func:`gthinker.csr.in_rows` of it."""
+    # per vertex: the probes of each in-neighbour's row past it, and one each; its
+    # own row, and one
+    per_vertex = after + np.diff(in_ptr) + np.diff(out_ptr) + 1
     work = np.concatenate([[0], np.cumsum(per_vertex)])
     return in_ptr, in_src, in_pos + np.int32(1), work
 
@@ -335,7 +332,7 @@ def middle_graph(graph: gthinker.Graph) -> MiddleGraph:
 
 def _middle_graph(graph):
     dag = graph.degree_oriented()
-    return MiddleGraph(dag, *_in_rows(dag.indptr, dag.indices))
+    return MiddleGraph(dag, *_in_rows(dag.indptr, *graph.degree_in_rows()))
 
 
 _i64_pointer = pointer_intrinsic(types.int64)
