@@ -247,23 +247,32 @@ void degeneracy_order(const int64_t* indptr, const int32_t* indices, int64_t n, 
   for (int64_t v = 0; v < n; ++v) core[v] = deg[v];
 }
 
-Csr orient(const int64_t* indptr, const int32_t* indices, int64_t n, const int32_t* rank,
-           bool renumber, Parallel& par) {
+/// Rows of a new CSR: count_rows(b, e, count) sets the sizes of the rows its range
+/// [b, e) of the input decides, fill_rows(b, e, ptr, idx) writes them.
+template <typename Count, typename Fill>
+Csr new_rows(int64_t n, Count count_rows, Fill fill_rows, Parallel& par) {
   Csr out;
   OwnedArray<int64_t> count(static_cast<size_t>(n));
-  par.for_chunks(n, kRowGrain, [&](int64_t b, int64_t e) {
-    for (int64_t v = b; v < e; ++v) {
-      int64_t c = 0;
-      for (int64_t k = indptr[v]; k < indptr[v + 1]; ++k) c += rank[indices[k]] > rank[v];
-      count[static_cast<size_t>(renumber ? rank[v] : v)] = c;
-    }
-  });
+  par.for_chunks(n, kRowGrain, [&](int64_t b, int64_t e) { count_rows(b, e, count.data()); });
   out.indptr.resize(static_cast<size_t>(n) + 1);
   exclusive_scan(count.data(), n, out.indptr.data(), par);
   out.indices.resize(static_cast<size_t>(out.indptr[static_cast<size_t>(n)]));
   const int64_t* ptr = out.indptr.data();
   int32_t* idx = out.indices.data();
-  par.for_chunks(n, kRowGrain, [&](int64_t b, int64_t e) {
+  par.for_chunks(n, kRowGrain, [&](int64_t b, int64_t e) { fill_rows(b, e, ptr, idx); });
+  return out;
+}
+
+Csr orient(const int64_t* indptr, const int32_t* indices, int64_t n, const int32_t* rank,
+           bool renumber, Parallel& par) {
+  auto count_rows = [&](int64_t b, int64_t e, int64_t* count) {
+    for (int64_t v = b; v < e; ++v) {
+      int64_t c = 0;
+      for (int64_t k = indptr[v]; k < indptr[v + 1]; ++k) c += rank[indices[k]] > rank[v];
+      count[renumber ? rank[v] : v] = c;
+    }
+  };
+  auto fill_rows = [&](int64_t b, int64_t e, const int64_t* ptr, int32_t* idx) {
     for (int64_t v = b; v < e; ++v) {
       const int64_t row = renumber ? rank[v] : v;
       int64_t p = ptr[row];
@@ -273,23 +282,16 @@ Csr orient(const int64_t* indptr, const int32_t* indices, int64_t n, const int32
       }
       if (renumber) std::sort(idx + ptr[row], idx + p);
     }
-  });
-  return out;
+  };
+  return new_rows(n, count_rows, fill_rows, par);
 }
 
 Csr permute(const int64_t* indptr, const int32_t* indices, int64_t n, const int64_t* order,
             const int64_t* inv, Parallel& par) {
-  Csr out;
-  OwnedArray<int64_t> count(static_cast<size_t>(n));
-  par.for_chunks(n, int64_t{1} << 16, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) count[static_cast<size_t>(i)] = indptr[order[i] + 1] - indptr[order[i]];
-  });
-  out.indptr.resize(static_cast<size_t>(n) + 1);
-  exclusive_scan(count.data(), n, out.indptr.data(), par);
-  out.indices.resize(static_cast<size_t>(out.indptr[static_cast<size_t>(n)]));
-  const int64_t* ptr = out.indptr.data();
-  int32_t* idx = out.indices.data();
-  par.for_chunks(n, kRowGrain, [&](int64_t b, int64_t e) {
+  auto count_rows = [&](int64_t b, int64_t e, int64_t* count) {
+    for (int64_t i = b; i < e; ++i) count[i] = indptr[order[i] + 1] - indptr[order[i]];
+  };
+  auto fill_rows = [&](int64_t b, int64_t e, const int64_t* ptr, int32_t* idx) {
     for (int64_t i = b; i < e; ++i) {
       const int64_t v = order[i];
       int32_t* row = idx + ptr[i];
@@ -297,32 +299,37 @@ Csr permute(const int64_t* indptr, const int32_t* indices, int64_t n, const int6
         row[k - indptr[v]] = static_cast<int32_t>(inv[indices[k]]);
       std::sort(row, idx + ptr[i + 1]);
     }
+  };
+  return new_rows(n, count_rows, fill_rows, par);
+}
+
+/// Each thread owns a range of targets and reads every row in order, calling
+/// visit(u, v, j) for the entries j (of source v) whose target u is its own.
+template <typename Visit>
+void visit_owned_targets(const int64_t* indptr, const int32_t* indices, int64_t n, Visit visit,
+                         Parallel& par) {
+  par.for_threads([&](int t) {
+    auto [lo, hi] = par.share(n, t);
+    for (int64_t v = 0; v < n; ++v) {
+      for (int64_t j = indptr[v]; j < indptr[v + 1]; ++j)
+        if (indices[j] >= lo && indices[j] < hi) visit(static_cast<int64_t>(indices[j]), v, j);
+      if ((v & 0xFFFF) == 0 && par.stopping()) return;
+    }
   });
-  return out;
 }
 
 InRows in_rows(const int64_t* indptr, const int32_t* indices, int64_t n, Parallel& par) {
-  // each thread owns a range of targets and reads every row in order: sources come
-  // out increasing, with no atomics and no sort
+  // sources come out increasing, with no atomics and no sort
   InRows out;
   out.in_ptr.resize(static_cast<size_t>(n) + 1);
   out.after.resize(static_cast<size_t>(n));
   OwnedArray<int64_t> cursor(static_cast<size_t>(n) + 1);
   fill<int64_t>(cursor.data(), n + 1, 0, par);
   fill<int64_t>(out.after.data(), n, 0, par);
-  par.for_threads([&](int t) {
-    auto [lo, hi] = par.share(n, t);
-    for (int64_t v = 0; v < n; ++v) {
-      for (int64_t j = indptr[v]; j < indptr[v + 1]; ++j) {
-        const int64_t u = indices[j];
-        if (u >= lo && u < hi) {
-          ++cursor[static_cast<size_t>(u)];
-          out.after[static_cast<size_t>(u)] += indptr[v + 1] - j - 1;
-        }
-      }
-      if ((v & 0xFFFF) == 0 && par.stopping()) return;
-    }
-  });
+  visit_owned_targets(indptr, indices, n, [&](int64_t u, int64_t v, int64_t j) {
+    ++cursor[static_cast<size_t>(u)];
+    out.after[static_cast<size_t>(u)] += indptr[v + 1] - j - 1;
+  }, par);
   exclusive_scan(cursor.data(), n, out.in_ptr.data(), par);
   const int64_t* ptr = out.in_ptr.data();
   const int64_t m = ptr[n];
@@ -331,20 +338,11 @@ InRows in_rows(const int64_t* indptr, const int32_t* indices, int64_t n, Paralle
   });
   out.in_src.resize(static_cast<size_t>(m));
   out.in_pos.resize(static_cast<size_t>(m));
-  par.for_threads([&](int t) {
-    auto [lo, hi] = par.share(n, t);
-    for (int64_t v = 0; v < n; ++v) {
-      for (int64_t j = indptr[v]; j < indptr[v + 1]; ++j) {
-        const int64_t u = indices[j];
-        if (u >= lo && u < hi) {
-          const int64_t k = cursor[static_cast<size_t>(u)]++;
-          out.in_src[static_cast<size_t>(k)] = static_cast<int32_t>(v);
-          out.in_pos[static_cast<size_t>(k)] = static_cast<int32_t>(j - indptr[v]);
-        }
-      }
-      if ((v & 0xFFFF) == 0 && par.stopping()) return;
-    }
-  });
+  visit_owned_targets(indptr, indices, n, [&](int64_t u, int64_t v, int64_t j) {
+    const int64_t k = cursor[static_cast<size_t>(u)]++;
+    out.in_src[static_cast<size_t>(k)] = static_cast<int32_t>(v);
+    out.in_pos[static_cast<size_t>(k)] = static_cast<int32_t>(j - indptr[v]);
+  }, par);
   return out;
 }
 

@@ -3,6 +3,7 @@
 // and shrinking use realloc, which moves large blocks by remapping pages.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -69,6 +70,7 @@ class OwnedArray {
 
  private:
   void set_capacity(size_t cap) {
+    if (cap > PTRDIFF_MAX / sizeof(T)) throw std::bad_alloc();
     void* p = std::realloc(data_, cap * sizeof(T));
     if (p == nullptr) throw std::bad_alloc();
     data_ = static_cast<T*>(p);

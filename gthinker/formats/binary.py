@@ -42,6 +42,7 @@ import numpy as np
 
 from gthinker import csr
 from gthinker.errors import GraphFormatError
+from gthinker.formats.text import opening
 
 __all__ = ["MAGIC", "VERSION", "is_binary", "load", "write", "write_graph"]
 
@@ -183,18 +184,11 @@ class _File:
 
     def __init__(self, path: Path):
         self.path = path
-        try:
-            with open(path, "rb") as fh:
-                size = os.fstat(fh.fileno()).st_size
-                prefix = fh.read(_PREFIX.size)
-                self.meta = self._metadata(fh, prefix, size)
-                self.map = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) if size else None
-        except FileNotFoundError:
-            raise GraphFormatError(f"{path}: no such file") from None
-        except IsADirectoryError:
-            raise GraphFormatError(f"{path}: is a directory, not a graph file") from None
-        except OSError as exc:
-            raise GraphFormatError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        with opening(path), open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            prefix = fh.read(_PREFIX.size)
+            self.meta = self._metadata(fh, prefix, size)
+            self.map = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) if size else None
         self.size = size
         self._check_sections()
 

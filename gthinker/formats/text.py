@@ -11,6 +11,7 @@ nothing native runs after it).
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import zlib
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ import numpy as np
 from gthinker import _core, csr, memory
 from gthinker.errors import GraphFormatError
 
-__all__ = ["MAX_LINE_BYTES", "Records", "scan", "line_text", "open_input"]
+__all__ = ["MAX_LINE_BYTES", "Records", "scan", "line_text", "open_input", "opening"]
 
 #: The longest line a text graph file may have (an edge line is tens of bytes).
 MAX_LINE_BYTES = 1 << 20
@@ -47,16 +48,23 @@ class Records:
     lines: int
 
 
-def open_input(path: Path):
-    """``path`` opened for binary reading, gzip-decompressed if it starts like gzip."""
+@contextlib.contextmanager
+def opening(path: Path):
+    """Turns the errors of opening ``path`` into GraphFormatErrors that name it."""
     try:
-        fh = open(path, "rb")  # noqa: SIM115 - returned to the caller
+        yield
     except FileNotFoundError:
         raise GraphFormatError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise GraphFormatError(f"{path}: is a directory, not a graph file") from None
     except OSError as exc:
         raise GraphFormatError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def open_input(path: Path):
+    """``path`` opened for binary reading, gzip-decompressed if it starts like gzip."""
+    with opening(path):
+        fh = open(path, "rb")  # noqa: SIM115 - returned to the caller
     try:
         head = fh.peek(2)[:2] if hasattr(fh, "peek") else b""
     except OSError:
