@@ -109,12 +109,12 @@ def _head(path: Path) -> bytes:
 
 
 def format_name(path, fmt: str | None) -> str:
-    """The format a file is read as: ``fmt`` if given, else from its first bytes,
-    else from its name."""
+    """The format a file is read as: ``fmt`` if given, else from its first bytes (a
+    regular file's: a pipe or a device is not read twice), else from its name."""
     path = Path(os.fspath(path))
     if fmt is not None:
         return _lookup(fmt).name
-    head = b"" if path.is_dir() or not path.exists() else _head(path)
+    head = _head(path) if path.is_file() else b""  # a pipe's bytes cannot be read twice
     for f in _FORMATS.values():
         if any(head.startswith(m) for m in f.magic):
             return f.name

@@ -334,3 +334,14 @@ def test_in_rows_against_brute_force():
                        in_pos[in_ptr[u]:in_ptr[u + 1]].tolist(), strict=True))
         assert got == want
         assert after[u] == sum(dag.degrees()[v] - p - 1 for v, p in want)
+
+
+@pytest.mark.parametrize("compress", [False, True])
+def test_a_pipe_is_read_once_plain_or_gzip(compress):
+    data = b"# a pipe\n10 20\n20 30\n30 10\n"
+    code = ("import gthinker; g = gthinker.Graph.read('/dev/stdin'); "
+            "print(g.num_edges, g.ids.tolist())")
+    r = subprocess.run([sys.executable, "-c", code], input=gzip.compress(data) if compress
+                       else data, capture_output=True, env={**os.environ, "PYTHONPATH":
+                       os.pathsep.join(sys.path)}, timeout=120)
+    assert r.stdout.decode().split("\n")[0] == "3 [10, 20, 30]", r.stderr

@@ -69,10 +69,21 @@ def open_input(path: Path):
         head = fh.peek(2)[:2] if hasattr(fh, "peek") else b""
     except OSError:
         head = b""
-    if head == _GZIP_MAGIC:
-        fh.close()
-        return gzip.open(path, "rb")
-    return fh
+    return _GzipInput(fh) if head == _GZIP_MAGIC else fh
+
+
+class _GzipInput(gzip.GzipFile):
+    """Decompresses an open file (a pipe too: not opened twice) and closes it with itself."""
+
+    def __init__(self, fh):
+        super().__init__(fileobj=fh, mode="rb")
+        self._source = fh
+
+    def close(self):
+        try:
+            super().close()
+        finally:
+            self._source.close()
 
 
 def _blocks(path: Path, fh, first_line):
