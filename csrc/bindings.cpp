@@ -14,6 +14,8 @@
 
 #include "master.hpp"
 
+void bind_graph_kernels(pybind11::module_& m);  // graph_bindings.cpp
+
 namespace py = pybind11;
 using namespace gthinker;
 
@@ -320,6 +322,7 @@ class BoundMaster {
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "gthinker C++ core: master scheduler, CPU worker pool, spill stack S";
+  bind_graph_kernels(m);
 
   py::dict header;
   header["SELF"] = int(kSelf);

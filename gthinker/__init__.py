@@ -38,6 +38,7 @@ _check_core_is_built()
 from .errors import (  # noqa: E402 - after the checks above, which need nothing else
     DeviceUnavailableError,
     GraphFormatError,
+    GraphTooLargeError,
     GThinkerError,
     SpillLimitError,
     TaskDefinitionError,
@@ -76,6 +77,7 @@ __all__ = [
     "default_threads",
     "GThinkerError",
     "GraphFormatError",
+    "GraphTooLargeError",
     "TaskDefinitionError",
     "TaskRuntimeError",
     "SpillLimitError",

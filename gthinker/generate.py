@@ -222,20 +222,15 @@ def rmat(scale, edge_factor=16, a=0.57, b=0.19, c=0.19, seed=0) -> Graph:
     m = int(edge_factor) * n
     rng = np.random.default_rng(seed)
     thresholds = [round(x * 65536) for x in (a, a + b, a + b + c)]
-    us, vs = [], []
+    # the pairs as int32 (ids < 2**30), chunk by chunk: 8 bytes a pair until the CSR
+    u = np.empty(m, np.int32)
+    v = np.empty(m, np.int32)
     for start in range(0, m, _RMAT_CHUNK):
         cu, cv = _rmat_kernel(rng, int(scale), min(_RMAT_CHUNK, m - start), *thresholds)
-        us.append(cu)
-        vs.append(cv)
-    if us:
-        edges = np.empty((m, 2), dtype=np.int64)
-        np.concatenate(us, out=edges[:, 0])
-        del us
-        np.concatenate(vs, out=edges[:, 1])
-        del vs
-    else:
-        edges = np.empty((0, 2), dtype=np.int64)
-    g = Graph.from_edges(edges, num_vertices=n)
+        u[start:start + cu.size] = cu
+        v[start:start + cv.size] = cv
+        del cu, cv
+    g = Graph.from_pairs(u, v, n)
     return _finish(g, f"rmat(scale={scale}, edge_factor={edge_factor}, a={a}, b={b}, "
                       f"c={c}, seed={seed})")
 

@@ -614,7 +614,7 @@ def run(
         threads = 0 if mode == "gpu" else threads or gthinker.default_threads()
         return MCEResult(0, 0, {}, 0.0, mode, threads, mode_reason=why)
     order, _core_numbers = graph.degeneracy_order()
-    ordered = graph.derived("mce.ordered", lambda g: g.reorder(order))
+    ordered = graph.degeneracy_ordered()
     bins = graph.degeneracy + 2
     if seeds is not None:
         rank = np.empty(graph.num_vertices, np.int64)
