@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from . import registry
+from .memory import peak_rss_bytes
 from .options import HybridOptions, RunOptions, describe
 
 __all__ = ["add_parser", "run"]
@@ -258,6 +259,7 @@ def _show(app, args, req, result, graph, load_seconds, stopper, runner) -> None:
             out["graph"] = {"path": args.graph, "vertices": graph.num_vertices,
                             "edges": graph.num_edges, "load_seconds": round(load_seconds, 6)}
         out.update(runner.json())
+        out["peak_memory_bytes"] = peak_rss_bytes()  # of this process, so far
         if stopped:
             out.update(stopped=stopped, partial=True)
         print(json.dumps(out), flush=True)

@@ -13,11 +13,10 @@ exception) within a few milliseconds, raising the handler's exception.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from gthinker import _core
+from gthinker.options import available_cores
 
 __all__ = ["readonly", "threads", "remap_ids", "build", "degeneracy_order", "orient",
            "permute", "in_rows", "check_rows"]
@@ -27,11 +26,8 @@ _DENSE_FACTOR = 4
 
 
 def threads() -> int:
-    """CPU cores this process may run on (the graph kernels use them all)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
+    """Threads of the graph kernels: every core this process may run on."""
+    return available_cores()
 
 
 def readonly(arr, dtype):

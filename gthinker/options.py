@@ -30,10 +30,12 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 __all__ = ["RunOptions", "GPUOptions", "HybridOptions", "MAX_THREADS", "ALL_GPUS", "MODES",
+           "available_cores",
            "positive_int", "positive_seconds", "seconds_or_off", "option_field", "describe"]
 
 #: The most CPU worker threads one job starts (each is an OS thread with its own stack).
@@ -44,6 +46,15 @@ ALL_GPUS = "all"
 #: Where a job runs: the CPU workers, the GPU workers alone, or both (``mode="auto"``
 #: picks one: :func:`gthinker.gpu.resolve_mode`).
 MODES = ("cpu", "gpu", "hybrid")
+
+
+def available_cores() -> int:
+    """CPU cores this process may run on: the default number of CPU worker threads, and
+    the threads of the graph kernels."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
 
 
 # ---- the rules ------------------------------------------------------------------------

@@ -17,7 +17,15 @@ import psutil
 from . import _core, cache, stopping
 from .errors import SpillLimitError, TaskRuntimeError
 from .graph import as_graph
-from .options import MAX_THREADS, MODES, GPUOptions, HybridOptions, RunOptions, positive_int
+from .options import (
+    MAX_THREADS,
+    MODES,
+    GPUOptions,
+    HybridOptions,
+    RunOptions,
+    available_cores,
+    positive_int,
+)
 from .stopping import StopToken
 from .task import CODES, SPAWN_PHASE, Task
 
@@ -40,11 +48,8 @@ _USER_ERRORS = {
 
 
 def default_threads() -> int:
-    """CPU cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
+    """CPU cores this process may run on (the default number of CPU worker threads)."""
+    return available_cores()
 
 
 @dataclass

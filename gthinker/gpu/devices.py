@@ -97,10 +97,9 @@ def graph_on_device(graph):
 def _check_fits(graph, gpu) -> None:
     """Raises GraphTooLargeError, before anything is copied, when the graph's arrays
     would not fit in the device's free memory (the simulator has no figures)."""
-    from gthinker.errors import GraphTooLargeError
-    from gthinker.memory import describe
-
-    from . import numba_cuda
+    from ..errors import GraphTooLargeError
+    from ..memory import describe
+    from .availability import numba_cuda
 
     need = graph.indptr.nbytes + graph.indices.nbytes + (
         graph.labels.nbytes if graph.labels is not None else 0)
