@@ -126,9 +126,7 @@ def oriented(graph: gthinker.Graph) -> gthinker.Graph:
 def _degeneracy_rank(graph):
     """The degeneracy order and each vertex's place in it (int32)."""
     order, _ = graph.degeneracy_order()
-    rank = np.empty(graph.num_vertices, np.int32)
-    rank[order] = np.arange(graph.num_vertices, dtype=np.int32)
-    return order, rank
+    return order, _ranks(order)
 
 
 def _oriented(graph):
@@ -410,11 +408,15 @@ def _degree_rank(graph):
     """The vertices by degree (ties by id) and each one's place in that order (int32).
     For triangles at their middle vertex it beats the degeneracy order: R-MAT 20, 2
     threads: orienting 0.9 s instead of 1.6 s, counting 1.0 s instead of 1.1 s."""
-    degree = np.diff(graph.indptr)
-    order = np.argsort(degree, kind="stable").astype(np.int32)
-    rank = np.empty(graph.num_vertices, np.int32)
-    rank[order] = np.arange(graph.num_vertices, dtype=np.int32)
-    return order, rank
+    order = np.argsort(np.diff(graph.indptr), kind="stable").astype(np.int32)
+    return order, _ranks(order)
+
+
+def _ranks(order):
+    """Each vertex's place in ``order`` (int32)."""
+    rank = np.empty(order.size, np.int32)
+    rank[order] = np.arange(order.size, dtype=np.int32)
+    return rank
 
 
 def _middle_graph(graph):
