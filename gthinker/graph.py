@@ -101,6 +101,9 @@ class Graph:
     ----------
     indptr, indices, ids, labels, report, node_names
         The arrays are C-contiguous and read-only.
+    file : str or None
+        The absolute path of the file :meth:`read` read it from (an output path
+        that names the same file is refused: :func:`gthinker.outputs.check_output`).
     """
 
     def __init__(self, indptr, indices, ids=None, labels=None, report=None, node_names=None):
@@ -119,6 +122,7 @@ class Graph:
         if report is None:
             report = LoadReport("arrays", 0, self.num_edges, 0, 0, n, self.num_edges)
         self.report = report
+        self.file = None
         self._core = None
         self._order = None
         self._derived: dict = {}
@@ -291,7 +295,9 @@ class Graph:
             Missing file or malformed content; the message is
             ``"{path}:{line}: ..."`` with a 1-based physical line number.
         """
-        return graph_files.read_graph(path, format, cls._build)
+        graph = graph_files.read_graph(path, format, cls._build)
+        graph.file = os.path.abspath(os.fspath(path))
+        return graph
 
     # -- output ----------------------------------------------------------------
 

@@ -490,6 +490,8 @@ class MCEResult:
     compile_seconds: float = 0.0
     #: Why this mode was chosen, when ``mode="auto"`` chose it.
     mode_reason: str = ""
+    #: "stop" when a stop token ended the run early: the counts are partial.
+    stopped: str | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -501,6 +503,7 @@ class MCEResult:
             "mode": self.mode,
             "mode_reason": self.mode_reason,
             "threads": self.threads,
+            "stopped": self.stopped,
             "stats": self.stats,
         }
 
@@ -600,6 +603,7 @@ def run(
         without listing the cliques. With ``min_size``, the cliques of at
         least that size; ``max_size`` is 0 if there are none.
     """
+    gthinker.outputs.check_output(output, [graph])  # before a graph file is read
     graph = gthinker.as_graph(graph)
     min_size = gthinker.runtime.positive_int("min_size", min_size)
     if containing is not None and len(containing) == 0:
@@ -609,8 +613,9 @@ def run(
         mode, cpu_because=_cpu_because(graph, output, containing))
     seeds = None if containing is None else internal_ids(graph, containing)
     if graph.num_vertices == 0:
-        if output is not None:
-            open(output, "w").close()
+        if output is not None:  # an empty file, put in place as any output is
+            with gthinker.outputs.Output(output, [graph]) as out:
+                out.commit()
         threads = 0 if mode == "gpu" else threads or gthinker.default_threads()
         return MCEResult(0, 0, {}, 0.0, mode, threads, mode_reason=why)
     order, _core_numbers = graph.degeneracy_order()
@@ -734,6 +739,7 @@ def _result(res, mode, why, min_size) -> MCEResult:
         stats=res.stats,
         compile_seconds=res.compile_seconds,
         mode_reason=why,
+        stopped=res.stopped,
     )
 
 

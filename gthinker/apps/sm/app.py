@@ -156,6 +156,7 @@ def count(data, query, unique: bool = False, mode: str = "auto", threads: int | 
     if mode in ("gpu", "hybrid") and listing:
         raise ValueError("limit and output (--limit, --output) run on the CPU only; use "
                          "mode='cpu' (--mode cpu)")
+    gthinker.outputs.check_output(output, [data, query])  # before a graph file is read
     data = gthinker.as_graph(data)
     p = plan(data, query, unique, limited=limit is not None)
     mode, why = gthinker.gpu.resolve_mode(mode, auto="gpu", cpu_because=(
