@@ -287,8 +287,7 @@ size_t Master::unstarted_vertices() {
 }
 
 void Master::request_tasks(size_t records, double seconds) {
-  const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                        std::chrono::duration<double>(seconds > 0 ? seconds : 0));
+  const auto until = seconds_after(Clock::now(), seconds > 0 ? seconds : 0);
   requested_.store(records, std::memory_order_relaxed);
   request_until_.store(until.time_since_epoch().count(), std::memory_order_relaxed);
 }
@@ -482,9 +481,7 @@ bool Master::finish_task(WorkerContext& ctx, int32_t rc, int64_t vertex) {
 
 void Master::process_assignment(WorkerSlot& slot, WorkerContext& ctx) {
   void* raw = &ctx;
-  const auto give_back_after =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                         std::chrono::duration<double>(config_.time_budget));
+  const auto give_back_after = seconds_after(Clock::now(), config_.time_budget);
   for (size_t i = 0; i < slot.vertices.size(); ++i) {
     if (abort_) return;
     if (i > 0 && Clock::now() > give_back_after) {

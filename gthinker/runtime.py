@@ -22,7 +22,7 @@ from .stopping import StopToken
 from .task import CODES, SPAWN_PHASE, Task
 
 __all__ = ["run", "Job", "JobResult", "RunOptions", "StopToken", "default_threads", "MODES",
-           "ExternalWorker", "Assignment", "MAX_THREADS", "positive_int"]
+           "ExternalWorker", "Assignment", "MAX_THREADS", "idle_stats", "positive_int"]
 
 MODES = ("cpu", "gpu", "hybrid")
 
@@ -46,6 +46,16 @@ def default_threads() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
         return os.cpu_count() or 1
+
+
+def idle_stats() -> dict:
+    """The stats of a job that had nothing to do: every key a job's ``stats`` has
+    (``_core.Job.stats()``), all zero. Results that run no job (a trivial count, a
+    graph without vertices) carry these, so that an app's results have the same
+    keys whatever the graph."""
+    return {"tasks_spawned": 0, "tasks_decomposed": 0, "records_computed": 0,
+            "spill_peak_bytes": 0, "spill_peak_tasks": 0, "spill_limit_bytes": 0,
+            "tasks_taken": 0, "vertices_taken": 0, "workers": []}
 
 
 @dataclass

@@ -152,6 +152,12 @@ def count(data, query, unique: bool = False, mode: str = "auto", threads: int | 
     """
     if gpu_mode not in ("auto", "prefix", "expand"):
         raise ValueError(f"gpu_mode must be auto, prefix or expand, got {gpu_mode!r}")
+    # The arguments first, before a graph file is read or anything planned.
+    threads = gthinker.options.check("threads", threads)
+    time_budget = gthinker.options.check("time_budget", time_budget)
+    gthinker.gpu.check_mode(mode)
+    if limit is not None:
+        limit = gthinker.options.positive_int("limit", limit)
     listing = limit is not None or output is not None
     if mode in ("gpu", "hybrid") and listing:
         raise ValueError("limit and output (--limit, --output) run on the CPU only; use "
