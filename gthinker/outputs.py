@@ -74,10 +74,9 @@ def _direct(path: str) -> bool:
 
 def check_output(path, inputs=()) -> None:
     """Raises ValueError, before any work, when results cannot go to ``path``:
-    it is empty, a folder, in a folder that does not exist or cannot be written,
-    or the same file as one of ``inputs`` (paths, or graphs :meth:`gthinker.Graph.read`
-    read).
-    ``None`` (no output) passes."""
+    it is empty, a folder, a read-only file, in a folder that does not exist or
+    cannot be written, or the same file as one of ``inputs`` (paths, or graphs
+    that :meth:`gthinker.Graph.read` read). ``None`` (no output) passes."""
     if path is None:
         return
     path = os.fspath(path)
@@ -94,6 +93,9 @@ def check_output(path, inputs=()) -> None:
         if os.path.exists(path) and not os.access(path, os.W_OK):
             raise ValueError(f"output {path!r} cannot be written (permission denied)")
         return
+    # A read-only file would be replaced by the rename: refuse it, as writing would.
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        raise ValueError(f"output {path!r} is read-only; give another file or make it writable")
     folder = os.path.dirname(os.path.realpath(path)) or "."
     if not os.path.isdir(folder):
         raise ValueError(f"output {path!r}: the folder {folder!r} does not exist")

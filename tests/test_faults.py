@@ -137,6 +137,16 @@ def test_check_output_says_what_is_wrong(tmp_path):
         check(tmp_path / "in.txt", [tmp_path / "other.txt", str(tmp_path / "in.txt")])
 
 
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write any file")
+def test_read_only_output_is_refused(tmp_path):
+    out = tmp_path / "kept.txt"
+    out.write_text(OLD)
+    out.chmod(0o444)
+    with pytest.raises(ValueError, match="is read-only"):
+        mce.run(_graph(), mode="cpu", output=out)
+    assert out.read_text() == OLD
+
+
 def test_closed_pipe_is_a_broken_pipe_error_at_once(tmp_path):
     read_end, write_end = os.pipe()
     os.close(read_end)  # the reader is gone (`... -o /dev/stdout | head -0`)
