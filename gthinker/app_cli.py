@@ -20,6 +20,7 @@ from pathlib import Path
 from . import registry
 from .memory import peak_rss_bytes
 from .options import HybridOptions, RunOptions, describe
+from .outputs import check_output
 
 __all__ = ["add_parser", "run"]
 
@@ -159,6 +160,8 @@ def _requests(app, args) -> list:
         if not args.quiet:
             print(f"GPU: {device}", file=sys.stderr)
     keywords = _keywords(app, args)
+    inputs = [args.graph] if app.inputs == registry.GRAPH else [args.data, args.query]
+    check_output(keywords.get("output"), inputs)  # before a graph file is read
     if app.inputs == registry.GRAPH:
         return [app.request(**keywords)]
     queries = _queries(args.query)

@@ -109,6 +109,9 @@ class Graph:
     ----------
     indptr, indices, ids, labels, report, node_names
         The arrays are C-contiguous and read-only.
+    file : str or None
+        The absolute path of the file :meth:`read` read it from (an output path
+        that names the same file is refused: :func:`gthinker.outputs.check_output`).
     """
 
     def __init__(self, indptr, indices, ids=None, labels=None, report=None, node_names=None):
@@ -129,6 +132,7 @@ class Graph:
         elif isinstance(report, dict):
             report = LoadReport(**report)
         self.report = report
+        self.file = None
         self._derived: dict = {}
         self._offered: dict = {}
 
@@ -335,7 +339,9 @@ class Graph:
         GraphTooLargeError
             The graph would not fit in the memory available.
         """
-        return graph_files.read_graph(path, format, cls)
+        graph = graph_files.read_graph(path, format, cls)
+        graph.file = os.path.abspath(os.fspath(path))
+        return graph
 
     @classmethod
     def load(cls, path, verify: bool = False) -> Graph:
@@ -349,7 +355,9 @@ class Graph:
         GraphFormatError
             Not a binary graph, a newer format version, truncated or corrupt.
         """
-        return binary.load(path, cls, verify=verify)
+        graph = binary.load(path, cls, verify=verify)
+        graph.file = os.path.abspath(os.fspath(path))
+        return graph
 
     def save(self, path, prepare=None) -> None:
         """Writes the graph as a gthinker binary file (:mod:`gthinker.formats.binary`),

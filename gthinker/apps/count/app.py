@@ -538,9 +538,15 @@ def count(graph, pattern: str = "triangle", mode: str = "auto", threads: int | N
     >>> count(nx.complete_graph(4), "motifs", size=3, threads=1).counts
     {'3-path': 0, 'triangle': 4}
     """
+    # The arguments first, before a graph file is read: threads=0 is not all cores.
+    threads = gthinker.options.check("threads", threads)
+    time_budget = gthinker.options.check("time_budget", time_budget)
+    gthinker.gpu.check_mode(mode)
+    k = clique_size(pattern)
+    if k is not None and k < 1:
+        raise ValueError(f"a k-clique has k >= 1 vertices, got {pattern!r}")
     graph = gthinker.as_graph(graph)
     name = pattern if isinstance(pattern, str) else "pattern"
-    k = clique_size(pattern)
     if vertices is not None:
         if not (isinstance(vertices, range) and vertices.step == 1):
             raise TypeError(f"vertices must be a range(lo, hi), got {vertices!r}")
@@ -682,7 +688,8 @@ def _cliques(graph, name, k, mode, threads, time_budget, progress, options):
     if k < 3:
         n = graph.num_vertices if k == 1 else graph.num_edges
         return CountResult(name, n, 0.0, "cpu", 0, "trivial", prepare_seconds=prepare,
-                           mode_reason=f"{k}-cliques are the {'vertices' if k == 1 else 'edges'}")
+                           mode_reason=f"{k}-cliques are the {'vertices' if k == 1 else 'edges'}",
+                           stats=gthinker.runtime.idle_stats())
     if mode == "gpu":
         return _on_gpu(name, dag, k, why, prepare, options)
     res, total = _run_cliques(dag, k, mode, threads, time_budget, progress, options)
@@ -705,7 +712,8 @@ def _per_vertex(graph, name, k, mode, threads, time_budget, progress, options):
     threads = threads or gthinker.default_threads()
     if n == 0:
         return CountResult(name, 0, 0.0, mode, threads, "per vertex (oriented)",
-                           per_vertex=np.zeros(0, np.int64), mode_reason=why)
+                           per_vertex=np.zeros(0, np.int64), mode_reason=why,
+                           stats=gthinker.runtime.idle_stats())
     options.setdefault("cpu_task_batch", 1)
     res = gthinker.run(VertexTriangles, dag, mode="cpu", threads=threads,
                        time_budget=time_budget, vertices=[],

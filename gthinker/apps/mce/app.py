@@ -490,6 +490,8 @@ class MCEResult:
     compile_seconds: float = 0.0
     #: Why this mode was chosen, when ``mode="auto"`` chose it.
     mode_reason: str = ""
+    #: "stop" when a stop token ended the run early: the counts are partial.
+    stopped: str | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -501,6 +503,7 @@ class MCEResult:
             "mode": self.mode,
             "mode_reason": self.mode_reason,
             "threads": self.threads,
+            "stopped": self.stopped,
             "stats": self.stats,
         }
 
@@ -600,19 +603,18 @@ def run(
         without listing the cliques. With ``min_size``, the cliques of at
         least that size; ``max_size`` is 0 if there are none.
     """
-    graph = gthinker.as_graph(graph)
+    # The arguments first, before a graph file is read.
+    threads, time_budget, chunk = _check_run(threads, time_budget, chunk)
+    gthinker.gpu.check_mode(mode)
     min_size = gthinker.runtime.positive_int("min_size", min_size)
+    gthinker.outputs.check_output(output, [graph])
+    graph = gthinker.as_graph(graph)
     if containing is not None and len(containing) == 0:
         containing = None
     gpu_engine = _check_engine(graph, mode, gpu_engine, output, containing, options)
     mode, why = gthinker.gpu.resolve_mode(
         mode, cpu_because=_cpu_because(graph, output, containing))
     seeds = None if containing is None else internal_ids(graph, containing)
-    if graph.num_vertices == 0:
-        if output is not None:
-            open(output, "w").close()
-        threads = 0 if mode == "gpu" else threads or gthinker.default_threads()
-        return MCEResult(0, 0, {}, 0.0, mode, threads, mode_reason=why)
     order, _core_numbers = graph.degeneracy_order()
     ordered = graph.degeneracy_ordered()
     bins = graph.degeneracy + 2
@@ -640,6 +642,12 @@ def run(
     if mode in ("gpu", "hybrid"):
         res.stats["gpu_engine"] = gpu_engine
     return _result(res, mode, why, min_size)
+
+
+def _check_run(threads, time_budget, chunk):
+    """``threads``, ``time_budget`` and ``chunk`` by the rules of their options."""
+    check = gthinker.options.check
+    return check("threads", threads), check("time_budget", time_budget), check("cpu_chunk", chunk)
 
 
 def _check_engine(graph, mode, gpu_engine, output, containing, options) -> str:
@@ -723,6 +731,7 @@ def _result(res, mode, why, min_size) -> MCEResult:
         stats=res.stats,
         compile_seconds=res.compile_seconds,
         mode_reason=why,
+        stopped=res.stopped,
     )
 
 

@@ -98,7 +98,17 @@ def count(data, query, unique: bool = False, mode: str = "auto", threads: int | 
         Passed on to :func:`gthinker.run` (``gpu_options``, ``spill_limit``, ...).
     """
     check_layout(gpu_mode)
+    # The arguments first, before a graph file is read or anything planned.
+    threads = gthinker.options.check("threads", threads)
+    time_budget = gthinker.options.check("time_budget", time_budget)
+    gthinker.gpu.check_mode(mode)
+    if limit is not None:
+        limit = gthinker.options.positive_int("limit", limit)
     listing = limit is not None or output is not None
+    if mode in ("gpu", "hybrid") and listing:
+        raise ValueError("limit and output (--limit, --output) run on the CPU only; use "
+                         "mode='cpu' (--mode cpu)")
+    gthinker.outputs.check_output(output, [data, query])  # before a graph file is read
     data = gthinker.as_graph(data)
     query = as_query(query)
     check_query(data, query)

@@ -109,11 +109,8 @@ def run_plan(data: gthinker.Graph, p: Plan, mode: str = "auto", gpu_mode: str = 
              listing: bool = False, **options) -> tuple[gthinker.JobResult, str | None, str]:
     """Runs the search of plan ``p`` on ``data``: ``(job result, GPU layout or None,
     why this mode)``. ``listing``: the run lists or claims matches (CPU only).
-    ``options`` go to :func:`gthinker.run` (threads, time_budget, limit, output, ...)."""
-    check_layout(gpu_mode)
-    if mode in ("gpu", "hybrid") and listing:
-        raise ValueError("limit and output (--limit, --output) run on the CPU only; use "
-                         "mode='cpu' (--mode cpu)")
+    ``options`` go to :func:`gthinker.run` (threads, time_budget, limit, output, ...);
+    the arguments are checked by :func:`gthinker.apps.sm.count` before it plans."""
     mode, why = gthinker.gpu.resolve_mode(mode, auto="gpu", cpu_because=(
         "listing matches runs on the CPU" if listing else small_search(p)))
     chosen = None
