@@ -34,6 +34,9 @@ Master::Master(const GraphView& graph, std::vector<int32_t> initial_vertices,
   if (!(config_.time_budget > 0)) throw std::invalid_argument("time budget must be positive");
   if (!entry_ && config_.threads > 0)
     throw std::invalid_argument("compiled task entry point missing (CPU workers need one)");
+  if (config_.output_format != ResultWriter::kText &&
+      config_.output_format != ResultWriter::kBinary)
+    throw std::invalid_argument("output format must be 0 (text) or 1 (binary records)");
   if (config_.limit == 0 || config_.limit < -1)
     throw std::invalid_argument("limit must be at least 1 (or -1 for none)");
   quota_.store(config_.limit, std::memory_order_relaxed);

@@ -72,6 +72,7 @@ struct JobConfig {
   int64_t n_counters{}, n_maxima{}, hist_rows{}, hist_bins{};
   std::vector<int64_t> params;
   std::string output;                // empty: results are not written
+  int64_t output_format{};           // ResultWriter::kText lines or kBinary records
   int64_t limit{};                   // take() hands out at most this many (-1: no limit)
 };
 

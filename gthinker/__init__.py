@@ -57,7 +57,7 @@ _LAZY = {
     "RunOptions": "options", "GPUOptions": "options", "HybridOptions": "options",
 }
 _SUBMODULES = ("apps", "cache", "gpu", "generate", "graph", "options", "outputs", "runtime",
-               "task", "trace")
+               "stream", "task", "trace")
 
 __all__ = [
     "Graph",

@@ -63,6 +63,10 @@ def idle_stats() -> dict:
             "tasks_taken": 0, "vertices_taken": 0, "workers": []}
 
 
+#: What ``output`` may hold, by the C++ writer's number for each.
+OUTPUT_FORMATS = ("text", "binary")
+
+
 @dataclass
 class JobResult:
     """Merged results of one job.
@@ -243,6 +247,7 @@ def run(
     params: Sequence[int] = (),
     histogram_bins: int | None = None,
     output: str | os.PathLike | None = None,
+    output_format: str = "text",
     limit: int | None = None,
     progress: Callable[[dict], None] | None = None,
     external: Sequence[Callable[[ExternalWorker], None]] = (),
@@ -304,7 +309,11 @@ def run(
     histogram_bins : int, optional
         Bins of each histogram; default max degree + 2.
     output : path, optional
-        File that ``ctx.emit`` writes result lines to.
+        File that ``ctx.emit`` writes results to.
+    output_format : {"text", "binary"}
+        ``"text"``: a line per result, its original ids separated by spaces;
+        ``"binary"``: a record per result, its length then its original ids, int64 each
+        (what :func:`gthinker.stream.batches` reads from a pipe while the job runs).
     limit : int, optional
         Stop the job once ``ctx.take(n)`` calls have handed out this many
         results (e.g. ``--limit N`` matches): each call gets at most what is
@@ -334,7 +343,8 @@ def run(
     options = RunOptions.from_keywords(options, gpu_options, **option_keywords)
     job = Job(task, graph, mode=mode, gpu=gpu, options=options, vertices=vertices,
               records=records, params=params, histogram_bins=histogram_bins, output=output,
-              limit=limit, progress=progress, external=external, trace=trace, stop=stop)
+              output_format=output_format, limit=limit, progress=progress, external=external,
+              trace=trace, stop=stop)
     return job.run(sigints_before)
 
 
@@ -355,9 +365,14 @@ class Job:
     """
 
     def __init__(self, task, graph, *, mode="cpu", gpu=None, options=None, vertices=None,
-                 records=None, params=(), histogram_bins=None, output=None, limit=None,
-                 progress=None, external=(), trace=None, stop=None):
+                 records=None, params=(), histogram_bins=None, output=None,
+                 output_format="text", limit=None, progress=None, external=(), trace=None,
+                 stop=None):
         self.task, self.gpu, self.mode = task, gpu, mode
+        if output_format not in OUTPUT_FORMATS:
+            raise ValueError(f"output_format must be one of {', '.join(OUTPUT_FORMATS)}, "
+                             f"got {output_format!r}")
+        self.output_format = output_format
         self.options = RunOptions() if options is None else options
         self.external = list(external)
         self.output, self.progress, self.trace, self.stop = output, progress, trace, stop
@@ -517,6 +532,7 @@ class Job:
             "hist_bins": self.histogram_bins if names_from.histograms else 0,
             "params": self.params.tolist(),
             "output": self.out.writer_path if self.out is not None else "",
+            "output_format": OUTPUT_FORMATS.index(self.output_format),
             "limit": -1 if self.limit is None else self.limit,
         }
         config = _core.JobConfig()

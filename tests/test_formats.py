@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 import scipy.io
 import scipy.sparse as sp
+from conftest import child_env
 
 import gthinker
 from gthinker import _core, csr, graph_files
@@ -309,18 +310,18 @@ def test_formats_found_by_content_then_name(tmp_path):
 def test_convert_command_round_trip(tmp_path):
     g = labeled_graph(4)
     g.write(tmp_path / "g.mtx")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    env = child_env()
     run = [sys.executable, "-m", "gthinker.cli", "convert"]
     r = subprocess.run(run + [str(tmp_path / "g.mtx"), str(tmp_path / "g.csr")],
-                       capture_output=True, text=True, env=env, timeout=300)
+                       capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
     assert r.returncode == 0 and "prepared: degeneracy, oriented" in r.stderr, r.stderr
     h = Graph.load(tmp_path / "g.csr")
     assert h == g and "oriented" in h.prepared()
     r = subprocess.run(run + [str(tmp_path / "g.csr"), "--verify"], capture_output=True,
-                       text=True, env=env, timeout=300)
+                       text=True, env=env, cwd=tmp_path, timeout=300)
     assert r.returncode == 0 and "checks out" in r.stderr
     r = subprocess.run(run + [str(tmp_path / "g.csr"), str(tmp_path / "g.csr")],
-                       capture_output=True, text=True, env=env, timeout=300)
+                       capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
     assert r.returncode == 2 and "OUT is GRAPH" in r.stderr
 
 
@@ -337,11 +338,10 @@ def test_in_rows_against_brute_force():
 
 
 @pytest.mark.parametrize("compress", [False, True])
-def test_a_pipe_is_read_once_plain_or_gzip(compress):
+def test_a_pipe_is_read_once_plain_or_gzip(compress, tmp_path):
     data = b"# a pipe\n10 20\n20 30\n30 10\n"
     code = ("import gthinker; g = gthinker.Graph.read('/dev/stdin'); "
             "print(g.num_edges, g.ids.tolist())")
     r = subprocess.run([sys.executable, "-c", code], input=gzip.compress(data) if compress
-                       else data, capture_output=True, env={**os.environ, "PYTHONPATH":
-                       os.pathsep.join(sys.path)}, timeout=120)
+                       else data, capture_output=True, env=child_env(), cwd=tmp_path, timeout=120)
     assert r.stdout.decode().split("\n")[0] == "3 [10, 20, 30]", r.stderr

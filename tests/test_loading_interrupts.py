@@ -14,6 +14,7 @@ import threading
 import time
 
 import pytest
+from conftest import child_env
 
 import gthinker
 from gthinker.graph import Graph
@@ -66,17 +67,13 @@ def _cli(*args):
     return [sys.executable, "-m", "gthinker.cli", *args]
 
 
-def _env():
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-
-
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_convert_stopped_while_loading_exits_cleanly(big, tmp_path, sig):
     path, _, seconds = big
     for k in range(3):
         out = tmp_path / f"out{k}.csr"
         proc = subprocess.Popen(_cli("convert", str(path), str(out)), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, env=_env(),
+                                stderr=subprocess.PIPE, text=True, env=child_env(),
                                 cwd=tempfile.gettempdir(), start_new_session=True)
         time.sleep(0.6 + seconds * k)  # imports, then early and late in the read
         proc.send_signal(sig)
@@ -89,7 +86,7 @@ def test_convert_stopped_while_loading_exits_cleanly(big, tmp_path, sig):
 
 def test_binary_input_stops_at_once_with_a_message():
     r = subprocess.run(_cli("convert", "/dev/zero", os.devnull), capture_output=True,
-                       text=True, env=_env(), timeout=60, cwd=tempfile.gettempdir())
+                       text=True, env=child_env(), timeout=60, cwd=tempfile.gettempdir())
     assert r.returncode == 2 and "longer than" in r.stderr and "Traceback" not in r.stderr
 
 
@@ -97,7 +94,7 @@ def test_endless_input_stops_at_sigterm(tmp_path):
     yes = subprocess.Popen(["yes", "1 2"], stdout=subprocess.PIPE)
     proc = subprocess.Popen(_cli("convert", "/dev/stdin", str(tmp_path / "o.csr")),
                             stdin=yes.stdout, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=_env(), cwd=tempfile.gettempdir(),
+                            text=True, env=child_env(), cwd=tempfile.gettempdir(),
                             start_new_session=True)
     yes.stdout.close()
     time.sleep(2.0)
