@@ -59,11 +59,11 @@ def main(argv=None):
         degree = int(max(dag.indptr[1:] - dag.indptr[:-1]))
         for k in map(int, a.k.split(",")):
             ref, _ = count_gpu.count(dag, k)  # compiles (or loads) the kernels
-            kept = count_gpu.Device.of(dag, k)
+            kept = count_gpu.CliqueDevice.of(dag, k)
             variants = [(b, m) for b in map(int, a.blocks.split(","))
                         for m in (a.methods.split(",") if k > 3 else ["auto"])]
             for blocks, method in variants:
-                dev = kept if (blocks, method) == (0, "auto") else count_gpu.Device(
+                dev = kept if (blocks, method) == (0, "auto") else count_gpu.CliqueDevice(
                     dag, k, blocks=blocks or None, arrays=kept.arrays,
                     local={"auto": None, "edge": False, "vertex": True}[method])
                 counts, total, launch, wait = _timed(dev, dag.num_vertices, a.repeat)

@@ -14,6 +14,8 @@
 
 #include "master.hpp"
 
+void bind_graph_kernels(pybind11::module_& m);  // graph_bindings.cpp
+
 namespace py = pybind11;
 using namespace gthinker;
 
@@ -56,7 +58,8 @@ int32_t gt_emit(void* raw, const int32_t* vals, int64_t len) {
     }
   }
   try {
-    ResultWriter::format_line(vals, len, ctx->master->graph_ids(), ctx->emit_buf);
+    ResultWriter::format(ctx->master->config().output_format, vals, len,
+                         ctx->master->graph_ids(), ctx->emit_buf);
   } catch (const std::bad_alloc&) {
     ctx->master->fail_out_of_memory(*ctx, "formatting emitted results");
     return 2;
@@ -320,6 +323,7 @@ class BoundMaster {
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "gthinker C++ core: master scheduler, CPU worker pool, spill stack S";
+  bind_graph_kernels(m);
 
   py::dict header;
   header["SELF"] = int(kSelf);
@@ -388,6 +392,7 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("hist_bins", &JobConfig::hist_bins)
       .def_readwrite("params", &JobConfig::params)
       .def_readwrite("output", &JobConfig::output)
+      .def_readwrite("output_format", &JobConfig::output_format)
       .def_readwrite("limit", &JobConfig::limit);
 
   py::class_<BoundMaster>(m, "Master")

@@ -1,6 +1,8 @@
 #include "master.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <stdexcept>
 #include <utility>
 
@@ -32,6 +34,9 @@ Master::Master(const GraphView& graph, std::vector<int32_t> initial_vertices,
   if (!(config_.time_budget > 0)) throw std::invalid_argument("time budget must be positive");
   if (!entry_ && config_.threads > 0)
     throw std::invalid_argument("compiled task entry point missing (CPU workers need one)");
+  if (config_.output_format != ResultWriter::kText &&
+      config_.output_format != ResultWriter::kBinary)
+    throw std::invalid_argument("output format must be 0 (text) or 1 (binary records)");
   if (config_.limit == 0 || config_.limit < -1)
     throw std::invalid_argument("limit must be at least 1 (or -1 for none)");
   quota_.store(config_.limit, std::memory_order_relaxed);
@@ -151,10 +156,7 @@ JobStatus Master::run(const std::function<bool()>& tick, double tick_seconds) {
   lock.unlock();
   for (auto& t : threads_) t.join();
   threads_.clear();
-  if (writer_ && !writer_->finish() && status_.error == JobError::kNone) {
-    status_.error = JobError::kOutput;
-    status_.message = "writing results to '" + config_.output + "' failed (disk full?)";
-  }
+  if (writer_ && !writer_->finish()) fail_output();
   return status_;
 }
 
@@ -243,9 +245,10 @@ bool Master::push_to_spill(TaskArena& batch, int64_t worker, bool enforce_limit)
     JobStatus st;
     st.error = JobError::kSpillLimit;
     st.worker = worker;
-    st.message = "the spill stack S would grow past its limit of " +
-                 std::to_string(spill_.limit_bytes()) + " bytes (holding " +
-                 std::to_string(spill_.num_tasks()) + " tasks, " + std::to_string(spill_.bytes()) +
+    st.message = std::to_string(batch.num_tasks()) + " decomposed tasks (" +
+                 std::to_string(batch.bytes()) + " bytes) do not fit in the spill stack S: " +
+                 "its limit is " + std::to_string(spill_.limit_bytes()) + " bytes and it holds " +
+                 std::to_string(spill_.num_tasks()) + " tasks (" + std::to_string(spill_.bytes()) +
                  " bytes)";
     batch.clear();
     fail(st);
@@ -287,8 +290,7 @@ size_t Master::unstarted_vertices() {
 }
 
 void Master::request_tasks(size_t records, double seconds) {
-  const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                        std::chrono::duration<double>(seconds > 0 ? seconds : 0));
+  const auto until = seconds_after(Clock::now(), seconds > 0 ? seconds : 0);
   requested_.store(records, std::memory_order_relaxed);
   request_until_.store(until.time_since_epoch().count(), std::memory_order_relaxed);
 }
@@ -379,6 +381,28 @@ void Master::fail_out_of_memory(const WorkerContext& ctx, const char* what) {
   fail(st);
 }
 
+void Master::write_results(WorkerContext& ctx) {
+  const bool ok = writer_->write(ctx.emit_buf);
+  ctx.emit_buf.clear();
+  if (!ok) fail_output();
+}
+
+void Master::fail_output() {
+  const int err = writer_->error();
+  JobStatus st;
+  st.error = JobError::kOutput;
+  st.code = err;
+  st.message = err == EPIPE ? "the reader of '" + config_.output +
+                                  "' closed it before every result was written (broken pipe)"
+                            : "writing results to '" + config_.output +
+                                  "' failed: " + std::strerror(err);
+  std::lock_guard<std::mutex> lock(mu_);
+  // A job that ended on request (limit, stop) but could not write its results failed.
+  if (status_.error == JobError::kLimit || status_.error == JobError::kStopped)
+    status_ = JobStatus{};
+  fail(st);
+}
+
 bool Master::flush(WorkerContext& ctx) {
   if (ctx.out.empty()) return true;
   std::lock_guard<std::mutex> lock(mu_);
@@ -424,10 +448,7 @@ void Master::cpu_worker_loop(WorkerSlot& slot, WorkerContext& ctx) {
     auto busy_start = Clock::now();
     process_assignment(slot, ctx);
     ctx.stats.busy_seconds += seconds_since(busy_start);
-    if (writer_ && !ctx.emit_buf.empty()) {
-      writer_->write(ctx.emit_buf);
-      ctx.emit_buf.clear();
-    }
+    if (writer_ && !ctx.emit_buf.empty()) write_results(ctx);
     lock.lock();
     slot.vertices.clear();
     slot.tasks.clear();
@@ -447,10 +468,7 @@ bool Master::finish_task(WorkerContext& ctx, int32_t rc, int64_t vertex) {
   int64_t code = rc != 0 ? rc : ctx.header[kError];
   if (code == kOk) {
     if (!ctx.out.empty()) flush(ctx);
-    if (writer_ && ctx.emit_buf.size() > (size_t(1) << 20)) {
-      writer_->write(ctx.emit_buf);
-      ctx.emit_buf.clear();
-    }
+    if (writer_ && ctx.emit_buf.size() > (size_t(1) << 20)) write_results(ctx);
     return !abort_;
   }
   ctx.out.clear();
@@ -466,9 +484,7 @@ bool Master::finish_task(WorkerContext& ctx, int32_t rc, int64_t vertex) {
 
 void Master::process_assignment(WorkerSlot& slot, WorkerContext& ctx) {
   void* raw = &ctx;
-  const auto give_back_after =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                         std::chrono::duration<double>(config_.time_budget));
+  const auto give_back_after = seconds_after(Clock::now(), config_.time_budget);
   for (size_t i = 0; i < slot.vertices.size(); ++i) {
     if (abort_) return;
     if (i > 0 && Clock::now() > give_back_after) {

@@ -72,6 +72,7 @@ struct JobConfig {
   int64_t n_counters{}, n_maxima{}, hist_rows{}, hist_bins{};
   std::vector<int64_t> params;
   std::string output;                // empty: results are not written
+  int64_t output_format{};           // ResultWriter::kText lines or kBinary records
   int64_t limit{};                   // take() hands out at most this many (-1: no limit)
 };
 
@@ -83,7 +84,7 @@ enum class JobError {
 
 struct JobStatus {
   JobError error = JobError::kNone;  // kExternal: see message
-  int64_t code = 0;          // ErrorCode for kUser
+  int64_t code = 0;          // ErrorCode for kUser; errno for kOutput
   int64_t worker = -1;
   int64_t vertex = -1;       // vertex whose task failed, or -1 for a spilled record
   std::string message;
@@ -130,7 +131,7 @@ class Master {
   bool check_time(WorkerContext& ctx);
 
   // ---- external workers -------------------------------------------------
-  // Slots num_threads .. num_threads + num_external - 1 have no thread of
+  // Slots threads .. threads + external_workers - 1 have no thread of
   // their own: another thread (the GPU worker, which must launch kernels from
   // Python) drives them through these calls. They take big chunks from the
   // front of V and, once V is empty, batches from S (Algorithm 2, lines 7-9).
@@ -222,6 +223,10 @@ class Master {
   bool push_to_spill(TaskArena& batch, int64_t worker, bool enforce_limit);
   void publish_spill_size();  // requires mu_ held
   void fail(const JobStatus& status);  // requires mu_ held
+  /// Hands a worker's emitted lines to the writer; a failed write stops the job.
+  void write_results(WorkerContext& ctx);
+  /// Stops the job with kOutput: the writer's errno in `code` (EPIPE: a closed pipe).
+  void fail_output();
   void assign(WorkerSlot& w);          // requires mu_ held
 
   GraphView graph_;

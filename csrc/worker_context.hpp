@@ -58,6 +58,16 @@ enum ErrorCode : int64_t {
 /// A counter with one writer at a time that the progress snapshot reads from
 /// another thread: relaxed atomics make those reads defined, and the
 /// load-then-store increment costs no locked instruction.
+/// `now` plus `seconds`, saturating: a span the clock cannot hold (1e300 s, inf)
+/// is the end of time ("never"), not an overflowed, past deadline.
+inline std::chrono::steady_clock::time_point seconds_after(
+    std::chrono::steady_clock::time_point now, double seconds) {
+  using Clock = std::chrono::steady_clock;
+  const double room = std::chrono::duration<double>(Clock::time_point::max() - now).count();
+  if (!(seconds < room / 2)) return Clock::time_point::max();
+  return now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
 class StatCounter {
  public:
   void add(uint64_t n = 1) {
@@ -107,13 +117,11 @@ struct alignas(64) WorkerContext {
   /// Starts a new task: fresh time budget, timed-out flag cleared.
   void begin_task(double budget_seconds, double early_split_seconds,
                   double gpu_idle_split_seconds) {
-    using D = std::chrono::steady_clock::duration;
     const auto now = std::chrono::steady_clock::now();
+    deadline = seconds_after(now, budget_seconds);
     const auto after = [&](double seconds) {
-      return seconds > 0 ? now + std::chrono::duration_cast<D>(std::chrono::duration<double>(seconds))
-                         : deadline;
+      return seconds > 0 ? seconds_after(now, seconds) : deadline;
     };
-    deadline = now + std::chrono::duration_cast<D>(std::chrono::duration<double>(budget_seconds));
     early_deadline = after(early_split_seconds);
     gpu_early_deadline = after(gpu_idle_split_seconds);
     header[kTimedOut] = 0;

@@ -38,6 +38,7 @@ _check_core_is_built()
 from .errors import (  # noqa: E402 - after the checks above, which need nothing else
     DeviceUnavailableError,
     GraphFormatError,
+    GraphTooLargeError,
     GThinkerError,
     SpillLimitError,
     TaskDefinitionError,
@@ -55,8 +56,8 @@ _LAZY = {
     "default_threads": "runtime",
     "RunOptions": "options", "GPUOptions": "options", "HybridOptions": "options",
 }
-_SUBMODULES = ("apps", "cache", "gpu", "generate", "graph", "options", "runtime", "task",
-               "trace")
+_SUBMODULES = ("apps", "cache", "gpu", "generate", "graph", "options", "outputs", "runtime",
+               "stream", "task", "trace")
 
 __all__ = [
     "Graph",
@@ -76,6 +77,7 @@ __all__ = [
     "default_threads",
     "GThinkerError",
     "GraphFormatError",
+    "GraphTooLargeError",
     "TaskDefinitionError",
     "TaskRuntimeError",
     "SpillLimitError",

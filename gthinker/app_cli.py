@@ -18,7 +18,9 @@ import time
 from pathlib import Path
 
 from . import registry
+from .memory import peak_rss_bytes
 from .options import HybridOptions, RunOptions, describe
+from .outputs import check_output
 
 __all__ = ["add_parser", "run"]
 
@@ -158,6 +160,8 @@ def _requests(app, args) -> list:
         if not args.quiet:
             print(f"GPU: {device}", file=sys.stderr)
     keywords = _keywords(app, args)
+    inputs = [args.graph] if app.inputs == registry.GRAPH else [args.data, args.query]
+    check_output(keywords.get("output"), inputs)  # before a graph file is read
     if app.inputs == registry.GRAPH:
         return [app.request(**keywords)]
     queries = _queries(args.query)
@@ -258,6 +262,7 @@ def _show(app, args, req, result, graph, load_seconds, stopper, runner) -> None:
             out["graph"] = {"path": args.graph, "vertices": graph.num_vertices,
                             "edges": graph.num_edges, "load_seconds": round(load_seconds, 6)}
         out.update(runner.json())
+        out["peak_memory_bytes"] = peak_rss_bytes()  # of this process, so far
         if stopped:
             out.update(stopped=stopped, partial=True)
         print(json.dumps(out), flush=True)

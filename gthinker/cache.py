@@ -20,11 +20,13 @@ An entry is keyed by all that decides its machine code:
 
 Change any of them and the entry is compiled again. Entries live under
 ``$GTHINKER_CACHE_DIR`` (default: the platform's user cache folder, e.g.
-``~/.cache/gthinker``; ``GTHINKER_CACHE_DIR=off`` turns the cache off), one file
-per entry, written to a temporary file and renamed into place, so processes
-filling the cache at once never see a partial entry. An unreadable entry is
-compiled again with one warning; a folder that cannot be written means no cache,
-never a failure.
+``~/.cache/gthinker``; ``GTHINKER_CACHE_DIR=off`` turns the cache off), one
+checksummed file per entry, written to a temporary file and renamed into place
+(:mod:`gthinker.cache_files`). An entry that is damaged, of another format or
+cannot be loaded gives one warning, is deleted and compiled again; a folder that
+cannot be written is still read, and new entries go to a per-user fallback folder
+(said once on stderr); only when no folder can be written is nothing kept (one
+warning), never a failure.
 
 What the fingerprint cannot see: functions from installed third-party packages
 are keyed by their package version, not their source, and ``@overload``
@@ -37,24 +39,21 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
-import pickle
 import re
 import sys
-import tempfile
 import threading
 import time
 import types as pytypes
 import warnings
 from pathlib import Path
 
+from . import cache_files
+
 __all__ = ["CacheWarning", "attach", "cache_dir", "clear", "compile_seconds", "compiling",
            "fingerprint", "jit", "set_quiet"]
 
-#: Changes whenever the layout of an entry, or what may be stored, changes (2: no code
-#: with recursive calls, which crashed when loaded).
-FORMAT = 2
-ENV = "GTHINKER_CACHE_DIR"
+ENV = cache_files.ENV
+FORMAT = cache_files.FORMAT
 #: Compiling that lasts longer than this many seconds is announced on stderr.
 ANNOUNCE_AFTER = 1.0
 
@@ -67,37 +66,20 @@ class CacheWarning(UserWarning):
 
 # ---- where --------------------------------------------------------------------
 
-
-def _default_dir() -> Path:
-    if sys.platform == "win32":
-        base = os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local"
-    elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Caches"
-    else:
-        base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "gthinker"
-
-
-def cache_dir() -> Path | None:
-    """The cache folder, or None when ``GTHINKER_CACHE_DIR`` is ``off`` (or ``0``, ``none``)."""
-    value = os.environ.get(ENV, "").strip()
-    if value.lower() in ("off", "0", "none", "false"):
-        return None
-    return Path(value).expanduser() if value else _default_dir()
+cache_dir = cache_files.cache_dir
 
 
 def clear() -> int:
-    """Removes every cached entry; returns how many files were removed."""
-    root = cache_dir()
+    """Removes every cached entry, from the cache folder and its fallbacks; returns
+    how many files were removed."""
     removed = 0
-    if root is None or not root.is_dir():
-        return 0
-    for path in root.glob("*/*.gtc"):
-        try:
-            path.unlink()
-            removed += 1
-        except OSError:
-            pass
+    for root in cache_files.folders():
+        for path in root.glob("*/*.gtc"):
+            try:
+                path.unlink()
+                removed += 1
+            except OSError:
+                pass
     return removed
 
 
@@ -281,7 +263,7 @@ def _framework_key() -> str:
     return h.hexdigest()
 
 
-# ---- reading and writing entries ---------------------------------------------------
+# ---- messages and timing -------------------------------------------------------------
 
 _lock = threading.Lock()
 _warned: set[str] = set()
@@ -306,7 +288,8 @@ def _say_once(key, line: str) -> None:
 
 
 def compile_seconds() -> float:
-    """Seconds this process has spent compiling (cache misses), all threads."""
+    """Seconds this process has spent compiling (cache misses), all threads; a
+    compile inside another (an ``njit`` helper of a Task's entry point) counts once."""
     return _state["compile_seconds"]
 
 
@@ -315,52 +298,98 @@ def set_quiet(quiet: bool) -> None:
     _state["quiet"] = bool(quiet)
 
 
-_local = threading.local()
+_local = threading.local()  # depth: this thread's compiles being timed, nested
 
 
 class _Stopwatch:
-    """Adds a compile's seconds to :func:`compile_seconds` and announces it once
-    per label on stderr when it lasts over ``ANNOUNCE_AFTER`` seconds."""
+    """Times one compile. The outermost of a thread's nested compiles adds its
+    seconds to :func:`compile_seconds` (the inner ones are part of it) and is
+    announced once per label on stderr when it lasts over ``ANNOUNCE_AFTER``
+    seconds, with ``note`` saying whether later runs will compile again."""
 
-    def __init__(self, label: str):
-        self.label = label
+    def __init__(self, label: str, note: str):
+        self.label, self.note = label, note
+        self.outer = getattr(_local, "depth", 0) == 0
+        _local.depth = getattr(_local, "depth", 0) + 1
+        self.running = True
         self.t0 = time.perf_counter()
-        self.timer = threading.Timer(ANNOUNCE_AFTER, self._announce)
-        self.timer.daemon = True
-        self.timer.start()
+        self.timer = None
+        if self.outer:
+            self.timer = threading.Timer(ANNOUNCE_AFTER, self._announce)
+            self.timer.daemon = True
+            self.timer.start()
 
     def _announce(self) -> None:
         _say_once(("compiling", self.label),
-                  f"gthinker: compiling {self.label} for this machine (first run only)")
+                  f"gthinker: compiling {self.label} for this machine ({self.note})")
 
     def stop(self) -> None:
-        self.timer.cancel()
-        with _lock:
-            _state["compile_seconds"] += time.perf_counter() - self.t0
+        """Ends the timing (on the thread that started it); a second call does nothing."""
+        if not self.running:
+            return
+        self.running = False
+        _local.depth -= 1
+        if self.outer:
+            self.timer.cancel()
+            with _lock:
+                _state["compile_seconds"] += time.perf_counter() - self.t0
 
 
-def _outermost(label: str) -> _Stopwatch | None:
-    """A stopwatch, unless a compile of this thread is timed already."""
-    return None if getattr(_local, "depth", 0) else _Stopwatch(label)
+_FIRST_RUN = "first run only"
+
+
+def _note(target: str, why_again: str | None = None) -> str:
+    """What the announcement of a ``target`` compile says about later runs."""
+    if why_again:
+        return why_again
+    if cache_files.cache_dir() is None:
+        return f"the compile cache is off ({ENV}=off): every run compiles"
+    if _write_dir(target) is None:
+        return "the compile cache cannot be written: every run compiles"
+    return _FIRST_RUN
 
 
 class compiling:  # noqa: N801 - used as a context manager, like a function
     """Times what compiles inside it (see :class:`_Stopwatch`); the kernels and
     entry points compiled within count as part of it, once."""
 
-    def __init__(self, label: str):
-        self.label = label
+    def __init__(self, label: str, target: str = "cpu"):
+        self.label, self.target = label, target
 
     def __enter__(self):
-        self.watch = _outermost(self.label)
-        _local.depth = getattr(_local, "depth", 0) + 1
+        self.watch = _Stopwatch(self.label, _note(self.target))
         return self
 
     def __exit__(self, *exc):
-        _local.depth -= 1
-        if self.watch is not None:
-            self.watch.stop()
+        self.watch.stop()
         return False
+
+
+# ---- the folders ----------------------------------------------------------------------
+
+
+def _write_dir(target: str) -> Path | None:
+    """The folder new ``target`` entries go to (see :func:`cache_files.write_folder`),
+    saying once when it is a fallback, or warning once when there is none."""
+    folder, refused = cache_files.write_folder(target)
+    if refused:
+        root, why = refused[0]
+        if folder is not None:
+            _say_once(("fallback", root), f"gthinker: the compile cache {root} cannot be "
+                                          f"written ({why}); compiled code is kept in "
+                                          f"{folder.parent} instead")
+        else:
+            tried = "; ".join(f"{f} ({w})" for f, w in refused)
+            _warn_once("write", f"gthinker: cannot write the compile cache in {tried}; "
+                                f"compiled code is not kept (set {ENV} to a writable "
+                                f"folder, or to 'off')")
+    return folder
+
+
+# ---- the entries of one compiled function -------------------------------------------------
+
+_AGAIN = "again: its cached code could not be used"
+_RECURSIVE = "it calls a recursive function, whose code Numba cannot keep: every run compiles it"
 
 
 class _Entries:
@@ -372,7 +401,7 @@ class _Entries:
         self.name = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:60]
         self._fingerprint_source = fingerprint_source
         self.label = label
-        self._pending = None  # (path, key, compiling) between a miss and its save
+        self.pending = []  # (file name, key, stopwatch) of each miss until its save
 
     @functools.cached_property
     def source_key(self) -> str:
@@ -380,70 +409,90 @@ class _Entries:
         module is complete by then: see :func:`jit`)."""
         return self._fingerprint_source()
 
-    def _path_and_key(self, sig, target_context):
+    def _file_and_key(self, sig, target_context):
         magic = target_context.codegen().magic_tuple()
         key = repr((FORMAT, self.source_key, _framework_key(), str(sig), magic))
-        root = cache_dir()
-        if root is None:
-            return None, key
         digest = hashlib.sha256(key.encode()).hexdigest()[:40]
-        return root / self.target / f"{self.name}-{digest}.gtc", key
+        return f"{self.name}-{digest}.gtc", key
 
     def flush(self) -> None:  # part of Numba's cache protocol; nothing is buffered
         pass
 
     def stored(self, sig, target_context) -> bool:
-        """Whether an entry for ``sig`` is on disk (it may still prove unreadable)."""
-        path, _ = self._path_and_key(sig, target_context)
-        return path is not None and path.is_file()
+        """Whether an entry for ``sig`` is on disk (it may still prove unusable)."""
+        file, _ = self._file_and_key(sig, target_context)
+        return any((root / self.target / file).is_file() for root in cache_files.folders())
 
     def load_overload(self, sig, target_context):
-        path, key = self._path_and_key(sig, target_context)
-        loaded = self._read(path, key, target_context) if path is not None else None
-        if loaded is None:  # Numba compiles now, then calls save_overload
-            self._pending = (path, key, _outermost(self.label))
-        return loaded
+        file, key = self._file_and_key(sig, target_context)
+        why_again = None
+        for root in cache_files.folders():
+            loaded, why = self._load(root / self.target / file, key, target_context)
+            if loaded is not None:
+                return loaded
+            why_again = why_again or why
+        # Numba compiles now, then calls save_overload (or raises: see attach).
+        self.pending.append((file, key, _Stopwatch(self.label, _note(self.target, why_again))))
+        return None
 
-    def _read(self, path, key, target_context):
+    def _load(self, path, key, target_context):
+        """(the compiled code at ``path``, None) or (None, why it must compile again, if
+        the entry says so); a bad entry is warned of and deleted."""
         try:
-            with open(path, "rb") as f:
-                stored_key, payload = pickle.load(f)
-        except (FileNotFoundError, NotADirectoryError):  # no entry (or no folder) yet
-            return None
-        except Exception as exc:  # noqa: BLE001 - a truncated or foreign file
-            _warn_once("read", f"gthinker: cached code {path} is unreadable "
-                               f"({type(exc).__name__}: {exc}); compiling again")
-            return None
-        if stored_key != key:  # a digest collision, or a file of another layout
-            return None
+            got = cache_files.read_entry(path)
+        except cache_files.BadEntry as exc:
+            self._drop(path, exc.identity, str(exc))
+            return None, _AGAIN
+        if got is None:
+            return None, None
+        (stored_key, payload, not_kept), identity = got
+        if stored_key != key:  # a digest collision: replaced on save
+            return None, None
+        if payload is None:  # the code cannot be kept: every process compiles it
+            return None, not_kept
         try:
-            return _rebuild(self.target, target_context, payload)
-        except Exception as exc:  # noqa: BLE001
-            _warn_once("read", f"gthinker: cached code {path} cannot be loaded "
-                               f"({type(exc).__name__}: {exc}); compiling again")
-            return None
+            return _rebuild(self.target, target_context, payload), None
+        except Exception as exc:  # noqa: BLE001 - code of another build, say
+            self._drop(path, identity, f"cannot be loaded ({type(exc).__name__}: {exc})")
+            return None, _AGAIN
+
+    def _drop(self, path, identity, why) -> None:
+        removed = identity is not None and cache_files.discard(path, identity)
+        _warn_once("read", f"gthinker: cached code {path} {why}; "
+                           f"{'deleted' if removed else 'not used'}")
+
+    def abandon(self, depth: int) -> None:
+        """Stops the stopwatches of misses after the first ``depth`` (compiles that
+        raised, so Numba never saved them)."""
+        while len(self.pending) > depth:
+            self.pending.pop()[2].stop()
 
     def save_overload(self, sig, compiled):
-        if self._pending is None:
+        if not self.pending:
             return
-        path, key, timing = self._pending
-        self._pending = None
-        if timing is not None:
-            timing.stop()
-        if path is None:
+        file, key, watch = self.pending.pop()
+        watch.stop()
+        folder = _write_dir(self.target)
+        if folder is None:
             return
         try:
-            data = pickle.dumps((key, _reduce(self.target, compiled)), protocol=4)
+            payload, not_kept = _reduce(self.target, compiled), ""
         except _Recursive:  # a limit of Numba, not a fault: said once, not warned
-            _say_once(("recursive", self.label),
-                      f"gthinker: {self.label} calls a recursive function, whose code Numba "
-                      f"cannot keep; it is compiled in each process")
-            return
+            if watch.note != _RECURSIVE:  # not known before this compile
+                _say_once(("recursive", self.label),
+                          f"gthinker: {self.label} calls a recursive function, whose code "
+                          f"Numba cannot keep; it is compiled in each process")
+            payload, not_kept = None, _RECURSIVE
         except Exception as exc:  # noqa: BLE001 - e.g. code that holds Python objects
             _warn_once("reduce", f"gthinker: {self.label} cannot be cached "
                                  f"({type(exc).__name__}: {exc}); it is compiled in each process")
-            return
-        _write_atomically(path, data)
+            payload, not_kept = None, f"it cannot be cached ({type(exc).__name__})"
+        try:  # an entry whose code cannot be kept says so to later processes
+            cache_files.write_atomically(folder / file, cache_files.pack(key, payload, not_kept))
+        except OSError as exc:
+            _warn_once("write", f"gthinker: cannot write the compile cache in {folder} "
+                                f"({exc.strerror or exc}); compiled code is not kept (set "
+                                f"{ENV} to a writable folder, or to 'off')")
 
 
 _UNRESOLVED = ".numba.unresolved$"  # Numba's prefix of calls it links at run time
@@ -479,23 +528,6 @@ def _rebuild(target: str, target_context, payload):
     return _Kernel._rebuild(**payload)
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".gtc")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except OSError as exc:
-        _warn_once("write", f"gthinker: cannot write the compile cache in {path.parent} "
-                            f"({exc.strerror or exc}); compiled code is not kept (set "
-                            f"{ENV} to a writable folder, or to 'off')")
-
-
 def attach(dispatcher, *, target: str, label: str, name: str | None = None, extra=()):
     """Makes ``dispatcher`` (a Numba ``CFunc``, ``njit`` or CUDA kernel dispatcher,
     not yet compiled) load its code from the cache and save what it compiles there.
@@ -513,6 +545,17 @@ def attach(dispatcher, *, target: str, label: str, name: str | None = None, extr
     # they compile (the same hook as their own cache=True).
     entries = _Entries(target, name or py_func.__qualname__, fingerprint_source, label)
     dispatcher._cache = entries
+    compile_ = dispatcher.compile
+
+    @functools.wraps(compile_)
+    def compile(*args, **kwargs):  # a compile that raises is never saved: stop its timing
+        depth = len(entries.pending)
+        try:
+            return compile_(*args, **kwargs)
+        finally:
+            entries.abandon(depth)
+
+    dispatcher.compile = compile
     return entries
 
 

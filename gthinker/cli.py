@@ -9,6 +9,7 @@ import contextlib
 import sys
 import time
 
+from . import convert_command
 from .errors import GThinkerError
 from .stopping import SignalStop
 
@@ -183,6 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
     for app in registry.apps().values():
         app_cli.add_parser(sub, app)
     _add_warmup_parser(sub)
+    convert_command.add_parser(sub)
     return parser
 
 
@@ -201,6 +203,8 @@ def main(argv=None) -> int:
                 return run_generate(args)
             if args.command == "warmup":
                 return _run_warmup(args)
+            if args.command == "convert":
+                return convert_command.main(args)
             from . import app_cli
 
             return app_cli.run(args, stopper)

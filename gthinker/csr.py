@@ -1,19 +1,33 @@
-"""CSR arrays: built from endpoint pairs, peeled, permuted (compiled kernels).
+"""CSR arrays: built from endpoint pairs, peeled, oriented, permuted, checked, on
+all cores (the C++ kernels of ``gthinker._core``: ``csrc/csr_kernels.cpp``).
 
 The pieces :class:`gthinker.Graph` is made of: :func:`remap_ids` maps any
-non-negative ids to ``0..n-1``; :func:`canonical_keys` and :func:`fill_csr`
-turn endpoint pairs into sorted, symmetric, duplicate- and loop-free rows;
-:func:`degeneracy_order` peels them; :func:`permute_csr` renumbers them.
+non-negative ids to ``0..n-1``; :func:`build` turns endpoint pairs into sorted,
+symmetric, duplicate- and loop-free rows; :func:`degeneracy_order` peels them;
+:func:`orient` keeps each row's later neighbours; :func:`permute` renumbers
+them; :func:`check_rows` checks rows that come from a file. Each call releases
+the GIL, runs on :func:`threads` threads, gives the same arrays whatever their
+number, and stops at Ctrl-C (or SIGTERM, where a handler turns it into an
+exception) within a few milliseconds, raising the handler's exception.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from gthinker import cache
+from gthinker import _core
+from gthinker.options import available_cores
 
-__all__ = ["readonly", "remap_ids", "canonical_keys", "fill_csr", "degeneracy_order",
-           "permute_csr"]
+__all__ = ["readonly", "threads", "remap_ids", "build", "degeneracy_order", "orient",
+           "permute", "in_rows", "check_rows"]
+
+#: Ids up to this many times the number of endpoints are renumbered through a table.
+_DENSE_FACTOR = 4
+
+
+def threads() -> int:
+    """Threads of the graph kernels: every core this process may run on."""
+    return available_cores()
 
 
 def readonly(arr, dtype):
@@ -24,145 +38,61 @@ def readonly(arr, dtype):
     return arr
 
 
-def remap_ids(u: np.ndarray, v: np.ndarray):
-    """Map arbitrary non-negative int64 ids to 0..n-1 by increasing id."""
-    if u.size == 0:
-        return np.empty(0, np.int64), u.astype(np.int64), v.astype(np.int64)
-    top = int(max(u.max(), v.max()))
-    if top < 4 * (u.size + v.size) + 1024:
-        present = np.zeros(top + 1, dtype=bool)
-        present[u] = True
-        present[v] = True
-        ids = np.flatnonzero(present).astype(np.int64)
-        newid = np.cumsum(present, dtype=np.int64) - 1
-        return ids, newid[u], newid[v]
-    # sort-based (np.unique(return_inverse=True) is much slower in numpy 2.4)
-    both = np.concatenate([u, v])
-    perm = np.argsort(both, kind="stable")
-    srt = both[perm]
-    new = np.empty(srt.size, dtype=bool)
-    new[0] = True
-    np.not_equal(srt[1:], srt[:-1], out=new[1:])
-    ids = srt[new]
-    inv = np.empty(both.size, dtype=np.int64)
-    inv[perm] = np.cumsum(new, dtype=np.int64) - 1
-    return ids, inv[: u.size], inv[u.size :]
+def remap_ids(ends: np.ndarray, extra=None) -> np.ndarray:
+    """Renumbers the non-negative int64 ids in ``ends`` (a writable C-contiguous
+    array, changed in place) as ``0..n-1`` by increasing id; returns the ``n`` ids.
+    The ids in ``extra`` (vertices without edges) are numbered too."""
+    extra = np.zeros(0, np.int64) if extra is None else np.asarray(extra, np.int64)
+    flat = ends.reshape(-1)
+    if flat.size + extra.size == 0:
+        return np.empty(0, np.int64)
+    top = max(_core.min_max(flat, threads())[1] if flat.size else 0,
+              int(extra.max()) if extra.size else 0)
+    if top < min(_DENSE_FACTOR * (flat.size + extra.size) + 1024, np.iinfo(np.int32).max - 1):
+        return _core.remap_dense(flat, extra, int(top), threads())
+    ids = np.unique(np.concatenate([flat, extra]))  # sparse ids: sort them
+    flat[:] = np.searchsorted(ids, flat)
+    return ids
 
 
-@cache.jit("graph functions")
-def canonical_keys(u, v, n):
-    """Keys ``min*n + max`` of the non-loop pairs, and the number of loops."""
-    m = u.shape[0]
-    keys = np.empty(m, dtype=np.int64)
-    k = 0
-    for i in range(m):
-        a = u[i]
-        b = v[i]
-        if a == b:
-            continue
-        if a > b:
-            a, b = b, a
-        keys[k] = a * n + b
-        k += 1
-    return keys[:k], m - k
+def build(u: np.ndarray, v: np.ndarray, n: int):
+    """``(indptr, indices, loops, duplicates)`` of the undirected graph on
+    ``0..n-1`` with the pairs ``(u[i], v[i])`` (int64 or int32, any stride):
+    rows sorted, loops and repeated pairs dropped and counted (``v u`` after
+    ``u v`` is a repeat)."""
+    indptr, indices, loops, dups = _core.build_csr(u, v, int(n), threads())
+    return indptr, indices, int(loops), int(dups)
 
 
-@cache.jit("graph functions")
-def fill_csr(keys, n):
-    """CSR of the undirected graph given sorted unique keys ``a*n + b``, ``a < b``.
-
-    Because the pairs are sorted by ``(a, b)`` every row receives first its
-    smaller neighbours in increasing order, then its larger ones, so rows come
-    out sorted without a further sort. Duplicate keys are skipped; returns the
-    number of distinct pairs as well.
-    """
-    m = keys.shape[0]
-    deg = np.zeros(n, dtype=np.int64)
-    distinct = 0
-    for k in range(m):
-        if k > 0 and keys[k] == keys[k - 1]:
-            continue
-        a = keys[k] // n
-        deg[a] += 1
-        deg[keys[k] - a * n] += 1
-        distinct += 1
-    indptr = np.empty(n + 1, dtype=np.int64)
-    indptr[0] = 0
-    for v in range(n):
-        indptr[v + 1] = indptr[v] + deg[v]
-    pos = indptr[:-1].copy()
-    indices = np.empty(2 * distinct, dtype=np.int32)
-    for k in range(m):
-        if k > 0 and keys[k] == keys[k - 1]:
-            continue
-        u = keys[k] // n
-        v = keys[k] - u * n
-        indices[pos[u]] = v
-        pos[u] += 1
-        indices[pos[v]] = u
-        pos[v] += 1
-    return indptr, indices, distinct
-
-
-@cache.jit("graph functions")
 def degeneracy_order(indptr, indices):
-    """Batagelj-Zaversnik bucket peeling; returns (order, core)."""
-    n = indptr.shape[0] - 1
-    deg = np.empty(n, dtype=np.int64)
-    maxdeg = 0
-    for v in range(n):
-        deg[v] = indptr[v + 1] - indptr[v]
-        maxdeg = max(maxdeg, deg[v])
-    bin_start = np.zeros(maxdeg + 2, dtype=np.int64)
-    for v in range(n):
-        bin_start[deg[v] + 1] += 1
-    for d in range(1, maxdeg + 2):
-        bin_start[d] += bin_start[d - 1]
-    pos = np.empty(n, dtype=np.int64)
-    vert = np.empty(n, dtype=np.int32)
-    nxt = bin_start.copy()
-    for v in range(n):
-        pos[v] = nxt[deg[v]]
-        vert[pos[v]] = v
-        nxt[deg[v]] += 1
-    # bin_start[d] = first position of degree-d bucket
-    for i in range(n):
-        v = vert[i]
-        for k in range(indptr[v], indptr[v + 1]):
-            u = indices[k]
-            if deg[u] > deg[v]:
-                du = deg[u]
-                pu = pos[u]
-                pw = bin_start[du]
-                w = vert[pw]
-                if u != w:
-                    pos[u] = pw
-                    vert[pu] = w
-                    pos[w] = pu
-                    vert[pw] = u
-                bin_start[du] += 1
-                deg[u] = du - 1
-    core = np.empty(n, dtype=np.int32)
-    for v in range(n):
-        core[v] = deg[v]
-    return vert, core
+    """Batagelj-Zaversnik bucket peeling: ``(order, core)``, int32. The peel is
+    one thread's work by nature (each step depends on the one before)."""
+    return _core.degeneracy_order(indptr, indices, threads())
 
 
-@cache.jit("graph functions")
-def permute_csr(indptr, indices, order, inv):
+def orient(indptr, indices, rank, renumber: bool = False):
+    """``(indptr, indices)`` keeping in row ``v`` the neighbours ``u`` with
+    ``rank[u] > rank[v]`` (sorted by id); with ``renumber``, row ``rank[v]``
+    holds those ``rank[u]``, sorted."""
+    return _core.orient(indptr, indices, np.asarray(rank, np.int32), bool(renumber), threads())
+
+
+def permute(indptr, indices, order, inv):
     """The rows renumbered so that ``order[i]`` becomes ``i`` (``inv`` its inverse),
     each row sorted again."""
-    n = order.shape[0]
-    new_indptr = np.empty(n + 1, dtype=np.int64)
-    new_indptr[0] = 0
-    for i in range(n):
-        v = order[i]
-        new_indptr[i + 1] = new_indptr[i] + (indptr[v + 1] - indptr[v])
-    new_indices = np.empty(indices.shape[0], dtype=np.int32)
-    for i in range(n):
-        v = order[i]
-        s = new_indptr[i]
-        for k in range(indptr[v], indptr[v + 1]):
-            new_indices[s + k - indptr[v]] = inv[indices[k]]
-        new_indices[s : new_indptr[i + 1]].sort()
-    return new_indptr, new_indices
+    return _core.permute(indptr, indices, order, inv, threads())
+
+
+def in_rows(indptr, indices):
+    """The in-rows of a directed CSR (e.g. an oriented graph): ``(in_ptr, in_src,
+    in_pos, after)``, for each target ``u`` the sources of its edges in increasing
+    order (``in_src[in_ptr[u]:in_ptr[u + 1]]``), each edge's place in its source's
+    row, and ``after[u]``: the entries that follow ``u`` in those rows."""
+    return _core.in_rows(indptr, indices, threads())
+
+
+def check_rows(indptr, indices, n: int) -> str:
+    """``""`` when ``indptr`` runs monotonically from 0 to ``indices.size`` and
+    every row holds ids in ``[0, n)`` in strictly increasing order; else what is
+    wrong, naming the first bad row."""
+    return _core.check_rows(indptr, indices, int(n), threads())

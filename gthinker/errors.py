@@ -23,3 +23,7 @@ class SpillLimitError(GThinkerError, MemoryError):
 
 class DeviceUnavailableError(GThinkerError, RuntimeError):
     """A GPU mode was asked for but no usable CUDA GPU was found."""
+
+
+class GraphTooLargeError(GThinkerError, MemoryError):
+    """A graph (or a step on it) would not fit in host or device memory; says what would."""

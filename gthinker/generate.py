@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from gthinker import cache
+from gthinker import cache, options
 from gthinker.graph import Graph
 
 __all__ = ["gnp", "powerlaw_cluster", "rmat"]
@@ -157,10 +157,6 @@ def _holme_kim(rng, n, m, p):
 # ---------------------------------------------------------------------------
 
 
-def _check_seed(seed):
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    return int(seed)
 
 
 def _finish(g: Graph, source: str) -> Graph:
@@ -189,7 +185,7 @@ def rmat(scale, edge_factor=16, a=0.57, b=0.19, c=0.19, seed=0) -> Graph:
     a, b, c : float
         Quadrant probabilities; each ``>= 0`` and ``a + b + c <= 1``.
     seed : int
-        Non-negative random seed.
+        Random seed, an integer from 0 to 2**63 - 1.
 
     Returns
     -------
@@ -217,25 +213,20 @@ def rmat(scale, edge_factor=16, a=0.57, b=0.19, c=0.19, seed=0) -> Graph:
     d = 1.0 - a - b - c
     if d < -1e-12:
         raise ValueError(f"a + b + c must be <= 1 (d = 1 - a - b - c >= 0), got {a + b + c:g}")
-    seed = _check_seed(seed)
+    seed = options.seed("seed", seed)
     n = 1 << int(scale)
     m = int(edge_factor) * n
     rng = np.random.default_rng(seed)
     thresholds = [round(x * 65536) for x in (a, a + b, a + b + c)]
-    us, vs = [], []
+    # the pairs as int32 (ids < 2**30), chunk by chunk: 8 bytes a pair until the CSR
+    u = np.empty(m, np.int32)
+    v = np.empty(m, np.int32)
     for start in range(0, m, _RMAT_CHUNK):
         cu, cv = _rmat_kernel(rng, int(scale), min(_RMAT_CHUNK, m - start), *thresholds)
-        us.append(cu)
-        vs.append(cv)
-    if us:
-        edges = np.empty((m, 2), dtype=np.int64)
-        np.concatenate(us, out=edges[:, 0])
-        del us
-        np.concatenate(vs, out=edges[:, 1])
-        del vs
-    else:
-        edges = np.empty((0, 2), dtype=np.int64)
-    g = Graph.from_edges(edges, num_vertices=n)
+        u[start:start + cu.size] = cu
+        v[start:start + cv.size] = cv
+        del cu, cv
+    g = Graph.from_pairs(u, v, n)
     return _finish(g, f"rmat(scale={scale}, edge_factor={edge_factor}, a={a}, b={b}, "
                       f"c={c}, seed={seed})")
 
@@ -290,7 +281,7 @@ def gnp(n, p, seed=0) -> Graph:
     p : float
         Edge probability, ``0 <= p <= 1``.
     seed : int
-        Non-negative random seed.
+        Random seed, an integer from 0 to 2**63 - 1.
 
     Returns
     -------
@@ -300,7 +291,7 @@ def gnp(n, p, seed=0) -> Graph:
         raise ValueError(f"n must be an integer in 0..2**31-1, got {n!r}")
     if not isinstance(p, (int, float, np.floating, np.integer)) or not 0.0 <= p <= 1.0:
         raise ValueError(f"p must be a probability in [0, 1], got {p!r}")
-    seed = _check_seed(seed)
+    seed = options.seed("seed", seed)
     n = int(n)
     total = n * (n - 1) // 2
     rng = np.random.default_rng(seed)
@@ -339,7 +330,7 @@ def powerlaw_cluster(n, m, p, seed=0) -> Graph:
     p : float
         Triangle-closing probability in ``[0, 1]``.
     seed : int
-        Non-negative random seed.
+        Random seed, an integer from 0 to 2**63 - 1.
 
     Returns
     -------
@@ -351,7 +342,7 @@ def powerlaw_cluster(n, m, p, seed=0) -> Graph:
         raise ValueError(f"m must be an integer with 1 <= m <= n (n={n}), got {m!r}")
     if not isinstance(p, (int, float, np.floating, np.integer)) or not 0.0 <= p <= 1.0:
         raise ValueError(f"p must be a probability in [0, 1], got {p!r}")
-    seed = _check_seed(seed)
+    seed = options.seed("seed", seed)
     rng = np.random.default_rng(seed)
     u, v = _holme_kim(rng, int(n), int(m), float(p))
     g = Graph.from_edges(np.column_stack([u, v]), num_vertices=int(n))

@@ -1,5 +1,6 @@
 """Conversions between :class:`gthinker.Graph` and the graphs users hold: edge
-arrays, scipy.sparse matrices and networkx graphs.
+arrays, edge columns (numpy, pandas, pyarrow), scipy.sparse matrices and networkx
+graphs, each converted without a Python loop over the edges.
 
 The ``*_arrays`` functions check their input and return the endpoint arrays,
 vertex count, ids, labels and node names that ``Graph._build`` turns into CSR;
@@ -15,7 +16,8 @@ import numpy as np
 from gthinker.csr import remap_ids
 from gthinker.errors import GraphFormatError
 
-__all__ = ["edge_arrays", "scipy_arrays", "networkx_arrays", "check_labels", "to_networkx"]
+__all__ = ["edge_arrays", "column_arrays", "scipy_arrays", "networkx_arrays", "check_labels",
+           "to_networkx"]
 
 _INT64_MAX = np.iinfo(np.int64).max
 _INT32_MAX = np.iinfo(np.int32).max
@@ -32,32 +34,76 @@ def edge_arrays(edges, num_vertices=None):
         arr = np.empty((0, 2), dtype=np.int64)
     if arr.ndim != 2 or arr.shape[1] != 2:
         raise GraphFormatError(f"edges must have shape (m, 2), got shape {arr.shape}")
-    if arr.dtype.kind not in "iu" and arr.dtype != bool:
-        raise GraphFormatError(f"edges must be integers, got dtype {arr.dtype}")
-    if arr.dtype.kind == "u" and arr.size and int(arr.max()) > _INT64_MAX:
-        raise GraphFormatError("edge ids must fit in int64")
-    arr = arr.astype(np.int64, copy=False)
+    _check_ids(arr, "edges")
     if arr.size and int(arr.min()) < 0:
         row = int(np.flatnonzero((arr < 0).any(axis=1))[0])
         raise GraphFormatError(
             f"edges[{row}] = {arr[row].tolist()}: vertex ids must be non-negative"
         )
-    u = np.ascontiguousarray(arr[:, 0])
-    v = np.ascontiguousarray(arr[:, 1])
+    return _numbered(arr, num_vertices, lambda row: f"edges[{row}] = {arr[row].tolist()}")
+
+
+def column_arrays(src, dst, num_vertices=None):
+    """``(u, v, n, ids)`` of two columns of endpoint ids: numpy arrays, pandas
+    Series, pyarrow arrays (see :meth:`gthinker.Graph.from_columns`)."""
+    u, v = _column(src, "src"), _column(dst, "dst")
+    if u.size != v.size:
+        raise GraphFormatError(f"src and dst must have the same length, got {u.size} and {v.size}")
+    for name, col in (("src", u), ("dst", v)):
+        _check_ids(col, name)
+        if col.size and int(col.min()) < 0:
+            row = int(np.flatnonzero(col < 0)[0])
+            raise GraphFormatError(f"{name}[{row}] = {col[row]}: vertex ids must be non-negative")
+    arr = np.empty((u.size, 2), np.int64)
+    arr[:, 0] = u
+    arr[:, 1] = v
+    return _numbered(arr, num_vertices, lambda row: f"edge {row} = {arr[row].tolist()}", own=True)
+
+
+def _column(x, name):
+    """One column as a 1-d numpy array (pyarrow and pandas through ``to_numpy``)."""
+    if not isinstance(x, np.ndarray) and hasattr(x, "to_numpy"):
+        try:
+            x = x.to_numpy(zero_copy_only=False)  # pyarrow
+        except TypeError:
+            x = x.to_numpy()  # pandas
+    try:
+        arr = np.asarray(x)
+    except (ValueError, TypeError) as exc:
+        raise GraphFormatError(f"{name} could not be converted to an array: {exc}") from None
+    if arr.ndim != 1:
+        raise GraphFormatError(f"{name} must be one column (1-d), got shape {arr.shape}")
+    return arr
+
+
+def _check_ids(arr, name):
+    if arr.dtype.kind not in "iu" and arr.dtype != bool:
+        raise GraphFormatError(f"{name} must be integers (no missing values), got dtype "
+                               f"{arr.dtype}")
+    if arr.dtype.kind == "u" and arr.size and int(arr.max()) > _INT64_MAX:
+        raise GraphFormatError(f"{name}: vertex ids must fit in int64")
+
+
+def _numbered(arr, num_vertices, show, own=False):
+    """``(u, v, n, ids)``: the columns of ``arr`` (non-negative ids) renumbered
+    ``0..n-1`` by increasing id, or checked against ``num_vertices``."""
     if num_vertices is None:
-        ids, u, v = remap_ids(u, v)
+        ends = arr if own else np.array(arr, dtype=np.int64, order="C")
+        ids = remap_ids(ends)
         n = ids.size
+        u, v = ends[:, 0], ends[:, 1]
     else:
         n = int(num_vertices)
         if n < 0 or n > _INT32_MAX:
             raise GraphFormatError(f"num_vertices must be in [0, 2**31), got {num_vertices}")
         if arr.size and int(arr.max()) >= n:
             row = int(np.flatnonzero((arr >= n).any(axis=1))[0])
-            raise GraphFormatError(
-                f"edges[{row}] = {arr[row].tolist()}: vertex id out of range "
-                f"[0, {n}) for num_vertices={n}"
-            )
+            raise GraphFormatError(f"{show(row)}: vertex id out of range [0, {n}) for "
+                                   f"num_vertices={n}")
+        if arr.dtype not in (np.int64, np.int32):
+            arr = arr.astype(np.int64)
         ids = None
+        u, v = arr[:, 0], arr[:, 1]
     if n > _INT32_MAX:
         raise GraphFormatError(f"too many vertices ({n}) for int32 indices")
     return u, v, n, ids
@@ -88,7 +134,12 @@ def scipy_arrays(matrix):
     coo = sp.coo_array(matrix, copy=True)
     coo.eliminate_zeros()
     n = int(coo.shape[0])
-    return coo.row.astype(np.int64), coo.col.astype(np.int64), n
+    if n > _INT32_MAX:
+        raise GraphFormatError(f"too many vertices ({n}) for int32 indices")
+    row, col = coo.row, coo.col
+    if row.dtype != col.dtype or row.dtype not in (np.int32, np.int64):
+        row, col = row.astype(np.int64), col.astype(np.int64)
+    return row, col, n
 
 
 def networkx_arrays(G):
@@ -122,7 +173,7 @@ def networkx_arrays(G):
     values = [lab[x] for x in ordered_nodes]
     if n and all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in values):
         labels = check_labels(np.array(values, dtype=np.int64), n)
-    return ends[0::2].copy(), ends[1::2].copy(), n, ids, labels, node_names
+    return ends[0::2], ends[1::2], n, ids, labels, node_names
 
 
 def to_networkx(graph):

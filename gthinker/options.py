@@ -30,11 +30,13 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 __all__ = ["RunOptions", "GPUOptions", "HybridOptions", "MAX_THREADS", "ALL_GPUS", "MODES",
-           "positive_int", "positive_seconds", "seconds_or_off", "option_field", "describe"]
+           "SEED_LIMIT", "available_cores", "check", "positive_int", "positive_seconds",
+           "seconds_or_off", "seed", "option_field", "describe"]
 
 #: The most CPU worker threads one job starts (each is an OS thread with its own stack).
 MAX_THREADS = 4096
@@ -44,6 +46,15 @@ ALL_GPUS = "all"
 #: Where a job runs: the CPU workers, the GPU workers alone, or both (``mode="auto"``
 #: picks one: :func:`gthinker.gpu.resolve_mode`).
 MODES = ("cpu", "gpu", "hybrid")
+
+
+def available_cores() -> int:
+    """CPU cores this process may run on: the default number of CPU worker threads, and
+    the threads of the graph kernels."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
 
 
 # ---- the rules ------------------------------------------------------------------------
@@ -57,21 +68,57 @@ def positive_int(name, value, maximum=_INT64_MAX):
 
 
 def positive_seconds(name, value):
-    """``value`` as a float > 0, or ValueError."""
-    if isinstance(value, bool) or not (isinstance(value, (int, float)) and value > 0):
+    """``value`` as a float > 0 (``inf``, or any span too long for the clock: never),
+    or ValueError."""
+    if isinstance(value, bool) or not (isinstance(value, numbers.Real) and value > 0):
         raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
     return float(value)
 
 
 def seconds_or_off(name, value):
-    """``value`` as a float >= 0 (0: off), or ValueError."""
-    if isinstance(value, bool) or not (isinstance(value, (int, float)) and value >= 0):
+    """``value`` as a float >= 0 (0: off; ``inf``: never), or ValueError."""
+    if isinstance(value, bool) or not (isinstance(value, numbers.Real) and value >= 0):
         raise ValueError(f"{name} must be a number of seconds >= 0, got {value!r}")
     return float(value)
 
 
+#: Seeds are integers in [0, SEED_LIMIT).
+SEED_LIMIT = 2**63
+
+
+def seed(name, value):
+    """``value`` as an int seed in [0, 2**63), or ValueError."""
+    if (isinstance(value, bool) or not isinstance(value, numbers.Integral)
+            or not 0 <= value < SEED_LIMIT):
+        raise ValueError(f"{name} must be an integer from 0 to 2**63 - 1, got {value!r}")
+    return int(value)
+
+
 def _threads(name, value):
     return positive_int(name, value, MAX_THREADS)
+
+
+def check(name, value):
+    """``value`` checked by the rule of the option ``name`` (a field of
+    :class:`RunOptions`, :class:`GPUOptions` or :class:`HybridOptions`): the rule and
+    the message of the command line's flag. None (the default) passes. The apps
+    check their ``threads`` and ``time_budget`` with it before any work (so
+    ``threads=0`` is an error there: only a job with an external worker runs
+    without CPU threads).
+
+    >>> check("threads", 2), check("time_budget", None)
+    (2, None)
+    >>> check("threads", "2")
+    Traceback (most recent call last):
+    ...
+    ValueError: threads must be an integer from 1 to 4,096, got '2'
+    """
+    if value is None:
+        return None
+    owner = RunOptions.keywords().get(name)
+    if owner is None:
+        raise KeyError(f"no option {name!r}")
+    return describe(owner, name).metadata["check"](name, value)
 
 
 def _any_int(name, value):
@@ -238,7 +285,7 @@ class RunOptions:
     threads: int | None = option_field(
         None, "CPU worker threads", _threads, metavar="N", default_text="all cores")
     time_budget: float = option_field(
-        0.1, "seconds a task runs before it is decomposed (G-ThinkerCG's tau_time)",
+        0.1, "seconds a task runs before it is decomposed (G-ThinkerCG's tau_time; inf: never)",
         positive_seconds, metavar="SECONDS")
     early_split: float | None = option_field(
         None, "while a worker starves (idle, S empty), tasks split after this long instead "

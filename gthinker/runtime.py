@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import threading
@@ -14,15 +15,23 @@ from typing import NamedTuple
 import numpy as np
 import psutil
 
-from . import _core, cache, stopping
+from . import _core, cache, outputs, stopping
 from .errors import SpillLimitError, TaskRuntimeError
 from .graph import as_graph
-from .options import MAX_THREADS, MODES, GPUOptions, HybridOptions, RunOptions, positive_int
+from .options import (
+    MAX_THREADS,
+    MODES,
+    GPUOptions,
+    HybridOptions,
+    RunOptions,
+    available_cores,
+    positive_int,
+)
 from .stopping import StopToken
 from .task import CODES, SPAWN_PHASE, Task
 
 __all__ = ["run", "Job", "JobResult", "RunOptions", "StopToken", "default_threads", "MODES",
-           "ExternalWorker", "Assignment", "MAX_THREADS", "positive_int"]
+           "ExternalWorker", "Assignment", "MAX_THREADS", "idle_stats", "positive_int"]
 
 
 stopping.install()  # Ctrl-C also stops jobs that run in other threads
@@ -40,11 +49,22 @@ _USER_ERRORS = {
 
 
 def default_threads() -> int:
-    """CPU cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
+    """CPU cores this process may run on (the default number of CPU worker threads)."""
+    return available_cores()
+
+
+def idle_stats() -> dict:
+    """The stats of a job that had nothing to do: every key a job's ``stats`` has
+    (``_core.Job.stats()``), all zero. Results that run no job (a trivial count, a
+    graph without vertices) carry these, so that an app's results have the same
+    keys whatever the graph."""
+    return {"tasks_spawned": 0, "tasks_decomposed": 0, "records_computed": 0,
+            "spill_peak_bytes": 0, "spill_peak_tasks": 0, "spill_limit_bytes": 0,
+            "tasks_taken": 0, "vertices_taken": 0, "workers": []}
+
+
+#: What ``output`` may hold, by the C++ writer's number for each.
+OUTPUT_FORMATS = ("text", "binary")
 
 
 @dataclass
@@ -227,6 +247,7 @@ def run(
     params: Sequence[int] = (),
     histogram_bins: int | None = None,
     output: str | os.PathLike | None = None,
+    output_format: str = "text",
     limit: int | None = None,
     progress: Callable[[dict], None] | None = None,
     external: Sequence[Callable[[ExternalWorker], None]] = (),
@@ -288,7 +309,11 @@ def run(
     histogram_bins : int, optional
         Bins of each histogram; default max degree + 2.
     output : path, optional
-        File that ``ctx.emit`` writes result lines to.
+        File that ``ctx.emit`` writes results to.
+    output_format : {"text", "binary"}
+        ``"text"``: a line per result, its original ids separated by spaces;
+        ``"binary"``: a record per result, its length then its original ids, int64 each
+        (what :func:`gthinker.stream.batches` reads from a pipe while the job runs).
     limit : int, optional
         Stop the job once ``ctx.take(n)`` calls have handed out this many
         results (e.g. ``--limit N`` matches): each call gets at most what is
@@ -318,7 +343,8 @@ def run(
     options = RunOptions.from_keywords(options, gpu_options, **option_keywords)
     job = Job(task, graph, mode=mode, gpu=gpu, options=options, vertices=vertices,
               records=records, params=params, histogram_bins=histogram_bins, output=output,
-              limit=limit, progress=progress, external=external, trace=trace, stop=stop)
+              output_format=output_format, limit=limit, progress=progress, external=external,
+              trace=trace, stop=stop)
     return job.run(sigints_before)
 
 
@@ -339,20 +365,27 @@ class Job:
     """
 
     def __init__(self, task, graph, *, mode="cpu", gpu=None, options=None, vertices=None,
-                 records=None, params=(), histogram_bins=None, output=None, limit=None,
-                 progress=None, external=(), trace=None, stop=None):
+                 records=None, params=(), histogram_bins=None, output=None,
+                 output_format="text", limit=None, progress=None, external=(), trace=None,
+                 stop=None):
         self.task, self.gpu, self.mode = task, gpu, mode
+        if output_format not in OUTPUT_FORMATS:
+            raise ValueError(f"output_format must be one of {', '.join(OUTPUT_FORMATS)}, "
+                             f"got {output_format!r}")
+        self.output_format = output_format
         self.options = RunOptions() if options is None else options
         self.external = list(external)
         self.output, self.progress, self.trace, self.stop = output, progress, trace, stop
         self.engine = None  # the GPU engine class (gpu and hybrid modes)
         self.names_from = self._check_sides()
         self._resolve_options(limit)
+        outputs.check_output(output, [graph])  # before a graph file is read
         self.record_arrays = _record_arrays(records) if records is not None else None
         self._prepare_inputs(graph, vertices, params, histogram_bins)
         self.gpu_workers: list = []  # one GPU engine per device (gpu and hybrid modes)
         self.devices: list[int] = []
         self.tracer = None
+        self.out = None  # the output file while the job runs (outputs.Output)
 
     # ---- set-up ---------------------------------------------------------------------
 
@@ -498,7 +531,8 @@ class Job:
             "hist_rows": len(names_from.histograms),
             "hist_bins": self.histogram_bins if names_from.histograms else 0,
             "params": self.params.tolist(),
-            "output": os.fspath(self.output) if self.output is not None else "",
+            "output": self.out.writer_path if self.out is not None else "",
+            "output_format": OUTPUT_FORMATS.index(self.output_format),
             "limit": -1 if self.limit is None else self.limit,
         }
         config = _core.JobConfig()
@@ -519,7 +553,10 @@ class Job:
             return _core.Master(g.indptr, g.indices, g.labels, g.ids, self.init, entry_address,
                              self._config())
         except RuntimeError as exc:  # e.g. the output file cannot be opened
-            raise OSError(str(exc)) from None
+            message = str(exc)
+            if self.out is not None:
+                message = message.replace(self.out.writer_path, os.fspath(self.output))
+            raise OSError(message) from None
 
     # ---- running ----------------------------------------------------------------------
 
@@ -561,9 +598,22 @@ class Job:
                 f"stack S (spill_limit={self.spill_limit} bytes). Raise spill_limit.")
 
     def run(self, sigints_before: int | None = None) -> JobResult:
-        """Runs the job to its end and returns its results (raises what failed)."""
+        """Runs the job to its end and returns its results (raises what failed). The
+        ``output`` file is put in place only when the job ran to its end (or its
+        limit): a failed or stopped job leaves the file that was there."""
         if sigints_before is None:
             sigints_before = stopping.sigints()
+        self.out = outputs.Output(self.output, [self.graph]) if self.output is not None else None
+        try:
+            result = self._run(sigints_before)
+            if self.out is not None and result.stopped in (None, "limit"):
+                self.out.commit()
+            return result
+        finally:
+            if self.out is not None:
+                self.out.discard()
+
+    def _run(self, sigints_before: int) -> JobResult:
         if self.mode in ("gpu", "hybrid"):
             from .gpu import resolve_devices
 
@@ -604,7 +654,7 @@ class Job:
 
     def _finish(self, job, status, start, seconds) -> JobResult:
         """Raises for a failed status, writes the trace, and gathers the results."""
-        _raise_for_status(self.task, self.graph, status)
+        _raise_for_status(self.task, self.graph, status, self.output)
         trace_error = None
         if self.tracer is not None:
             # The end state, also for jobs shorter than one tick.
@@ -705,7 +755,7 @@ def _engine_of(gpu, mode):
                     f"gthinker.gpu.engine.GPUEngine subclass>, got {gpu!r}")
 
 
-def _raise_for_status(task, graph, status):
+def _raise_for_status(task, graph, status, output=None):
     kind = status["error"]
     if kind in ("none", "limit", "stopped"):  # stopped on request: not an error
         return
@@ -716,8 +766,12 @@ def _raise_for_status(task, graph, status):
             status["message"] + ". Raise spill_limit (--spill-limit) or the time budget, "
             "so that fewer tasks are decomposed."
         )
-    if kind == "output":
-        raise OSError(status["message"])
+    if kind == "output":  # code: the errno (EPIPE makes a BrokenPipeError)
+        code, path = int(status["code"]), os.fspath(output)
+        if code == errno.EPIPE:
+            raise OSError(code, f"the reader of {path} closed it before every result was "
+                                f"written (broken pipe)")
+        raise OSError(code, f"writing results to {path} failed: {os.strerror(code)}")
     if kind == "memory":
         raise MemoryError(status["message"])
     code = status["code"]

@@ -110,6 +110,9 @@ def _stop_background_jobs(message: str) -> None:
 
 
 def _on_sigint(signum, frame):
+    if _exception_would_be_ignored(frame):
+        threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()  # once out of there
+        return
     _sigints[0] += 1
     _stop_background_jobs("interrupted (Ctrl-C)")
     previous = _installed[0]
@@ -165,10 +168,14 @@ def running(job, sigints_before: int):
 
 
 def _exception_would_be_ignored(frame) -> bool:
-    """Whether Python would print and then ignore an exception raised in ``frame``:
-    in the import system's callbacks, or anywhere inside a callback that LLVM calls
-    through ctypes (Numba's object cache, while it compiles)."""
+    """Whether an exception raised in ``frame`` would be ignored or do harm: in the
+    import system's callbacks, anywhere inside a callback that LLVM calls through
+    ctypes (Numba's object cache, while it compiles), or in the Python that Numba
+    runs while it boxes a compiled function's result (``numba.core.serialize``: an
+    exception there made the caller crash or raise SystemError)."""
     if frame is not None and frame.f_code.co_filename.startswith("<frozen importlib"):
+        return True
+    if frame is not None and frame.f_globals.get("__name__") == "numba.core.serialize":
         return True
     while frame is not None:
         if frame.f_globals.get("__name__", "").startswith("llvmlite.binding"):

@@ -1,5 +1,6 @@
 import json
 import os
+import sys
 from pathlib import Path
 
 # GPU code runs on Numba's CUDA simulator unless asked to use a real GPU
@@ -13,3 +14,11 @@ if not REAL_GPU:
 # (networkx, scipy, igraph) when tests/data/make.py cut them from the public data sets.
 DATA = Path(__file__).resolve().parent / "data"
 TRUTH = json.loads((DATA / "truth.json").read_text())
+
+
+def child_env(**extra):
+    """The environment for a child Python that must import the same gthinker as this one:
+    sys.path without its empty entry (the child's current folder, which may be the checkout,
+    whose source folder has no built core when the package was installed without -e)."""
+    path = os.pathsep.join(p for p in sys.path if p)
+    return {**os.environ, "PYTHONPATH": path, **extra}

@@ -5,22 +5,26 @@ Python subprocesses (GTHINKER_CACHE_DIR under tmp_path) and read back the count
 it found and the seconds it spent compiling (0 on a cache hit).
 """
 
+import hashlib
 import io
 import json
 import os
 import pickle
+import shlex
 import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import networkx as nx
 import numpy as np
 import pytest
 from numba import njit
+from numba.core.errors import TypingError
 
-from gthinker import cache
+from gthinker import cache, cache_files
 
 # ---- the user's code, as files ------------------------------------------------
 
@@ -94,7 +98,7 @@ def _edit(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new))
 
 
-def _start(workdir: Path, cache_dir, **env_extra) -> subprocess.Popen:
+def _start(workdir: Path, cache_dir, prefix=(), preamble="", **env_extra) -> subprocess.Popen:
     env = dict(os.environ)
     env.update(
         GTHINKER_CACHE_DIR=str(cache_dir),
@@ -102,9 +106,10 @@ def _start(workdir: Path, cache_dir, **env_extra) -> subprocess.Popen:
         # hidden by a stale __pycache__ entry: that is Python's cache, not ours.
         PYTHONDONTWRITEBYTECODE="1",
         XDG_CACHE_HOME=str(workdir / "xdg"),
-        **env_extra,
     )
-    return subprocess.Popen([sys.executable, "user.py"], cwd=workdir, env=env,
+    env.update(env_extra)
+    script = ["-c", f"{preamble}\nexec(open('user.py').read())"] if preamble else ["user.py"]
+    return subprocess.Popen([*prefix, sys.executable, *script], cwd=workdir, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -114,8 +119,8 @@ def _finish(proc: subprocess.Popen) -> tuple[dict, str]:
     return json.loads(stdout.strip().splitlines()[-1]), stderr
 
 
-def _run(workdir: Path, cache_dir, **env_extra) -> tuple[dict, str]:
-    return _finish(_start(workdir, cache_dir, **env_extra))
+def _run(workdir: Path, cache_dir, **kwargs) -> tuple[dict, str]:
+    return _finish(_start(workdir, cache_dir, **kwargs))
 
 
 def _entries(cache_dir: Path) -> list[Path]:
@@ -232,19 +237,39 @@ class _KeyOnly(pickle.Unpickler):
         return _Anything
 
 
+_HEADER = 4 + 2 + 32  # "GTC\0", the format, the body's SHA-256 (gthinker/cache_files.py)
+
+
+def _flip_code_bytes(data: bytes) -> bytes:
+    """256 bytes flipped inside the entry's machine code: the pickle still loads (the
+    entry that crashed every later run in an LLVM assertion before entries had a
+    checksum)."""
+    at = data.index(b"\x7fELF") + 2000
+    assert at + 256 < len(data)
+    flipped = bytes(b ^ 0x5A for b in data[at:at + 256])
+    return data[:at] + flipped + data[at + 256:]
+
+
+def _other_format(data: bytes) -> bytes:
+    return data[:4] + (cache.FORMAT - 1).to_bytes(2, "little") + data[6:]
+
+
 def _bad_payload(data: bytes) -> bytes:
-    key, _ = _KeyOnly(io.BytesIO(data)).load()
+    key, _, _ = _KeyOnly(io.BytesIO(data[_HEADER:])).load()
     assert isinstance(key, str)
-    # The right key: the entry is read, then its code fails to load.
-    return pickle.dumps((key, ("not", "compiled", "code")), protocol=4)
+    # The right key and a good checksum: the entry is read, then its code fails to load.
+    return cache_files.pack(key, ("not", "compiled", "code"))
 
 
 @pytest.mark.parametrize("damage, message", [
-    (lambda data: bytes(range(256)) * 16, "unreadable"),
-    (lambda data: data[: len(data) // 2], "unreadable"),
+    (_flip_code_bytes, "is damaged (its checksum does not match"),
+    (lambda data: data[: len(data) // 2], "is damaged"),
+    (lambda data: b"", "is empty"),
+    (lambda data: bytes(range(256)) * 16, "is not a gthinker cache entry"),
+    (_other_format, f"is of format {cache.FORMAT - 1}, not {cache.FORMAT}"),
     (_bad_payload, "cannot be loaded"),
-], ids=["garbage", "truncated", "bad-payload"])
-def test_corrupt_entry_is_compiled_again_with_one_warning(filled, tmp_path, damage, message):
+], ids=["flipped-code", "truncated", "empty", "garbage", "other-format", "bad-payload"])
+def test_damaged_entry_is_deleted_and_compiled_again(filled, tmp_path, damage, message):
     cache_dir = _copy_of(filled, tmp_path)
     (entry,) = _entries(cache_dir)
     entry.write_bytes(damage(entry.read_bytes()))
@@ -253,9 +278,20 @@ def test_corrupt_entry_is_compiled_again_with_one_warning(filled, tmp_path, dama
     assert out["compile_seconds"] > 0
     warnings = _warning_lines(err)
     assert len(warnings) == 1, err
-    assert message in warnings[0] and entry.name in warnings[0]
-    # The new compile replaced the damaged entry.
+    assert message in warnings[0] and entry.name in warnings[0] and "deleted" in warnings[0]
+    assert "first run only" not in err  # if the compile was announced, it says why
+    # The new compile replaced the damaged entry with a good one.
     assert _entries(cache_dir) == [entry]
+    data = entry.read_bytes()
+    assert hashlib.sha256(data[_HEADER:]).digest() == data[6:_HEADER]
+    assert _KeyOnly(io.BytesIO(data[_HEADER:])).load()[1] is not None  # code, not a marker
+
+
+def test_replaced_entry_loads(filled, tmp_path):
+    cache_dir = _copy_of(filled, tmp_path)
+    (entry,) = _entries(cache_dir)
+    entry.write_bytes(_flip_code_bytes(entry.read_bytes()))
+    _run(tmp_path, cache_dir)
     out, err = _run(tmp_path, cache_dir)
     assert out == {"count": TRIANGLES, "compile_seconds": 0}
     assert not _warning_lines(err), err
@@ -264,29 +300,68 @@ def test_corrupt_entry_is_compiled_again_with_one_warning(filled, tmp_path, dama
 @pytest.fixture(scope="module")
 def unwritable(tmp_path_factory):
     """A run whose cache folder would lie under a regular file (chmod does not
-    stop root, so this is the unwritable folder that also holds for root)."""
+    stop root, so this is the unwritable folder that also holds for root), then a
+    second run."""
     root = tmp_path_factory.mktemp("unwritable")
     _write_user_files(root)
     (root / "afile").write_text("not a folder")
-    out, err = _run(root, root / "afile" / "cache")
-    return root, out, err
+    return root, *_run(root, root / "afile" / "cache")
 
 
-def test_unwritable_folder_runs_without_cache(unwritable):
+def test_unwritable_folder_falls_back_to_the_user_folder(unwritable):
     root, out, err = unwritable
-    assert out["count"] == TRIANGLES  # and exit code 0, checked by _run
-    assert out["compile_seconds"] > 0
+    assert out["count"] == TRIANGLES and out["compile_seconds"] > 0
     assert (root / "afile").read_text() == "not a folder"
-    warnings = _warning_lines(err)
-    assert warnings, err
-    assert any("cannot write the compile cache" in w for w in warnings), err
+    assert not _warning_lines(err), err
+    said = [ln for ln in err.splitlines() if "cannot be written" in ln]
+    assert said == [f"gthinker: the compile cache {root / 'afile' / 'cache'} cannot be written "
+                    f"(Not a directory); compiled code is kept in {root / 'xdg' / 'gthinker'} "
+                    f"instead"], err
+    assert len(_entries(root / "xdg" / "gthinker")) == 1
 
 
-def test_unwritable_folder_gives_exactly_one_warning(unwritable):
-    _, _, err = unwritable
+def _read_only(folder: Path):
+    """A command prefix under which ``folder`` is read-only, even for root: a
+    read-only bind mount in a user namespace (root), or chmod (other users).
+    Skips the test where neither works."""
+    if os.geteuid() != 0:
+        for p in [folder, *folder.rglob("*")]:
+            p.chmod(p.stat().st_mode & ~0o222)
+        return []
+    if shutil.which("unshare") is None or subprocess.run(
+            ["unshare", "-r", "-m", "true"], capture_output=True).returncode != 0:
+        pytest.skip("root without user namespaces: no way to make a folder read-only")
+    d = shlex.quote(str(folder))
+    return ["unshare", "-r", "-m", "sh", "-c",
+            f'mount --bind {d} {d} && mount -o remount,ro,bind {d} {d} && exec "$@"', "sh"]
+
+
+def test_read_only_folder_is_read_and_new_code_goes_to_the_user_folder(filled, tmp_path):
+    cache_dir = _copy_of(filled, tmp_path)
+    prefix = _read_only(cache_dir)
+    out, err = _run(tmp_path, cache_dir, prefix=prefix)  # all there: a hit
+    assert out == {"count": TRIANGLES, "compile_seconds": 0}
+    assert "gthinker:" not in err, err
+    _edit(tmp_path / "user.py", "MULT = 1", "MULT = 2")  # new code: compiled, kept elsewhere
+    out, err = _run(tmp_path, cache_dir, prefix=prefix)
+    assert out["count"] == 2 * TRIANGLES and out["compile_seconds"] > 0
+    said = [ln for ln in err.splitlines() if "cannot be written" in ln]
+    assert len(said) == 1 and str(tmp_path / "xdg" / "gthinker") in said[0], err
+    assert not _warning_lines(err), err
+    assert len(_entries(tmp_path / "xdg" / "gthinker")) == 1
+    out, err = _run(tmp_path, cache_dir, prefix=prefix)  # from the fallback
+    assert out == {"count": 2 * TRIANGLES, "compile_seconds": 0}
+    # No folder can be written (the fallbacks blocked too): the run still counts right,
+    # with one warning, and does not promise a first run only.
+    _edit(tmp_path / "user.py", "MULT = 2", "MULT = 3")
+    (tmp_path / "afile").write_text("not a folder")
+    blocked = tmp_path / "afile"
+    out, err = _run(tmp_path, cache_dir, prefix=prefix, XDG_CACHE_HOME=str(blocked / "xdg"),
+                    preamble=f"import tempfile; tempfile.tempdir = {str(blocked / 'tmp')!r}")
+    assert out["count"] == 3 * TRIANGLES and out["compile_seconds"] > 0
     warnings = _warning_lines(err)
-    assert len(warnings) == 1, err
-    assert "cannot write the compile cache" in warnings[0]
+    assert len(warnings) == 1 and "cannot write the compile cache" in warnings[0], err
+    assert "first run only" not in err
 
 
 def test_cache_off_writes_nothing(tmp_path):
@@ -315,7 +390,65 @@ def test_recursive_code_is_compiled_in_each_process(tmp_path):
     assert [ln for ln in err.splitlines() if "recursive" in ln] == [
         "gthinker: Tri (CPU tasks) calls a recursive function, whose code Numba cannot keep; "
         "it is compiled in each process"]
-    assert _entries(tmp_path / "cache") == []  # so no other process can load it
+    # The entry says so, and holds no code that another process could load.
+    (entry,) = _entries(tmp_path / "cache")
+    key, payload, not_kept = cache_files.unpack(entry.read_bytes())
+    assert payload is None and "recursive" in not_kept
+    out, err = _run(tmp_path, tmp_path / "cache")  # compiles again, and knew it would
+    assert out["count"] == TRIANGLES and out["compile_seconds"] > 0
+    assert "first run only" not in err and len(
+        [ln for ln in err.splitlines() if "recursive" in ln]) <= 1, err
+
+
+# ---- timing, in this process --------------------------------------------------------
+
+TIMED = """
+    def inner(x):
+        s = 0
+        for i in range(x):
+            s += i * SALT
+        return s
+
+    def outer(x):
+        return inner(x) + 1
+
+    def bad(x):
+        return x.no_such_attribute
+"""
+
+
+def _timed_functions(tmp_path, monkeypatch):
+    """inner, outer (which calls inner) and bad (which does not compile), each kept in
+    a fresh compile cache (their salt: this test's own code)."""
+    monkeypatch.setenv(cache.ENV, str(tmp_path / "cache"))
+    namespace = {"__name__": "timed", "SALT": hash(str(tmp_path)) % 1000 + 1}
+    exec(textwrap.dedent(TIMED), namespace)
+    for name in ("inner", "outer", "bad"):
+        namespace[name] = cache.jit(f"test {name}")(namespace[name])
+    return namespace
+
+
+def _timed(fn, *args):
+    """(seconds compile_seconds grew, wall seconds) over one call of ``fn``."""
+    before, t0 = cache.compile_seconds(), time.perf_counter()
+    fn(*args)
+    return cache.compile_seconds() - before, time.perf_counter() - t0
+
+
+def test_a_compile_inside_another_counts_once(tmp_path, monkeypatch):
+    ns = _timed_functions(tmp_path, monkeypatch)
+    compiled, wall = _timed(ns["outer"], 10)  # compiling outer compiles inner
+    assert ns["outer"](10) == 45 * ns["SALT"] + 1
+    assert 0 < compiled <= wall
+    assert len(list((tmp_path / "cache" / "cpu").glob("timed.*.gtc"))) == 2
+
+
+def test_a_compile_that_raises_stops_its_timing(tmp_path, monkeypatch):
+    ns = _timed_functions(tmp_path, monkeypatch)
+    with pytest.raises(TypingError):
+        ns["bad"](1)
+    compiled, wall = _timed(ns["inner"], 10)  # timed on its own, not inside bad's
+    assert 0 < compiled <= wall
 
 
 # ---- fingerprint, in this process --------------------------------------------------

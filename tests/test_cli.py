@@ -32,6 +32,7 @@ def test_generate_then_mce_json_matches_api(tmp_path):
     assert {"count", "max_size", "histogram", "seconds", "mode", "threads", "stats"} <= set(out)
     assert out["threads"] == 2 and out["mode"] == "cpu"
     assert {"tasks_spawned", "tasks_decomposed", "spill_peak_bytes"} <= set(out["stats"])
+    assert out["peak_memory_bytes"] > 2**20  # the process's peak, as the OS counts it
 
 
 def test_output_and_text_summary(tmp_path):

@@ -53,11 +53,19 @@ def test_read_edgelist_remaps_noncontiguous_ids(tmp_path):
     assert g.report.edges_read == 3
 
 
-def test_read_accepts_str_path_crlf_and_extra_fields(tmp_path):
-    f = write(tmp_path / "w.txt", "1 2 0.5\r\n2\t3\t17 x y\r\n")
+def test_read_accepts_str_path_crlf_and_numbers_after_the_edge(tmp_path):
+    f = write(tmp_path / "w.txt", "1 2 0.5\r\n2\t3\t17 -1.5e3\r\n")
     g = Graph.read(str(f))
     assert g.num_edges == 2
     assert g.neighbors(1).tolist() == [0, 2]
+
+
+@pytest.mark.parametrize("line", ["1 2 garbage", "1 2 3 x", "1 2 0.5abc"])
+def test_a_word_after_the_edge_is_an_error_naming_the_line(tmp_path, line):
+    f = write(tmp_path / "w.txt", f"0 1\n# c\n{line}\n4 5\n")
+    with pytest.raises(GraphFormatError, match=re.escape(f"{f}:3: unexpected")) as info:
+        Graph.read(f)
+    assert repr(line) in str(info.value)
 
 
 def test_self_loops_and_duplicates_counted(tmp_path):

@@ -1,7 +1,7 @@
 """Fault injection: real runs interrupted, terminated and killed at random moments
 in subprocesses (issue 17). Each asserts a clean exit (130 / 143, no traceback), a
-partial result marked as such, output files of whole lines that hold real cliques,
-and no temporary files left behind."""
+partial result marked as such, no partial output file, and no temporary files left
+behind."""
 
 import json
 import os
@@ -95,24 +95,17 @@ def test_ctrl_c_mid_run_prints_the_partial_result_marked(big):
     assert took < 10  # within about a second on an idle machine; generous for CI
 
 
-def test_sigterm_leaves_an_output_file_of_whole_real_cliques(big, tmp_path):
-    path, graph = big
+def test_sigterm_leaves_no_partial_output_file(big, tmp_path):
+    """An output file is whole or not there: a terminated run leaves the file that
+    was there before (none here) and no temporary file."""
+    path, _ = big
     out_file = tmp_path / "cliques.txt"
     code, err, result, _ = _stop_mce_mid_run(path, signal.SIGTERM, "-o", str(out_file))
     assert code == 143, err
     assert "terminated" in err
     assert result["stopped"] == "terminated"
-    text = out_file.read_text()
-    assert text.endswith("\n")
-    lines = text.splitlines()
-    assert len(lines) == result["count"] > 0  # every counted clique was written, whole
-    for line in RNG.sample(lines, min(300, len(lines))):
-        clique = [int(x) for x in line.split()]
-        assert len(clique) == len(set(clique)) >= 2
-        assert all(graph.has_edge(u, v) for i, u in enumerate(clique) for v in clique[i + 1:])
-        # maximal: no vertex is adjacent to all of it
-        common = set(graph[clique[0]]).intersection(*(graph[u] for u in clique[1:]))
-        assert not common
+    assert result["count"] > 0
+    assert os.listdir(tmp_path) == []
 
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])

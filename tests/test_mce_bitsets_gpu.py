@@ -30,7 +30,7 @@ def _ordered(G):
 
 
 def _search_all(g, **kw):
-    dev = mb.Device(g, g.degeneracy + 2, blocks=1, **kw)
+    dev = mb.BitsetDevice(g, g.degeneracy + 2, blocks=1, **kw)
     work = mb.Work(np.arange(g.num_vertices)[::-1], np.zeros(0, np.int32), np.zeros(1, np.int64))
     rounds = 0
     while len(work):
@@ -122,7 +122,7 @@ def test_a_record_wider_than_any_initial_subtree_gets_its_own_scratch():
     G = nx.compose(nx.gnp_random_graph(14, 0.4, seed=9), nx.complete_graph(5))
     g = _ordered(G)
     n = g.num_vertices
-    dev = mb.Device(g, g.degeneracy + 2, blocks=1)
+    dev = mb.BitsetDevice(g, g.degeneracy + 2, blocks=1)
     work = mb.Work(np.zeros(0, np.int32), np.array([0, n, 0, *range(n)], np.int32),
                    np.array([0, 3 + n], np.int64))
     assert work.needs(dev.later, dev.earlier)[0][0] > dev.id_stride

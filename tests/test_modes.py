@@ -106,5 +106,5 @@ def test_small_jobs_stay_on_the_cpu(monkeypatch):
     nx.set_node_attributes(q, {0: 1, 1: 2, 2: 3}, "label")
     tiny = sm.plan(gthinker.Graph.from_networkx(g),
                    gthinker.Graph.from_networkx(q), False)
-    assert "small search" in sm_app._small_search(tiny)
-    assert sm_app._small_search(sm.plan(big, "triangle", True)) == ""
+    assert "small search" in sm_app.small_search(tiny)
+    assert sm_app.small_search(sm.plan(big, "triangle", True)) == ""

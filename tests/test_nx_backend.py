@@ -196,9 +196,9 @@ def test_find_cliques_streams_and_stops_when_closed(tmp_path, monkeypatch):
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
     cliques = on_backend("find_cliques", G)
     assert len(next(cliques)) == 11
-    assert any(t.name == "gthinker-iter-cliques" for t in threading.enumerate())
+    assert any(t.name == "gthinker-stream" for t in threading.enumerate())
     cliques.close()
-    assert not any(t.name == "gthinker-iter-cliques" for t in threading.enumerate())
+    assert not any(t.name == "gthinker-stream" for t in threading.enumerate())
     assert not list(tmp_path.iterdir())
 
 

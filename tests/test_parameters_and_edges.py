@@ -162,12 +162,12 @@ def test_gsword_flags_few_valid_samples_and_heavy_tails():
 
     import numpy as np
 
-    even = [SimpleNamespace(out_sum=np.full(200, 5.0))]
+    even = [SimpleNamespace(n=6400, out_sum=np.full(200, 5.0))]
     assert gsword.diagnose(even, valid=10_000) == []
     assert "valid samples" in gsword.diagnose(even, valid=12)[0]
     spike = np.full(200, 1.0)
     spike[7] = 1000.0
-    warning = gsword.diagnose([SimpleNamespace(out_sum=spike)], valid=10_000)
+    warning = gsword.diagnose([SimpleNamespace(n=6400, out_sum=spike)], valid=10_000)
     assert len(warning) == 1 and "heavy-tailed" in warning[0]
     # a real run where almost nothing is valid: a triangle in a sparse random graph
     G = nx.compose(nx.gnp_random_graph(300, 0.01, seed=1), nx.complete_graph(3))

@@ -3,6 +3,7 @@ least k vertices (mce.run / iter_cliques ``min_size``, in every mode), the cliqu
 containing given vertices, the clique-size histogram, streamed clique batches,
 triangles per vertex, and subgraph matches as numpy arrays with any node names."""
 
+import functools
 import itertools
 import threading
 from collections import Counter
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 
 import gthinker
+from gthinker import stream
 from gthinker.apps import count, mce, sm
 
 
@@ -107,7 +109,7 @@ def test_clique_batches_stream_while_the_search_runs(tmp_path, monkeypatch):
     G = nx.complete_multipartite_graph(*[3] * 11)
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
     def searches():
-        return {t for t in threading.enumerate() if t.name == "gthinker-iter-cliques"}
+        return {t for t in threading.enumerate() if t.name == "gthinker-stream"}
 
     before = searches()  # an earlier test's generator may still be collected
     batches = mce.iter_clique_batches(G, threads=2)
@@ -159,3 +161,35 @@ def test_matches_are_arrays_of_node_names(names):
     paths = sm.match(H, "3-path", threads=2)  # embeddings: every automorphic image too
     brute = [(a, b, c) for b in H for a in H[b] for c in H[b] if a != c]
     assert sorted(map(repr, map(tuple, paths.tolist()))) == sorted(map(repr, brute))
+
+
+def _decode_records(words):
+    out, at = [], 0
+    while at < words.size:
+        out.append(tuple(sorted(words[at + 1:at + 1 + words[at]].tolist())))
+        at += 1 + words[at]
+    return sorted(out)
+
+
+def test_binary_output_file_holds_the_same_results_as_text(tmp_path):
+    G = planted(60, 0.1, [6, 5], seed=8)
+    mce.run(G, threads=2, output=tmp_path / "c.txt")
+    mce.run(G, threads=2, output=tmp_path / "c.bin", output_format="binary")
+    text = sorted(tuple(sorted(map(int, line.split())))
+                  for line in (tmp_path / "c.txt").read_text().splitlines())
+    assert _decode_records(np.fromfile(tmp_path / "c.bin", np.int64)) == text == nx_cliques(G)
+    with pytest.raises(ValueError, match="output_format"):
+        mce.run(G, threads=2, output=tmp_path / "c.x", output_format="csv")
+
+
+def test_any_job_streams_through_the_runtime_service():
+    """gthinker.stream.batches is not MCE's: subgraph matches stream the same way."""
+    G = planted(40, 0.15, [5], seed=2)
+    found = []
+    for batch in stream.batches(functools.partial(sm.count, G, "triangle", unique=True,
+                                                         mode="cpu", threads=2)):
+        for a, b in zip(batch.offsets[:-1], batch.offsets[1:], strict=True):
+            found.append(tuple(sorted(batch.values[a:b].tolist())))
+    want = sorted(tuple(sorted(t)) for t in itertools.combinations(G, 3)
+                  if all(G.has_edge(u, v) for u, v in itertools.combinations(t, 2)))
+    assert sorted(found) == want  # each triangle once

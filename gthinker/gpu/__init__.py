@@ -21,6 +21,7 @@ import importlib
 
 from .availability import (
     SMALL_GRAPH_EDGES,
+    check_mode,
     device_status,
     numba_cuda,
     require_device,
@@ -39,8 +40,9 @@ from .devices import (
 )
 from .simulator import enabled as _simulated
 
-__all__ = ["GPUContext", "SMALL_GRAPH_EDGES", "current_device", "device_status", "device_totals",
-           "driving", "graph_on_device", "numba_cuda", "on_device", "release_buffers",
+__all__ = ["GPUContext", "SMALL_GRAPH_EDGES", "check_mode", "current_device", "device_status",
+           "device_totals", "driving", "graph_on_device", "numba_cuda", "on_device",
+           "release_buffers",
            "require_device", "resolve_devices", "resolve_mode", "small_graph", "visible_devices"]
 
 if _simulated():  # tests: the shims go in before any GPU module is imported

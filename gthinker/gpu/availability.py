@@ -13,7 +13,7 @@ from ..errors import DeviceUnavailableError
 from ..options import MODES
 from . import simulator
 
-__all__ = ["SMALL_GRAPH_EDGES", "device_status", "numba_cuda", "require_device",
+__all__ = ["SMALL_GRAPH_EDGES", "check_mode", "device_status", "numba_cuda", "require_device",
            "resolve_mode", "small_graph"]
 
 #: Graphs with fewer edges stay on the CPU in auto mode: starting the GPU costs
@@ -104,6 +104,14 @@ def require_device() -> str:
     return what
 
 
+def check_mode(mode, allowed=MODES) -> str:
+    """``mode`` when it is ``"auto"`` or one of ``allowed``, else ValueError: the
+    apps check it before any work, :func:`resolve_mode` decides it later."""
+    if mode != "auto" and mode not in allowed:
+        raise ValueError(f"mode must be one of auto, {', '.join(allowed)}; got {mode!r}")
+    return mode
+
+
 def resolve_mode(mode: str, *, allowed=MODES, auto: str = "hybrid",
                  cpu_because: str = "") -> tuple[str, str]:
     """The mode a run takes, and why: the one place where it is decided.
@@ -114,8 +122,7 @@ def resolve_mode(mode: str, *, allowed=MODES, auto: str = "hybrid",
     gives a reason to stay on the CPU (the job is small, or lists results);
     else ``"cpu"``. A GPU that is there but cannot be set up (numba-cuda fails
     to import, no device) is said once on stderr."""
-    if mode != "auto" and mode not in allowed:
-        raise ValueError(f"mode must be one of auto, {', '.join(allowed)}; got {mode!r}")
+    check_mode(mode, allowed)
     if mode != "auto":
         if mode != "cpu":
             require_device()

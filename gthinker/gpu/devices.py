@@ -87,10 +87,33 @@ def graph_on_device(graph):
     with _KEEPING:
         kept = graph.derived("gpu.on_device", lambda _: {})
         if gpu not in kept:
+            _check_fits(graph, gpu)
             labels = graph.labels if graph.labels is not None else np.zeros(0, np.int32)
             kept[gpu] = tuple(numba_cuda().to_device(a if a.size else np.zeros(1, a.dtype))
                               for a in (graph.indptr, graph.indices, labels))
         return kept[gpu]
+
+
+def _check_fits(graph, gpu) -> None:
+    """Raises GraphTooLargeError, before anything is copied, when the graph's arrays
+    would not fit in the device's free memory (the simulator has no figures)."""
+    from ..errors import GraphTooLargeError
+    from ..memory import describe
+    from .availability import numba_cuda
+
+    need = graph.indptr.nbytes + graph.indices.nbytes + (
+        graph.labels.nbytes if graph.labels is not None else 0)
+    try:
+        free, total = numba_cuda().current_context().get_memory_info()
+    except (AttributeError, NotImplementedError, TypeError):
+        return
+    if need > free:
+        raise GraphTooLargeError(
+            f"the graph ({graph.num_vertices:,} vertices, {graph.num_edges:,} edges) needs "
+            f"{describe(need)} on GPU {gpu}, which has {describe(free)} free of "
+            f"{describe(total)}; a graph of up to about {int(free) // 8:,} edges would fit "
+            "(8 bytes an edge and 8 a vertex); run it with --mode cpu, or on a GPU with more "
+            "memory")
 
 
 def on_device(device: int | None):

@@ -15,14 +15,21 @@ examples:
   gthinker count g.txt 5-clique --json
   gthinker count g.txt cliques                         # k-cliques for every k
   gthinker count g.txt house --mode cpu
+  gthinker count g.txt motifs --size 4                 # every connected 4-vertex motif
 
-PATTERN is triangle, k-clique, cliques (every k at once), 4-cycle, diamond,
-tailed-triangle, house, k-path, k-star (k vertices), or a pattern file (an edge
-list or .graph). Counts distinct subgraphs (not necessarily induced). Cliques
-are counted on the graph oriented by degeneracy order, each clique once, the
+PATTERN is triangle, k-clique, cliques (every k at once), motifs (every connected
+pattern of --size 3, 4 or 5 vertices at once), 4-cycle, diamond, tailed-triangle,
+house, any connected 5-vertex shape by name (bull, gem, 5-cycle, ...: see
+docs/matching.md), k-path, k-star (k vertices), or a pattern file (an edge list or
+.graph). Counts distinct subgraphs (not necessarily induced); motifs are counted
+induced (as igraph and ESCAPE do) unless --non-induced. A clique, however it is
+given, is counted on the graph oriented by degeneracy order, each clique once, the
 last level by intersection sizes; "cliques" walks Pivoter's clique tree and is
-exact however large the counts. Other patterns run the subgraph-matching app
-with symmetry breaking. With a CUDA GPU, auto counts cliques on the GPU.
+exact however large the counts. 4-cycle, tailed-triangle and house are counted by
+formulas from per-edge triangle and 4-cycle counts (CPU). Other patterns run the
+subgraph-matching search with symmetry breaking, the last levels counted from
+intersection sizes. With a CUDA GPU, auto counts cliques on the GPU; motifs run
+on the CPU.
 """
 
 
@@ -116,17 +123,32 @@ def request(pattern="triangle", **keywords) -> CountRequest:
 
 
 def add_arguments(p) -> None:
+    from gthinker.registry import positive_int_arg
+
     p.add_argument("pattern", help="pattern name or pattern file (see below)")
+    p.add_argument("--size", type=positive_int_arg, default=None, metavar="K",
+                   help="with PATTERN motifs: the motif size, 3, 4 or 5")
+    p.add_argument("--non-induced", action="store_true",
+                   help="with PATTERN motifs: count distinct subgraphs, not induced ones")
 
 
 def from_args(args) -> dict:
-    return {"pattern": args.pattern}
+    if (args.pattern == "motifs") != (args.size is not None):
+        raise ValueError("--size K goes with PATTERN motifs (K = 3, 4 or 5), and motifs "
+                         "needs it")
+    if args.non_induced and args.pattern != "motifs":
+        raise ValueError("--non-induced goes with PATTERN motifs")
+    if args.pattern != "motifs":
+        return {"pattern": args.pattern}
+    return {"pattern": "motifs", "size": args.size, "induced": not args.non_induced}
 
 
 def describe(res, label=None) -> list[str]:
     from gthinker.text import threads
 
-    if res.counts is not None:
+    if res.pattern == "motifs":
+        lines = [f"{name}: {n:,}" for name, n in res.counts.items()]
+    elif res.counts is not None:
         lines = [f"{k}-cliques: {n:,}" for k, n in res.counts.items()]
     else:
         lines = [f"{res.pattern}: {res.count:,}"]

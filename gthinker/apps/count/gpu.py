@@ -29,7 +29,7 @@ one launch and one synchronisation.
 
 In gpu mode :func:`count` launches the edge kernel once over the whole graph,
 with no job around it; the device copy of the graph is kept for the next
-count on the same graph, one per CUDA device (:meth:`Device.of`), so that
+count on the same graph, one per CUDA device (:meth:`CliqueDevice.of`), so that
 threads each inside ``with cuda.gpus[i]:`` may count on their own GPUs at once.
 In hybrid mode the kernels join a job as an external worker of the master
 (:func:`worker`): it takes range records ``[-1 - lo, hi]`` (the edges of first
@@ -55,7 +55,7 @@ from gthinker.gpu import launch
 from gthinker.gpu.device_helpers import FULL_MASK, lower_bound, warp_prefix, warp_sum
 from gthinker.gpu.engine import EngineResults, GPUEngine
 
-__all__ = ["CliqueEngine", "Device", "count", "edge_ranges", "WARPS_PER_BLOCK"]
+__all__ = ["CliqueDevice", "CliqueEngine", "count", "edge_ranges", "WARPS_PER_BLOCK"]
 
 WARPS_PER_BLOCK = 8
 THREADS = 32 * WARPS_PER_BLOCK  # per block
@@ -446,10 +446,10 @@ def kernels():
 # ---- the device copy ----------------------------------------------------------------------
 
 
-_MAKING = threading.Lock()  # Device.of: one maker at a time (the kept dict is shared)
+_MAKING = threading.Lock()  # CliqueDevice.of: one maker at a time (the kept dict is shared)
 
 
-class Device:
+class CliqueDevice:
     """The oriented graph on one CUDA device, each warp's candidate buffer and
     the launch state.
 
@@ -457,14 +457,14 @@ class Device:
     for), so that counting again on the same graph copies nothing to the device."""
 
     @classmethod
-    def of(cls, dag, k, blocks=None) -> Device:
+    def of(cls, dag, k, blocks=None) -> CliqueDevice:
         """The copy of ``dag`` on the current CUDA device for k-cliques: the one
         kept with ``dag`` when it was made there for the same k (one k at a time: a
         buffer may take gigabytes). Callable from threads, each in its own
         ``with cuda.gpus[i]:``."""
         gpu = gthinker.gpu.current_device()
         with _MAKING:
-            kept = dag.derived("count_gpu.Device", lambda _: {})
+            kept = dag.derived("count.CliqueDevice", lambda _: {})
             dev = kept.get(gpu)
             if dev is not None and dev.k == k and blocks is None:
                 return dev
@@ -595,7 +595,7 @@ def count(dag, k, vertices: range | None = None) -> tuple[int, dict]:
     current CUDA device alone, without a job: one launch over every edge and one
     synchronisation. Returns the count and ``kernel_seconds`` (launch to result),
     ``launches`` and ``device``."""
-    dev = Device.of(dag, k)
+    dev = CliqueDevice.of(dag, k)
     lo, hi = (0, dag.num_vertices) if vertices is None else (vertices.start, vertices.stop)
     with dev.lock:
         t0 = time.perf_counter()
@@ -631,11 +631,11 @@ class CliqueEngine(GPUEngine):
 
     counters = ("cliques",)
     name = "cliques"
-    one_per_device = True  # it holds its device's Device (one count at a time) for the job
+    one_per_device = True  # it holds its device's CliqueDevice (one count at a time) for the job
 
     def __init__(self, dag, setup):
         super().__init__(dag, setup)
-        self.dev = Device.of(dag, int(setup.params[0]))
+        self.dev = CliqueDevice.of(dag, int(setup.params[0]))
         self.dev.lock.acquire()
         self.dev.reset()
         self.busy = 0.0

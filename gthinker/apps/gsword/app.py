@@ -57,9 +57,10 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+import psutil
 
 import gthinker
-from gthinker.runtime import MAX_THREADS, positive_int
+from gthinker.runtime import positive_int
 
 from ..matching.patterns import as_query
 from ..matching.planner import quicksi_order
@@ -101,7 +102,7 @@ from .trawl import (
 
 __all__ = ["Alley", "CandidateGraph", "Estimator", "GSwordResult", "HELPERS", "MAX_QUERY",
            "WanderJoin", "candidate_graph", "diagnose", "estimate", "estimators",
-           "quicksi_order"]
+           "check_samples", "quicksi_order", "summary"]
 
 
 # ---- the estimate -------------------------------------------------------------------
@@ -114,12 +115,16 @@ SMALL_SAMPLES = 100_000
 
 @dataclass
 class GSwordResult:
+    """The estimate of :func:`estimate`. With no samples drawn (a run stopped before its
+    first batch ended) there is no estimate: ``estimate``, ``stderr``, ``ci95`` and
+    ``valid_ratio`` are None and ``warnings`` says why (``reliable`` is False)."""
+
     query: str
-    estimate: float
+    estimate: float | None
     samples: int
-    valid_ratio: float  # full valid instances drawn per sample
-    stderr: float
-    ci95: tuple
+    valid_ratio: float | None  # full valid instances drawn per sample
+    stderr: float | None
+    ci95: tuple | None
     seconds: float  # wall time of the call (candidate graph, sampling, trawling), not compiling
     #: samples / sampling_seconds; None when nothing was sampled (a query vertex has no
     #: candidate, so the estimate is exactly 0)
@@ -160,9 +165,33 @@ class GSwordResult:
             "compile_seconds", "samples_per_second", "sampling_seconds", "build_seconds",
             "estimator", "mode", "trawl", "batches", "seed", "inheritance", "streaming",
             "order", "candidates", "threads", "reliable", "warnings", "stopped")}
-        d["ci95"] = list(self.ci95)
+        d["ci95"] = list(self.ci95) if self.ci95 is not None else None
         d["trawl_stats"] = dict(self.trawl_stats)
         return d
+
+
+#: Bytes an estimate keeps per round of ROUND samples (its sum and its valid count),
+#: for every batch until the end.
+ROUND_BYTES = 16
+
+
+def check_samples(samples, batches) -> tuple[int, int | None]:
+    """``samples`` (1 to ``MAX_SAMPLES``) and ``batches`` (None, or 1 to ``samples``) by their
+    rules, and the samples against memory: their round sums must fit in half the
+    free memory, else ValueError says how many would."""
+    samples = positive_int("samples", samples, MAX_SAMPLES)
+    if batches is not None:  # None: the stopping rule's growing batches, or one
+        batches = positive_int("batches", batches, samples)
+    need = -(-samples // ROUND) * ROUND_BYTES
+    free = psutil.virtual_memory().available
+    if need > free // 2:
+        fit = (free // 2) // ROUND_BYTES * ROUND
+        raise ValueError(
+            f"samples={samples:,} keep {need / 2**30:.1f} GiB of round sums ({ROUND_BYTES} "
+            f"bytes per {ROUND} samples), more than half the {free / 2**30:.1f} GiB of free "
+            f"memory: at most {fit:,} samples fit in one call (split larger estimates over "
+            f"calls with first_sample=, whose rounds merge)")
+    return samples, batches
 
 
 def _resolve_estimator(estimator):
@@ -250,23 +279,19 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
     t0 = time.perf_counter()
     compiled_before = gthinker.cache.compile_seconds()
     est = _resolve_estimator(estimator)
-    samples = positive_int("samples", samples, MAX_SAMPLES)
-    if batches is not None:
-        batches = positive_int("batches", batches, samples)
-    rule = StopRule(target_error, time_budget)
+    samples, batches = check_samples(samples, batches)
     trawl_samples = positive_int("trawl_samples", trawl_samples)
     cutoff_walks = positive_int("cutoff_walks", cutoff_walks)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
-        raise ValueError(f"seed must be an integer in [0, 2**63), got {seed!r}")
-    if trawl_window is not None and not (isinstance(trawl_window, (int, float))
-                                         and trawl_window >= 0):
-        raise ValueError(f"trawl_window must be a number of seconds >= 0, got {trawl_window!r}")
+    seed = gthinker.options.seed("seed", seed)
+    if trawl_window is not None:
+        trawl_window = gthinker.options.seconds_or_off("trawl_window", trawl_window)
+    time_budget = gthinker.options.check("time_budget", time_budget)
+    rule = StopRule(target_error, time_budget)
+    threads = gthinker.options.check("threads", threads) or gthinker.default_threads()
+    gthinker.gpu.check_mode(mode, ("cpu", "gpu"))
     mode, _why = gthinker.gpu.resolve_mode(
         mode, allowed=("cpu", "gpu"), auto="gpu",
         cpu_because=f"few samples (< {SMALL_SAMPLES:,})" if samples < SMALL_SAMPLES else "")
-    if threads is None:
-        threads = gthinker.default_threads()
-    threads = positive_int("threads", threads, MAX_THREADS)
     data = gthinker.as_graph(data)
     query_graph = as_query(query)
     tb = time.perf_counter()
@@ -283,16 +308,13 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
                     trawl_window, cutoff_walks, inheritance, streaming, gpu_options)
     done = run.batches(sizes, first_sample, trawl_samples, stop, progress)
     total = sum(x.n for x in done)
-    est_value, stderr, valid = combine(done, total)
+    fields = summary(done)
     compile_seconds = gthinker.cache.compile_seconds() - compiled_before
     seconds = time.perf_counter() - t0 - compile_seconds
     return GSwordResult(
         query=name if name is not None else (query if isinstance(query, str) else "query"),
-        estimate=est_value, samples=total,
-        valid_ratio=valid / total if total else 0.0, stderr=stderr,
-        # The count is never negative: the interval is clamped at 0.
-        ci95=(max(0.0, est_value - 1.96 * stderr), est_value + 1.96 * stderr), seconds=seconds,
-        samples_per_second=None if cg.empty() or run.sampling_seconds <= 0 else (
+        samples=total, **fields, seconds=seconds,
+        samples_per_second=None if cg.empty() or run.sampling_seconds <= 0 or not total else (
             total / run.sampling_seconds),
         sampling_seconds=run.sampling_seconds, build_seconds=build_seconds, estimator=est.name,
         mode=mode, trawl=plan_params is not None, batches=len(done), seed=int(seed),
@@ -300,7 +322,7 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
         streaming=bool(streaming) and mode == "gpu" and bool(est.refines),
         order=[int(u) for u in cg.order], candidates=[len(c) for c in cg.candidates],
         trawl_stats=run.stats, threads=threads, compile_seconds=compile_seconds,
-        warnings=diagnose(done, valid), stopped=run.stopped,
+        stopped=run.stopped,
         rounds=[(b.first, b.n, b.out_sum, b.out_valid) for b in done])
 
 
@@ -365,7 +387,7 @@ class _Pipeline:
         drawn = sum(x.n for x in self.done)
         if progress is None and not (more and self.rule.active):
             return self._stop_set(more, stop)
-        est, err, _ = combine(self.done, drawn)
+        est, err, _ = _combine(self.done, drawn)
         if progress is not None:
             progress({"batch": len(self.done), "batches": total, "samples": drawn,
                       "estimate": est})
@@ -494,18 +516,43 @@ MIN_VALID = 100
 #: effective number of rounds below MIN_EFFECTIVE_ROUNDS: heavy-tailed weights.
 MAX_ROUND_SHARE = 0.2
 MIN_EFFECTIVE_ROUNDS = 30
+#: Batch means further apart than their standard errors allow at this
+#: significance (a chi-square test): the walks disagree.
+BATCH_AGREEMENT_P = 0.001
+#: Why a run with no samples has no estimate.
+NO_SAMPLES = "no samples were drawn (the run was stopped before its first batch ended)"
+
+
+def summary(batches) -> dict:
+    """The estimate's fields of a :class:`GSwordResult` over the completed ``batches``
+    (each with ``n``, ``out_sum`` and ``out_valid``): ``estimate``, ``stderr``,
+    ``ci95`` (clamped at 0: a count is never negative), ``valid_ratio`` and
+    ``warnings``; with no samples, no estimate (None) and the reason."""
+    total = sum(b.n for b in batches)
+    if total <= 0:
+        return {"estimate": None, "stderr": None, "ci95": None, "valid_ratio": None,
+                "warnings": [NO_SAMPLES]}
+    est, stderr, valid = _combine(batches, total)
+    return {"estimate": est, "stderr": stderr,
+            "ci95": (max(0.0, est - 1.96 * stderr), est + 1.96 * stderr),
+            "valid_ratio": valid / total, "warnings": diagnose(batches, valid)}
 
 
 def diagnose(batches, valid) -> list[str]:
-    """The estimator's own warning signs, as sentences (empty: none seen).
+    """The estimator's own warning signs, as sentences (empty: none seen), for the
+    completed ``batches`` (each with ``n`` samples and the round sums ``out_sum``)
+    holding ``valid`` valid samples.
 
     The 95% interval is estimate +- 1.96 standard errors of the round means: it
     covers the count about 95% of the time when the values are many and not
-    heavy-tailed. Two signs that they are not: few valid samples, and weight
-    concentrated in a few rounds (effective rounds ``(sum T)^2 / sum T^2``).
-    Rare heavy samples that were never drawn leave no sign: a clean result is
-    not a guarantee."""
-    sums = np.concatenate([b.out_sum for b in batches]) if batches else np.zeros(0)
+    heavy-tailed, and the batches sample the same thing. Signs that they are
+    not: no samples at all, few valid samples, weight concentrated in a few rounds
+    (effective rounds ``(sum T)^2 / sum T^2``), and batch means further apart than
+    their standard errors allow (:func:`_batch_disagreement`). Rare heavy samples
+    that were never drawn leave no sign: a clean result is not a guarantee."""
+    if not any(b.out_sum.size for b in batches):
+        return [NO_SAMPLES]
+    sums = np.concatenate([b.out_sum for b in batches])
     out = []
     if 0 < valid < MIN_VALID:
         out.append(f"only {valid} valid samples (fewer than {MIN_VALID})")
@@ -516,26 +563,74 @@ def diagnose(batches, valid) -> list[str]:
         if share > MAX_ROUND_SHARE or effective < MIN_EFFECTIVE_ROUNDS:
             out.append(f"heavy-tailed weights: one round of {ROUND} samples holds "
                        f"{share:.0%} of the estimate, {effective:.1f} effective rounds")
+    disagree = _batch_disagreement(batches)
+    if disagree:
+        out.append(disagree)
     return out
 
 
-def combine(batches, total):
+def _round_residuals(b):
+    """A batch's sum of sample values T and its rounds' residuals T_r - (T / n) n_r."""
+    t = float(b.out_sum.sum())
+    rounds = b.out_sum.size
+    n_r = np.full(rounds, ROUND, np.float64)
+    n_r[-1] = b.n - ROUND * (rounds - 1)
+    return t, b.out_sum - (t / b.n) * n_r
+
+
+def _batch_mean_and_variance(b):
+    """A batch's mean sample value and the variance of that mean (cluster-sample,
+    over its rounds)."""
+    t, resid = _round_residuals(b)
+    rounds = resid.size
+    return t / b.n, rounds / (rounds - 1) * float(resid @ resid) / (b.n * b.n)
+
+
+def _batch_disagreement(batches) -> str | None:
+    """A sentence when the batch means differ by more than their standard errors
+    allow (chi-square test of equal means, p < :data:`BATCH_AGREEMENT_P`): batches
+    of one estimate sample the same thing, so they disagree only when the walks
+    (or the trawled counts) do."""
+    stats = [_batch_mean_and_variance(b) for b in batches if b.out_sum.size > 1]
+    if len(stats) < 2 or min(v for _, v in stats) <= 0:
+        return None
+    w = np.array([1.0 / v for _, v in stats])
+    m = np.array([mean for mean, _ in stats])
+    chi2 = float(w @ (m - (w @ m) / w.sum()) ** 2)
+    p = _chi2_sf(chi2, len(stats) - 1)
+    if p >= BATCH_AGREEMENT_P:
+        return None
+    return (f"the {len(stats)} batches disagree: their means differ by more than their "
+            f"standard errors allow (chi-square {chi2:.1f} on {len(stats) - 1} degrees of "
+            f"freedom, p = {p:.1g})")
+
+
+def _chi2_sf(x: float, k: int) -> float:
+    """P(X > x) for X chi-square with k degrees of freedom (Wilson-Hilferty: within a
+    few percent of the exact tail where it matters here)."""
+    if x <= 0:
+        return 1.0
+    c = 2.0 / (9.0 * k)
+    z = ((x / k) ** (1.0 / 3.0) - (1.0 - c)) / math.sqrt(c)
+    return 0.5 * math.erfc(z / math.sqrt(2.0))
+
+
+def _combine(batches, total):
     """(estimate, standard error, valid samples): the mean over all samples of
     their values. Rounds are the independent units (inheritance ties the
     samples of a round together); the variance is the cluster-sample one,
-    per batch: R / (R - 1) * sum over rounds of (T_r - mean_b * n_r)^2."""
+    per batch: R / (R - 1) * sum over rounds of (T_r - mean_b * n_r)^2. A trawled
+    sample's value (W_d times its exact count, or times a fresh walk estimate when
+    its enumeration was cut off) is part of its round's sum, so the variance of
+    the cut-off estimates is counted with the rest."""
     s = 0.0
     var = 0.0
     valid = 0
     for b in batches:
-        t = float(b.out_sum.sum())
+        t, resid = _round_residuals(b)
         s += t
         valid += int(b.out_valid.sum())
-        if b.rounds > 1:
-            n_r = np.full(b.rounds, ROUND, np.float64)
-            n_r[-1] = b.n - ROUND * (b.rounds - 1)
-            resid = b.out_sum - (t / b.n) * n_r
-            var += b.rounds / (b.rounds - 1) * float(resid @ resid)
-    if total <= 0:
-        return 0.0, 0.0, 0
+        rounds = resid.size
+        if rounds > 1:
+            var += rounds / (rounds - 1) * float(resid @ resid)
     return s / total, math.sqrt(var) / total, valid

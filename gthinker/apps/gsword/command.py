@@ -106,14 +106,9 @@ class GSwordRequest(Request):
                 first=0, n=sum(b.n for b in batches),
                 out_sum=np.concatenate([b.out_sum for b in batches]),
                 out_valid=np.concatenate([b.out_valid for b in batches]))] if batches else []
-        for b in batches:
-            b.rounds = b.out_sum.size
         total = sum(b.n for b in batches)
-        estimate, stderr, valid = app.combine(batches, total)
         return app.GSwordResult(
-            query=self.label, estimate=estimate, samples=total,
-            valid_ratio=valid / total if total else 0.0, stderr=stderr,
-            ci95=(max(0.0, estimate - 1.96 * stderr), estimate + 1.96 * stderr),
+            query=self.label, samples=total, **app.summary(batches),
             seconds=seconds, samples_per_second=(
                 None if first.samples_per_second is None or seconds <= 0 else total / seconds),
             sampling_seconds=sum(p["result"].sampling_seconds for p in parts),
@@ -123,7 +118,6 @@ class GSwordRequest(Request):
             streaming=first.streaming, order=first.order, candidates=first.candidates,
             trawl_stats=_summed([p["result"].trawl_stats for p in parts]), threads=threads,
             compile_seconds=max_compile(parts),
-            warnings=app.diagnose(batches, valid),
             rounds=[(b.first, b.n, b.out_sum, b.out_valid) for b in batches])
 
 

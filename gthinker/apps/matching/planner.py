@@ -13,10 +13,12 @@ on the host before they search.
   :func:`checked_order` (a caller's own), picked by name with :func:`order_for`.
   Every vertex after the first has an earlier neighbour (the query is connected);
   :func:`backward_positions` lists those earlier neighbours.
-- **Symmetry breaking** (:func:`symmetry_constraints`): for the query's
-  automorphism group, a chain of stabilizers gives constraints ``M(a) < M(b)``
-  (Grochow-Kellis); exactly one embedding per automorphism class meets them
-  (``unique=True`` counting).
+- **The pattern plan** (:mod:`gthinker.apps.matching.pattern_plan`): by default the
+  order comes from the query's shape, ending with its count-only tail, and the
+  symmetry-breaking restrictions follow it (:mod:`gthinker.apps.matching.symmetry`:
+  a chain of stabilizers along the order, Grochow-Kellis); exactly one embedding
+  per automorphism class meets them (``unique=True`` counting).
+  :func:`symmetry_constraints` gives them along the query's own vertex order.
 - **The plan** (:func:`plan`, :class:`Plan`): all of the above packed into one int64
   array, the job's ``params``, read by the CPU search (:mod:`gthinker.apps.sm.search`),
   the GPU contexts (:mod:`gthinker.apps.sm.gpu`) and gSWORD's trawling tasks.
@@ -31,7 +33,13 @@ intersection it starts from, or -1), ``H_LESS_PTR``/``H_LESS`` and
 ``H_MORE_PTR``/``H_MORE`` (per position d, the earlier positions p with
 ``M[p] < M[d]``, resp. ``M[p] > M[d]``), ``H_BITMAP`` (one candidate bitmap per
 position), ``H_BACK_PTR``/``H_BACK`` (the backward neighbours of each position)
-and ``H_ORDER`` (the query vertex at each position).
+and ``H_ORDER`` (the query vertex at each position). ``H_TAIL``: how many last
+positions are count-only (the pattern plan's ``count_only``; 0: enumerate every
+level); ``H_TAIL_CHAIN``: 1 when restrictions join those positions to each other;
+``H_TAIL_FILTER``: 1 when their candidates must still be checked against ``C(u)``
+(labeled queries: the label; unlabeled, adjacency to every neighbour implies the
+degree filter); ``H_TAIL_SAME``: 1 when the last two positions have the same
+backward neighbours (one intersection serves both).
 
 **Search records.** A partial match of the first ``k`` positions of the order is
 the record ``[k, M[0], ..., M[k-1]]`` (data vertices, int32), on the CPU and in the
@@ -49,13 +57,15 @@ import numpy as np
 
 import gthinker
 
+from . import symmetry
+from .pattern_plan import PatternPlan, pattern_plan
 from .patterns import as_query
 
 __all__ = ["HEADER", "Plan", "admissible", "admissible_within", "backward_positions",
            "check_query", "checked_order", "constraint_ranges", "constraint_ranges_cpu",
            "device_functions", "edges_between", "filter_candidates", "in_candidates",
-           "is_admissible", "is_admissible_within", "is_candidate", "matching_order", "order_for",
-           "plan", "quicksi_order", "symmetry_constraints"]
+           "is_admissible", "is_admissible_within", "is_candidate", "label_subgraph",
+           "matching_order", "order_for", "plan", "quicksi_order", "symmetry_constraints"]
 
 # ---- the params layout ---------------------------------------------------------------
 
@@ -63,7 +73,8 @@ H_NQ, H_CAP, H_WORDS, H_LIMITED = 0, 1, 2, 3
 H_SRC_PTR, H_SRC, H_REUSE = 4, 5, 6
 H_LESS_PTR, H_LESS, H_MORE_PTR, H_MORE, H_BITMAP = 7, 8, 9, 10, 11
 H_BACK_PTR, H_BACK, H_ORDER = 12, 13, 14
-HEADER = 15
+H_TAIL, H_TAIL_CHAIN, H_TAIL_FILTER, H_TAIL_SAME = 15, 16, 17, 18
+HEADER = 19
 
 
 # ---- the query, and candidate filtering ----------------------------------------------
@@ -126,6 +137,16 @@ def filter_candidates(data: gthinker.Graph, query: gthinker.Graph) -> list:
             ok &= (dn >= qn[u]).all(axis=1)
         out.append(np.flatnonzero(ok).astype(np.int32))
     return out
+
+
+def label_subgraph(data: gthinker.Graph, label: int) -> gthinker.Graph:
+    """The subgraph of ``data`` induced by its vertices labeled ``label``, unlabeled
+    (where a query whose labels all equal ``label`` has all its matches)."""
+    keep = np.asarray(data.labels) == label
+    rows = np.repeat(np.arange(data.num_vertices), np.diff(data.indptr))
+    mask = keep[rows] & keep[data.indices] & (rows < data.indices)
+    edges = np.stack([rows[mask], data.indices[mask]], axis=1).astype(np.int64)
+    return gthinker.Graph.from_edges(edges, num_vertices=data.num_vertices)
 
 
 def edges_between(data: gthinker.Graph, sources, targets) -> np.ndarray:
@@ -253,60 +274,13 @@ def backward_positions(query: gthinker.Graph, order) -> list:
 # ---- symmetry breaking ---------------------------------------------------------------
 
 
-def _automorphism_exists(adj, deg, labels, fixed: dict) -> bool:
-    """Is there an automorphism of the query (adjacency sets ``adj``, degrees
-    ``deg``) that maps u -> fixed[u]? (backtracking)"""
-    nq = len(adj)
-    image = [-1] * nq
-    used = [False] * nq
-    for u, v in fixed.items():
-        if deg[u] != deg[v] or (labels is not None and labels[u] != labels[v]) or used[v]:
-            return False
-        image[u], used[v] = v, True
-    for u, v in fixed.items():  # fixed pairs must agree with each other
-        for w in adj[u]:
-            if image[w] >= 0 and image[w] not in adj[v]:
-                return False
-    # Extend the vertices with the most mapped neighbours first.
-    rest = [u for u in range(nq) if image[u] < 0]
-    rest.sort(key=lambda u: -sum(image[w] >= 0 for w in adj[u]))
-
-    def extend(i):
-        if i == len(rest):
-            return True
-        u = rest[i]
-        for v in range(nq):
-            if used[v] or deg[v] != deg[u] or (labels is not None and labels[v] != labels[u]):
-                continue
-            if all((image[w] < 0) or (image[w] in adj[v]) for w in adj[u]):
-                image[u], used[v] = v, True
-                if extend(i + 1):
-                    return True
-                image[u], used[v] = -1, False
-        return False
-
-    return extend(0)
-
-
 def symmetry_constraints(query: gthinker.Graph):
-    """Grochow-Kellis constraints and |Aut(q)|: walk a stabilizer chain; at each step
-    the first vertex with a nontrivial orbit gets ``M(u) < M(v)`` for every other
-    v of its orbit, then is fixed. Returns ``(constraints, automorphisms)``, the
-    constraints as pairs ``(u, v)`` of query vertices."""
-    labels = _labels(query)
-    nq = query.num_vertices
-    adj = [set(map(int, query.neighbors(u))) for u in range(nq)]
-    deg = query.degrees()
-    fixed: dict[int, int] = {}
-    constraints, aut = [], 1
-    for u in range(nq):
-        pinned = {w: w for w in fixed}
-        orbit = [v for v in range(nq) if v not in pinned
-                 and (v == u or _automorphism_exists(adj, deg, labels, {**pinned, u: v}))]
-        aut *= len(orbit)
-        constraints += [(u, v) for v in orbit if v != u]
-        fixed[u] = u
-    return constraints, aut
+    """Grochow-Kellis constraints along the query's own vertex order, and |Aut(q)|:
+    ``(constraints, automorphisms)``, the constraints as pairs ``(u, v)`` of query
+    vertices meaning ``M(u) < M(v)`` (see :func:`gthinker.apps.matching.symmetry.restrictions`)."""
+    order = range(query.num_vertices)
+    pairs, aut = symmetry.restrictions(symmetry.adjacency(query), _labels(query), order)
+    return [(order[i], order[j]) for i, j in pairs], aut
 
 
 # ---- the plan ------------------------------------------------------------------------
@@ -321,38 +295,23 @@ class Plan:
     constraints: list  # (a, b): M(a) < M(b), query vertices (unique counting)
     automorphisms: int  # |Aut(q)|
     params: np.ndarray = field(repr=False)
+    pattern: PatternPlan | None = field(default=None, repr=False)  # what the shape decided
 
 
-def _reuse(back):
-    """Per position d: the latest earlier position whose backward set is a proper
+def _reuse(back, tail):
+    """Per position d: the latest earlier position before ``tail`` (the first
+    count-only one, whose intersections are not kept) whose backward set is a proper
     subset of d's (its intersection is reused, T-DFS), or -1; and the backward
     positions d still intersects."""
     reuse, src = [], []
     for d in range(len(back)):
         best = -1
-        for j in range(1, d):
+        for j in range(1, min(d, tail)):
             if back[j] and set(back[j]) < set(back[d]):
                 best = j
         reuse.append(best)
         src.append(back[d] if best < 0 else sorted(set(back[d]) - set(back[best])))
     return reuse, src
-
-
-def _position_constraints(constraints, order):
-    """The constraints ``M(a) < M(b)`` by position: per position d, the earlier
-    positions that must hold a smaller (``less``) or larger (``more``) vertex."""
-    nq = len(order)
-    pos = np.empty(nq, np.int64)
-    pos[order] = np.arange(nq)
-    less = [[] for _ in range(nq)]
-    more = [[] for _ in range(nq)]
-    for a, b in constraints:
-        pa, pb = int(pos[a]), int(pos[b])
-        if pa < pb:
-            less[pb].append(pa)
-        else:
-            more[pa].append(pb)
-    return less, more
 
 
 def _bitmaps(n, cands, order):
@@ -384,22 +343,29 @@ def _pack(header, parts):
 
 
 def plan(data, query, unique: bool = False, limited: bool = False, order=None) -> Plan:
-    """Filters candidates, picks the matching order and packs both (with the
-    symmetry-breaking constraints when ``unique``) into the job's params.
+    """Filters candidates, takes the pattern plan (:func:`pattern_plan`: the order,
+    its count-only tail and the symmetry-breaking restrictions, applied when
+    ``unique``) and packs them into the job's params.
     ``limited``: the run has a limit, so matches are claimed with ``ctx.take``.
-    ``order``: a matching order to use instead of :func:`matching_order`'s (a
-    permutation of the query vertices in which every vertex after the first has
-    an earlier neighbour)."""
+    ``order``: a matching order to use instead of the pattern plan's (a permutation
+    of the query vertices in which every vertex after the first has an earlier
+    neighbour), or ``"sm"`` / ``"quicksi"`` (:func:`order_for`)."""
     data = gthinker.as_graph(data)
     query = as_query(query)
     check_query(data, query)
     cands = filter_candidates(data, query)
     nq = query.num_vertices
-    order = order_for(data, query, cands, "sm" if order is None else order)
-    back = backward_positions(query, order)
-    reuse, src = _reuse(back)
-    constraints, aut = symmetry_constraints(query)
-    less, more = _position_constraints(constraints if unique else [], order)
+    if order is not None:
+        order = order_for(data, query, cands, order)
+    pp = pattern_plan(query, order=order, sizes=[len(c) for c in cands])
+    order = np.array(pp.order, np.int64)
+    back = [list(b) for b in pp.backward]
+    tail = pp.count_only
+    reuse, src = _reuse(back, nq - tail)
+    restrictions = pp.restrictions if unique else ()
+    less, more = [[] for _ in range(nq)], [[] for _ in range(nq)]
+    for i, j in restrictions:
+        less[j].append(i)
     bitmap = _bitmaps(data.num_vertices, cands, order)
     parts = {}
     parts[H_BACK_PTR], parts[H_BACK] = _csr(back)
@@ -418,9 +384,13 @@ def plan(data, query, unique: bool = False, limited: bool = False, order=None) -
     cap = max([min(most[b] for b in back[d]) for d in range(1, nq)], default=0)
     header[H_NQ], header[H_CAP], header[H_WORDS] = nq, max(cap, 1), bitmap.shape[1]
     header[H_LIMITED] = int(limited)
+    header[H_TAIL] = tail
+    header[H_TAIL_CHAIN] = int(unique and pp.tail_chain())
+    header[H_TAIL_FILTER] = int(query.labels is not None)
+    header[H_TAIL_SAME] = int(nq >= 2 and back[-1] == back[-2])
     return Plan(order=order, candidates=[cands[u] for u in range(nq)],
-                constraints=constraints if unique else [], automorphisms=aut,
-                params=_pack(header, parts))
+                constraints=[(pp.order[i], pp.order[j]) for i, j in restrictions],
+                automorphisms=pp.automorphisms, params=_pack(header, parts), pattern=pp)
 
 
 # ---- the candidate rule, for every target --------------------------------------------

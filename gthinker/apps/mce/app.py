@@ -41,18 +41,14 @@ Examples
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
-import select
-import shutil
-import tempfile
-import threading
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
 
 import gthinker
+from gthinker import stream
 from gthinker.bits import count_bits, gather, lowest_bit, pop_lowest, popcount, unowned
 from gthinker.setops import intersect_positions
 
@@ -490,6 +486,8 @@ class MCEResult:
     compile_seconds: float = 0.0
     #: Why this mode was chosen, when ``mode="auto"`` chose it.
     mode_reason: str = ""
+    #: "stop" when a stop token ended the run early: the counts are partial.
+    stopped: str | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -501,6 +499,7 @@ class MCEResult:
             "mode": self.mode,
             "mode_reason": self.mode_reason,
             "threads": self.threads,
+            "stopped": self.stopped,
             "stats": self.stats,
         }
 
@@ -600,21 +599,20 @@ def run(
         without listing the cliques. With ``min_size``, the cliques of at
         least that size; ``max_size`` is 0 if there are none.
     """
-    graph = gthinker.as_graph(graph)
+    # The arguments first, before a graph file is read.
+    threads, time_budget, chunk = _check_run(threads, time_budget, chunk)
+    gthinker.gpu.check_mode(mode)
     min_size = gthinker.runtime.positive_int("min_size", min_size)
+    gthinker.outputs.check_output(output, [graph])
+    graph = gthinker.as_graph(graph)
     if containing is not None and len(containing) == 0:
         containing = None
     gpu_engine = _check_engine(graph, mode, gpu_engine, output, containing, options)
     mode, why = gthinker.gpu.resolve_mode(
         mode, cpu_because=_cpu_because(graph, output, containing))
     seeds = None if containing is None else internal_ids(graph, containing)
-    if graph.num_vertices == 0:
-        if output is not None:
-            open(output, "w").close()
-        threads = 0 if mode == "gpu" else threads or gthinker.default_threads()
-        return MCEResult(0, 0, {}, 0.0, mode, threads, mode_reason=why)
     order, _core_numbers = graph.degeneracy_order()
-    ordered = graph.derived("mce.ordered", lambda g: g.reorder(order))
+    ordered = graph.degeneracy_ordered()
     bins = graph.degeneracy + 2
     if seeds is not None:
         rank = np.empty(graph.num_vertices, np.int64)
@@ -640,6 +638,12 @@ def run(
     if mode in ("gpu", "hybrid"):
         res.stats["gpu_engine"] = gpu_engine
     return _result(res, mode, why, min_size)
+
+
+def _check_run(threads, time_budget, chunk):
+    """``threads``, ``time_budget`` and ``chunk`` by the rules of their options."""
+    check = gthinker.options.check
+    return check("threads", threads), check("time_budget", time_budget), check("cpu_chunk", chunk)
 
 
 def _check_engine(graph, mode, gpu_engine, output, containing, options) -> str:
@@ -723,6 +727,7 @@ def _result(res, mode, why, min_size) -> MCEResult:
         stats=res.stats,
         compile_seconds=res.compile_seconds,
         mode_reason=why,
+        stopped=res.stopped,
     )
 
 
@@ -737,22 +742,24 @@ class CliqueBatch(NamedTuple):
 
 def iter_clique_batches(graph, threads: int | None = None, **options):
     """Yields the maximal cliques of ``graph`` in :class:`CliqueBatch` es, while
-    the search runs.
-
-    The search runs on a background thread and writes its cliques into a
-    pipe; each batch is what the pipe held (up to about a megabyte), so
-    the first cliques arrive long before the search ends, and memory stays
-    bounded: while the consumer does not read, the workers wait. Closing the
-    generator early (``break``, ``close()``, garbage collection) stops the
-    search and removes the pipe. Options as :func:`run` (``min_size``,
+    the search runs (:func:`gthinker.stream.batches`: the search writes binary
+    records into a pipe on a background thread; each batch is what the pipe held,
+    up to about a megabyte), so the first cliques arrive long before the search
+    ends, and memory stays bounded: while the consumer does not read, the workers
+    wait. Closing the generator early (``break``, ``close()``, garbage collection)
+    stops the search and removes the pipe. Options as :func:`run` (``min_size``,
     ``containing``, ...); CPU only.
     """
     graph = gthinker.as_graph(graph)
+
+    def search(**output):
+        run(graph, threads=threads, **output, **options)
+
     # Closed explicitly: a generator only dropped may be closed late (when the
     # garbage collector finds it), and its search would run on meanwhile.
-    with contextlib.closing(_streamed_output(graph, threads, options)) as stream:
-        for data in stream:
-            yield _parse_cliques(data)
+    with contextlib.closing(stream.batches(search)) as found:
+        for batch in found:
+            yield CliqueBatch(batch.values, batch.offsets)
 
 
 def iter_cliques(graph, threads: int | None = None, **options):
@@ -779,94 +786,3 @@ def iter_cliques(graph, threads: int | None = None, **options):
             for a, b in zip(bounds[:-1], bounds[1:], strict=True):
                 ids = np.sort(batch.vertices[a:b])
                 yield [names[i] for i in ids.tolist()] if names is not None else ids
-
-
-def _parse_cliques(data: bytes) -> CliqueBatch:
-    """Whole lines of space-separated ids as a :class:`CliqueBatch`."""
-    raw = np.frombuffer(data, np.uint8)
-    ends = np.flatnonzero(raw == ord("\n"))
-    spaces = np.searchsorted(np.flatnonzero(raw == ord(" ")), ends)
-    sizes = np.diff(spaces, prepend=0) + 1
-    offsets = np.zeros(ends.size + 1, np.int64)
-    np.cumsum(sizes, out=offsets[1:])
-    return CliqueBatch(np.fromstring(data, dtype=np.int64, sep=" "), offsets)
-
-
-#: Bytes the pipe of :func:`iter_clique_batches` may hold (Linux caps it
-#: at /proc/sys/fs/pipe-max-size, 1 MiB by default; a smaller pipe still works).
-PIPE_BYTES = 1 << 20
-
-
-def _streamed_output(graph, threads, options):
-    """Runs :func:`run` on a thread with ``output`` a pipe (:func:`_open_pipe`);
-    yields what it writes as bytes of whole lines. On exit (end, error or
-    close) the run is stopped, the pipe drained until the thread ends, and
-    the pipe closed."""
-    stop = gthinker.StopToken()
-    fd, path, cleanup = _open_pipe()
-    outcome: dict = {}
-
-    def search():
-        try:
-            run(graph, threads=threads, output=path, stop=stop, **options)
-        except BaseException as exc:  # handed to the consumer's thread
-            outcome["error"] = exc
-
-    worker = threading.Thread(target=search, name="gthinker-iter-cliques", daemon=True)
-    worker.start()
-    try:
-        rest = b""
-        while (data := _read_pipe(fd, worker)) is not None:
-            cut = data.rfind(b"\n") + 1
-            if cut:
-                yield rest + data[:cut]
-                rest = data[cut:]
-            else:
-                rest += data
-        if "error" in outcome:
-            raise outcome["error"]
-    finally:
-        stop.set()
-        while _read_pipe(fd, worker) is not None:  # unblock a writer until the run ends
-            pass
-        worker.join()
-        os.close(fd)
-        cleanup()
-
-
-def _open_pipe():
-    """(read end, a path the run can open for writing, cleanup). On Linux an
-    anonymous pipe reached through /proc/self/fd: no file exists, so even a
-    killed process leaves nothing behind. Elsewhere a named pipe in a
-    temporary folder (removed by ``cleanup``)."""
-    if os.path.isdir("/proc/self/fd"):
-        r, w = os.pipe()
-        os.set_blocking(r, False)
-        with contextlib.suppress(OSError, AttributeError):
-            fcntl.fcntl(r, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
-        return r, f"/proc/self/fd/{w}", lambda: os.close(w)
-    folder = tempfile.mkdtemp(prefix="gthinker-")
-    path = os.path.join(folder, "cliques")
-    os.mkfifo(path)
-    # Opened before the run: the writer's open then returns at once.
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    with contextlib.suppress(OSError, AttributeError):
-        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
-    return fd, path, lambda: shutil.rmtree(folder, ignore_errors=True)
-
-
-def _read_pipe(fd: int, writer: threading.Thread, poll: float = 0.005) -> bytes | None:
-    """The next bytes in the pipe, waiting for them; None once ``writer`` has
-    ended and the pipe is empty. The end of the run shows only as the thread
-    ending (this process holds the pipe's write end open: no end of file), so
-    the wait is short: 0.05 s cost Enron's 226,859 cliques 0.05 s of their 0.33."""
-    while True:
-        alive = writer.is_alive()  # before reading: if it had ended, all it wrote is there
-        ready, _, _ = select.select([fd], [], [], poll)
-        data = os.read(fd, PIPE_BYTES) if ready else None
-        if data:
-            return data
-        if not alive:
-            return None
-        if data == b"":  # no writer yet, or no longer: wait for the run instead of spinning
-            writer.join(0.01)

@@ -45,7 +45,7 @@ from gthinker.gpu.device_helpers import (
 )
 from gthinker.gpu.engine import NO_MAXIMUM, EngineResults, GPUEngine
 
-__all__ = ["BitsetsEngine", "Device", "record_need"]
+__all__ = ["BitsetDevice", "BitsetsEngine", "record_need"]
 
 WARPS_PER_BLOCK = 8
 #: Blocks a launch has per multiprocessor (each warp searches subtrees until none is left).
@@ -490,7 +490,7 @@ def _sides(graph):
     return np.diff(graph.indptr) - earlier, earlier
 
 
-class Device:
+class BitsetDevice:
     """The graph on the device, the warps' scratch and histograms, the spill buffer."""
 
     def __init__(self, graph, nbins, blocks=None, budget=NODE_BUDGET):
@@ -584,7 +584,7 @@ class BitsetsEngine(GPUEngine):
 
     def __init__(self, graph, setup):
         super().__init__(graph, setup)
-        self.dev = Device(graph, setup.histogram_bins, self.blocks, self.budget)
+        self.dev = BitsetDevice(graph, setup.histogram_bins, self.blocks, self.budget)
         self.dev.timeline = self.timeline  # its launches' busy intervals
         self.pushed = 0
 

@@ -20,112 +20,59 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass, field
 
 import numpy as np
 
 import gthinker
 
+from ..count import app as counting
+from ..matching.pattern_plan import pattern_plan
 from ..matching.patterns import PATTERNS, as_query, is_pattern, pattern
 from ..matching.planner import (
     Plan,
     check_query,
     checked_order,
-    edges_between,
     filter_candidates,
     is_candidate,
+    label_subgraph,
     matching_order,
     plan,
     symmetry_constraints,
 )
+from .engine import (
+    EXPAND_FANOUT,
+    SMALL_SEARCH,
+    SMResult,
+    check_layout,
+    choose_gpu_mode,
+    fanouts,
+    run_plan,
+    small_search,
+)
 from .search import SubgraphMatching, search
 
-__all__ = ["PATTERNS", "Plan", "SMResult", "SubgraphMatching", "as_query", "check_query",
-           "checked_order", "choose_gpu_mode", "count", "filter_candidates", "is_candidate",
-           "is_pattern", "match", "matching_order", "pattern", "plan", "search",
-           "symmetry_constraints"]
+__all__ = ["EXPAND_FANOUT", "PATTERNS", "Plan", "SMALL_SEARCH", "SMResult", "SubgraphMatching",
+           "as_query", "check_query", "checked_order", "choose_gpu_mode", "count", "fanouts",
+           "filter_candidates", "is_candidate", "is_pattern", "match", "matching_order",
+           "pattern", "pattern_plan", "plan", "search", "small_search", "symmetry_constraints"]
 
 
 # ---- the Python API ------------------------------------------------------------------
-
-#: GPU record layout: expand once some partial match of the first level has at
-#: least this many candidates (see :func:`choose_gpu_mode`). Measured on an
-#: H200 (docs/benchmarks.md): prefix was faster on email-Enron (largest fanout
-#: 1,383), expand on an R-MAT graph with hubs of tens of thousands; the value
-#: between them is a choice, not a measured optimum.
-EXPAND_FANOUT = 8192
-
-
-def fanouts(data: gthinker.Graph, p: Plan) -> np.ndarray:
-    """For every candidate v of the first position, its number of candidates at
-    the second: the fanout of the first level of the search tree."""
-    c0 = p.candidates[int(p.order[0])]
-    if len(p.order) < 2 or not len(c0):
-        return np.zeros(len(c0), np.int64)
-    return edges_between(data, c0, p.candidates[int(p.order[1])])
-
-
-def choose_gpu_mode(data: gthinker.Graph, p: Plan) -> tuple[str, str]:
-    """``("prefix" | "expand", why)`` from the fanouts of the first level:
-    prefix (one warp extends a partial match with all its candidates, sharing
-    the work) unless some partial match has EXPAND_FANOUT candidates or more:
-    such a record would keep one warp busy while the others idle, and expand
-    (one record per candidate) spreads it over all warps."""
-    f = fanouts(data, p)
-    if not len(f):
-        return "prefix", "no candidates"
-    top = int(f.max())
-    why = f"largest first-level fanout {top} (expand from {EXPAND_FANOUT})"
-    return ("expand" if top >= EXPAND_FANOUT else "prefix"), why
-
-
-#: In auto mode a query whose candidates allow fewer partial matches than this
-#: (the sum over positions of the product of candidate counts so far) runs on the
-#: CPU: the GPU's set-up costs more than such a search.
-SMALL_SEARCH = 100_000
-
-
-def _small_search(p: Plan) -> str:
-    """Why the search of plan ``p`` is too small for the GPU, or ''."""
-    bound = 0
-    product = 1
-    for u in p.order:
-        product *= max(len(p.candidates[int(u)]), 1)
-        bound += product
-        if bound >= SMALL_SEARCH:
-            return ""
-    return f"a small search (at most {bound:,} partial matches)"
-
-
-@dataclass
-class SMResult:
-    count: int  # embeddings, or distinct subgraphs when unique
-    unique: bool
-    automorphisms: int
-    seconds: float
-    mode: str
-    threads: int
-    order: list
-    candidates: list  # |C(u)| per query vertex
-    gpu_mode: str | None = None  # prefix or expand (gpu and hybrid modes)
-    stopped: str | None = None  # "limit" when the run stopped at its limit
-    stats: dict = field(default_factory=dict, repr=False)
-    compile_seconds: float = 0.0  # not in seconds; 0 when the compile cache had the code
-    mode_reason: str = ""  # why mode="auto" chose this mode
-
-    def to_dict(self) -> dict:
-        return {"count": self.count, "unique": self.unique, "automorphisms": self.automorphisms,
-                "seconds": self.seconds, "compile_seconds": self.compile_seconds,
-                "mode": self.mode, "mode_reason": self.mode_reason, "gpu_mode": self.gpu_mode,
-                "threads": self.threads, "order": self.order, "candidates": self.candidates,
-                "stopped": self.stopped}
-
 
 def count(data, query, unique: bool = False, mode: str = "auto", threads: int | None = None,
           time_budget: float | None = None, gpu_mode: str = "auto", limit: int | None = None,
           output=None, progress=None, **options) -> SMResult:
     """Counts the embeddings of ``query`` in ``data`` (or, with ``unique``, the
     distinct subgraphs).
+
+    Unless it lists or claims matches (``limit``, ``output``), it counts the
+    distinct subgraphs and multiplies by ``|Aut(q)|``: unless a GPU layout is asked
+    for (``gpu_mode``), a clique goes to the
+    oriented clique engine and a shape with a closed formula to the formula
+    (:func:`gthinker.apps.count.count_plan`; a labeled query whose labels are all
+    equal counts in the data subgraph of that label); any other query runs the
+    search under the symmetry-breaking restrictions, its last levels counted from
+    intersection sizes.
 
     Parameters
     ----------
@@ -135,8 +82,8 @@ def count(data, query, unique: bool = False, mode: str = "auto", threads: int | 
     mode : {"auto", "cpu", "gpu", "hybrid"}
         ``"auto"``: the GPU alone where a CUDA GPU is usable (G-ThinkerCG's
         advice for SM, measured in docs/benchmarks.md), else the CPU; the CPU
-        with ``limit`` or ``output``, and for a search smaller than
-        :data:`SMALL_SEARCH` partial matches.
+        with ``limit`` or ``output``, for a search smaller than
+        :data:`SMALL_SEARCH` partial matches, and for a shape counted by formula.
     gpu_mode : {"auto", "prefix", "expand"}
         GPU record layout (see :mod:`gthinker.apps.sm.gpu`); ``"auto"`` picks
         it with :func:`choose_gpu_mode`.
@@ -150,32 +97,55 @@ def count(data, query, unique: bool = False, mode: str = "auto", threads: int | 
     **options
         Passed on to :func:`gthinker.run` (``gpu_options``, ``spill_limit``, ...).
     """
-    if gpu_mode not in ("auto", "prefix", "expand"):
-        raise ValueError(f"gpu_mode must be auto, prefix or expand, got {gpu_mode!r}")
+    check_layout(gpu_mode)
+    # The arguments first, before a graph file is read or anything planned.
+    threads = gthinker.options.check("threads", threads)
+    time_budget = gthinker.options.check("time_budget", time_budget)
+    gthinker.gpu.check_mode(mode)
+    if limit is not None:
+        limit = gthinker.options.positive_int("limit", limit)
     listing = limit is not None or output is not None
     if mode in ("gpu", "hybrid") and listing:
         raise ValueError("limit and output (--limit, --output) run on the CPU only; use "
                          "mode='cpu' (--mode cpu)")
+    gthinker.outputs.check_output(output, [data, query])  # before a graph file is read
     data = gthinker.as_graph(data)
-    p = plan(data, query, unique, limited=limit is not None)
-    mode, why = gthinker.gpu.resolve_mode(mode, auto="gpu", cpu_because=(
-        "listing matches runs on the CPU" if listing else _small_search(p)))
-    chosen = None
-    if mode in ("gpu", "hybrid"):
-        from .gpu import SubgraphMatchingExpandGPU, SubgraphMatchingPrefixGPU
-
-        chosen = gpu_mode if gpu_mode != "auto" else choose_gpu_mode(data, p)[0]
-        options["gpu"] = (SubgraphMatchingPrefixGPU if chosen == "prefix"
-                          else SubgraphMatchingExpandGPU)
-    res = gthinker.run(SubgraphMatching, data, mode=mode, threads=threads,
-                       time_budget=time_budget, params=p.params, limit=limit, output=output,
-                       progress=progress, **options)
-    return SMResult(count=res.counters["matches"], unique=unique,
+    query = as_query(query)
+    check_query(data, query)
+    if not listing and gpu_mode == "auto" and not {"records", "vertices"} & options.keys():
+        # (records and vertices are the search's own: a cluster's node hands them on; a
+        # GPU layout asked for is the matcher's)
+        done = _by_count_engines(data, query, unique, mode, threads, time_budget, progress,
+                                 options)
+        if done is not None:
+            return done
+    p = plan(data, query, unique or not listing, limited=limit is not None)
+    res, chosen, why = run_plan(data, p, mode, gpu_mode, listing, threads=threads,
+                                time_budget=time_budget, limit=limit, output=output,
+                                progress=progress, **options)
+    n = res.counters["matches"]
+    return SMResult(count=n if unique or listing else n * p.automorphisms, unique=unique,
                     automorphisms=p.automorphisms, seconds=res.seconds, mode=res.mode,
                     threads=res.threads, order=[int(u) for u in p.order],
                     candidates=[len(c) for c in p.candidates], gpu_mode=chosen,
                     stopped=res.stopped, stats=res.stats, compile_seconds=res.compile_seconds,
                     mode_reason=why)
+
+
+def _by_count_engines(data, query, unique, mode, threads, time_budget, progress, options):
+    """The count of a clique or of a shape with a formula, from the counting app
+    (distinct subgraphs, times ``|Aut(q)|`` for embeddings); None for other queries."""
+    pp = pattern_plan(query)
+    if not counting.takes(pp, mode):
+        return None
+    graph = data if data.labels is None else label_subgraph(data, pp.uniform_label)
+    res = counting.count_plan(graph, pp, mode=mode, threads=threads, time_budget=time_budget,
+                              progress=progress, **options)
+    return SMResult(count=res.count if unique else res.count * pp.automorphisms,
+                    unique=unique, automorphisms=pp.automorphisms, seconds=res.seconds,
+                    mode=res.mode, threads=res.threads, order=list(pp.order), candidates=[],
+                    stats=res.stats, compile_seconds=res.compile_seconds,
+                    mode_reason=res.mode_reason, method=res.method)
 
 
 def match(data, query, unique: bool = False, limit: int | None = None,

@@ -1,0 +1,385 @@
+#include "csr_kernels.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <stdexcept>
+
+namespace gthinker {
+
+namespace {
+
+constexpr int64_t kRowGrain = 4096;      // rows per chunk (dynamic, so hubs balance)
+constexpr int64_t kItemGrain = 1 << 16;  // pairs or ids per chunk
+
+template <typename T>
+inline T fetch_add(T* p, T x) {
+  return __atomic_fetch_add(p, x, __ATOMIC_RELAXED);
+}
+
+/// out[0] = 0, out[i + 1] = out[i] + in[i] for i < n (out has n + 1 entries).
+template <typename In, typename Out>
+void exclusive_scan(const In* in, int64_t n, Out* out, Parallel& par) {
+  const int T = par.threads();
+  if (n < (int64_t{1} << 16) || T == 1) {
+    Out s = 0;
+    out[0] = 0;
+    for (int64_t i = 0; i < n; ++i) out[i + 1] = (s += static_cast<Out>(in[i]));
+    return;
+  }
+  std::vector<Out> sums(static_cast<size_t>(T) + 1, 0);
+  par.for_threads([&](int t) {
+    auto [b, e] = par.share(n, t);
+    Out s = 0;
+    for (int64_t i = b; i < e; ++i) s += static_cast<Out>(in[i]);
+    sums[static_cast<size_t>(t) + 1] = s;
+  });
+  for (int t = 0; t < T; ++t) sums[t + 1] += sums[t];
+  out[0] = 0;
+  par.for_threads([&](int t) {
+    auto [b, e] = par.share(n, t);
+    Out s = sums[static_cast<size_t>(t)];
+    for (int64_t i = b; i < e; ++i) out[i + 1] = (s += static_cast<Out>(in[i]));
+  });
+}
+
+template <typename T>
+void fill(T* p, int64_t n, T value, Parallel& par) {
+  par.for_chunks(n, int64_t{1} << 20, [&](int64_t b, int64_t e) { std::fill(p + b, p + e, value); });
+}
+
+/// Packs rows whose kept lengths are keep[r] (each row's kept entries at its
+/// start) so that they follow each other; rewrites indptr. Two phases: each
+/// thread packs its share of rows within its own span, then the spans move
+/// down in order (each lands at or below where it was).
+void compact_rows(OwnedArray<int64_t>& indptr, OwnedArray<int32_t>& indices, const int64_t* keep,
+                  int64_t n, Parallel& par) {
+  OwnedArray<int64_t> packed(static_cast<size_t>(n) + 1);
+  exclusive_scan(keep, n, packed.data(), par);
+  const int T = par.threads();
+  int32_t* idx = indices.data();
+  const int64_t* old = indptr.data();
+  par.for_threads([&](int t) {
+    auto [b, e] = par.share(n, t);
+    int64_t dst = old[b];
+    for (int64_t r = b; r < e; ++r) {
+      if (dst != old[r]) std::memmove(idx + dst, idx + old[r], static_cast<size_t>(keep[r]) * 4);
+      dst += keep[r];
+    }
+  });
+  for (int t = 0; t < T; ++t) {
+    auto [b, e] = par.share(n, t);
+    const int64_t len = packed[static_cast<size_t>(e)] - packed[static_cast<size_t>(b)];
+    if (len && packed[static_cast<size_t>(b)] != old[b])
+      std::memmove(idx + packed[static_cast<size_t>(b)], idx + old[b], static_cast<size_t>(len) * 4);
+  }
+  indices.resize(static_cast<size_t>(packed[static_cast<size_t>(n)]));
+  indices.shrink_to_fit();
+  indptr = std::move(packed);
+}
+
+}  // namespace
+
+void min_max(const int64_t* a, int64_t count, int64_t* lo, int64_t* hi, Parallel& par) {
+  std::vector<int64_t> los(static_cast<size_t>(par.threads()), INT64_MAX);
+  std::vector<int64_t> his(static_cast<size_t>(par.threads()), INT64_MIN);
+  if (count == 0) {
+    *lo = *hi = 0;
+    return;
+  }
+  par.for_threads([&](int t) {
+    auto [b, e] = par.share(count, t);
+    int64_t l = INT64_MAX, h = INT64_MIN;
+    for (int64_t i = b; i < e; ++i) {
+      l = std::min(l, a[i]);
+      h = std::max(h, a[i]);
+    }
+    los[static_cast<size_t>(t)] = l;
+    his[static_cast<size_t>(t)] = h;
+  });
+  *lo = *std::min_element(los.begin(), los.end());
+  *hi = *std::max_element(his.begin(), his.end());
+}
+
+void remap_dense(int64_t* a, int64_t count, const int64_t* extra, int64_t extra_count,
+                 int64_t max_id, OwnedArray<int64_t>& ids, Parallel& par) {
+  const int64_t size = max_id + 1;
+  OwnedArray<uint8_t> present(static_cast<size_t>(size));
+  fill<uint8_t>(present.data(), size, 0, par);
+  par.for_chunks(count, kItemGrain, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) __atomic_store_n(&present[static_cast<size_t>(a[i])], 1, __ATOMIC_RELAXED);
+  });
+  for (int64_t i = 0; i < extra_count; ++i) present[static_cast<size_t>(extra[i])] = 1;
+  OwnedArray<int32_t> number(static_cast<size_t>(size) + 1);
+  exclusive_scan(present.data(), size, number.data(), par);
+  ids.resize(static_cast<size_t>(number[static_cast<size_t>(size)]));
+  par.for_chunks(size, int64_t{1} << 18, [&](int64_t b, int64_t e) {
+    for (int64_t x = b; x < e; ++x)
+      if (present[static_cast<size_t>(x)]) ids[static_cast<size_t>(number[static_cast<size_t>(x)])] = x;
+  });
+  par.for_chunks(count, kItemGrain, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) a[i] = number[static_cast<size_t>(a[i])];
+  });
+}
+
+template <typename Id>
+Csr build_csr(const Id* u, const Id* v, int64_t stride, int64_t count, int64_t n, Parallel& par) {
+  // Each thread owns a range of rows and reads every pair, keeping the entries of its
+  // rows: no atomics (their fences would serialise the cache misses), and each row
+  // gets its entries in input order, so sorted input gives sorted rows.
+  Csr out;
+  OwnedArray<int64_t> cursor(static_cast<size_t>(n) + 1);  // degrees, then write positions
+  fill<int64_t>(cursor.data(), n + 1, 0, par);
+  std::atomic<int64_t> loops{0};
+  std::atomic<bool> out_of_range{false};
+  par.for_threads([&](int t) {
+    auto [lo, hi] = par.share(n, t);
+    int64_t l = 0;
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t a = static_cast<int64_t>(u[i * stride]), c = static_cast<int64_t>(v[i * stride]);
+      if (a == c) {
+        ++l;
+        continue;
+      }
+      if (a >= lo && a < hi) ++cursor[static_cast<size_t>(a)];
+      if (c >= lo && c < hi) ++cursor[static_cast<size_t>(c)];
+      if ((i & 0xFFFFF) == 0 && par.stopping()) return;
+    }
+    if (t == 0) loops.store(l);
+  });
+  par.for_chunks(count, kItemGrain, [&](int64_t b, int64_t e) {  // ids in [0, n)?
+    for (int64_t i = b; i < e; ++i) {
+      const int64_t a = static_cast<int64_t>(u[i * stride]), c = static_cast<int64_t>(v[i * stride]);
+      if (a < 0 || a >= n || c < 0 || c >= n) out_of_range.store(true);
+    }
+  });
+  if (out_of_range.load()) throw std::out_of_range("vertex id out of range [0, n)");
+  out.loops = loops.load();
+  out.indptr.resize(static_cast<size_t>(n) + 1);
+  exclusive_scan(cursor.data(), n, out.indptr.data(), par);
+  const int64_t* ptr = out.indptr.data();
+  par.for_chunks(n, int64_t{1} << 18, [&](int64_t b, int64_t e) {
+    std::memcpy(cursor.data() + b, ptr + b, static_cast<size_t>(e - b) * 8);
+  });
+  out.indices.resize(static_cast<size_t>(ptr[n]));
+  int32_t* idx = out.indices.data();
+  // rows split by entries, so that each thread writes about as much
+  std::vector<int64_t> first(static_cast<size_t>(par.threads()) + 1, n);
+  for (int t = 0; t <= par.threads(); ++t)
+    first[static_cast<size_t>(t)] =
+        std::lower_bound(ptr, ptr + n + 1, ptr[n] / par.threads() * t) - ptr;
+  first.back() = n;
+  first.front() = 0;
+  par.for_threads([&](int t) {
+    const int64_t lo = first[static_cast<size_t>(t)], hi = first[static_cast<size_t>(t) + 1];
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t a = static_cast<int64_t>(u[i * stride]), c = static_cast<int64_t>(v[i * stride]);
+      if (a == c) continue;
+      if (a >= lo && a < hi) idx[cursor[static_cast<size_t>(a)]++] = static_cast<int32_t>(c);
+      if (c >= lo && c < hi) idx[cursor[static_cast<size_t>(c)]++] = static_cast<int32_t>(a);
+      if ((i & 0xFFFFF) == 0 && par.stopping()) return;
+    }
+  });
+  // each row sorted (unless it is) and its repeats dropped; cursor[r] = what it keeps
+  std::atomic<int64_t> kept{0};
+  par.for_chunks(n, kRowGrain, [&](int64_t b, int64_t e) {
+    int64_t k = 0;
+    for (int64_t r = b; r < e; ++r) {
+      int32_t* s = idx + ptr[r];
+      int32_t* t = idx + ptr[r + 1];
+      if (!std::is_sorted(s, t)) std::sort(s, t);
+      cursor[static_cast<size_t>(r)] = std::unique(s, t) - s;
+      k += cursor[static_cast<size_t>(r)];
+    }
+    kept.fetch_add(k);
+  });
+  out.duplicates = (count - out.loops) - kept.load() / 2;
+  if (kept.load() != ptr[n]) compact_rows(out.indptr, out.indices, cursor.data(), n, par);
+  return out;
+}
+
+template Csr build_csr<int64_t>(const int64_t*, const int64_t*, int64_t, int64_t, int64_t, Parallel&);
+template Csr build_csr<int32_t>(const int32_t*, const int32_t*, int64_t, int64_t, int64_t, Parallel&);
+
+void degeneracy_order(const int64_t* indptr, const int32_t* indices, int64_t n, int32_t* vert,
+                      int32_t* core, Parallel& par) {
+  std::vector<int32_t> deg(static_cast<size_t>(n)), pos(static_cast<size_t>(n));
+  int32_t maxdeg = 0;
+  for (int64_t v = 0; v < n; ++v) {
+    deg[v] = static_cast<int32_t>(indptr[v + 1] - indptr[v]);
+    maxdeg = std::max(maxdeg, deg[v]);
+  }
+  std::vector<int32_t> bin_start(static_cast<size_t>(maxdeg) + 2, 0);
+  for (int64_t v = 0; v < n; ++v) bin_start[deg[v] + 1] += 1;
+  for (int32_t d = 1; d <= maxdeg + 1; ++d) bin_start[d] += bin_start[d - 1];
+  std::vector<int32_t> next(bin_start);
+  for (int64_t v = 0; v < n; ++v) {
+    pos[v] = next[deg[v]]++;
+    vert[pos[v]] = static_cast<int32_t>(v);
+  }
+  int64_t visits = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const int32_t v = vert[i];
+    const int32_t dv = deg[v];
+    for (int64_t k = indptr[v]; k < indptr[v + 1]; ++k) {
+      const int32_t u = indices[k];
+      const int32_t du = deg[u];
+      if (du > dv) {
+        const int32_t pu = pos[u];
+        const int32_t pw = bin_start[du];
+        const int32_t w = vert[pw];
+        if (u != w) {
+          pos[u] = pw;
+          vert[pu] = w;
+          pos[w] = pu;
+          vert[pw] = u;
+        }
+        bin_start[du] += 1;
+        deg[u] = du - 1;
+      }
+    }
+    visits += indptr[v + 1] - indptr[v] + 1;
+    if (visits > (int64_t{1} << 22)) {  // about every few milliseconds
+      visits = 0;
+      par.check();
+    }
+  }
+  for (int64_t v = 0; v < n; ++v) core[v] = deg[v];
+}
+
+/// Rows of a new CSR: count_rows(b, e, count) sets the sizes of the rows its range
+/// [b, e) of the input decides, fill_rows(b, e, ptr, idx) writes them.
+template <typename Count, typename Fill>
+Csr new_rows(int64_t n, Count count_rows, Fill fill_rows, Parallel& par) {
+  Csr out;
+  OwnedArray<int64_t> count(static_cast<size_t>(n));
+  par.for_chunks(n, kRowGrain, [&](int64_t b, int64_t e) { count_rows(b, e, count.data()); });
+  out.indptr.resize(static_cast<size_t>(n) + 1);
+  exclusive_scan(count.data(), n, out.indptr.data(), par);
+  out.indices.resize(static_cast<size_t>(out.indptr[static_cast<size_t>(n)]));
+  const int64_t* ptr = out.indptr.data();
+  int32_t* idx = out.indices.data();
+  par.for_chunks(n, kRowGrain, [&](int64_t b, int64_t e) { fill_rows(b, e, ptr, idx); });
+  return out;
+}
+
+Csr orient(const int64_t* indptr, const int32_t* indices, int64_t n, const int32_t* rank,
+           bool renumber, Parallel& par) {
+  auto count_rows = [&](int64_t b, int64_t e, int64_t* count) {
+    for (int64_t v = b; v < e; ++v) {
+      int64_t c = 0;
+      for (int64_t k = indptr[v]; k < indptr[v + 1]; ++k) c += rank[indices[k]] > rank[v];
+      count[renumber ? rank[v] : v] = c;
+    }
+  };
+  auto fill_rows = [&](int64_t b, int64_t e, const int64_t* ptr, int32_t* idx) {
+    for (int64_t v = b; v < e; ++v) {
+      const int64_t row = renumber ? rank[v] : v;
+      int64_t p = ptr[row];
+      for (int64_t k = indptr[v]; k < indptr[v + 1]; ++k) {
+        const int32_t u = indices[k];
+        if (rank[u] > rank[v]) idx[p++] = renumber ? rank[u] : u;
+      }
+      if (renumber) std::sort(idx + ptr[row], idx + p);
+    }
+  };
+  return new_rows(n, count_rows, fill_rows, par);
+}
+
+Csr permute(const int64_t* indptr, const int32_t* indices, int64_t n, const int64_t* order,
+            const int64_t* inv, Parallel& par) {
+  auto count_rows = [&](int64_t b, int64_t e, int64_t* count) {
+    for (int64_t i = b; i < e; ++i) count[i] = indptr[order[i] + 1] - indptr[order[i]];
+  };
+  auto fill_rows = [&](int64_t b, int64_t e, const int64_t* ptr, int32_t* idx) {
+    for (int64_t i = b; i < e; ++i) {
+      const int64_t v = order[i];
+      int32_t* row = idx + ptr[i];
+      for (int64_t k = indptr[v]; k < indptr[v + 1]; ++k)
+        row[k - indptr[v]] = static_cast<int32_t>(inv[indices[k]]);
+      std::sort(row, idx + ptr[i + 1]);
+    }
+  };
+  return new_rows(n, count_rows, fill_rows, par);
+}
+
+/// Each thread owns a range of targets and reads every row in order, calling
+/// visit(u, v, j) for the entries j (of source v) whose target u is its own.
+template <typename Visit>
+void visit_owned_targets(const int64_t* indptr, const int32_t* indices, int64_t n, Visit visit,
+                         Parallel& par) {
+  par.for_threads([&](int t) {
+    auto [lo, hi] = par.share(n, t);
+    for (int64_t v = 0; v < n; ++v) {
+      for (int64_t j = indptr[v]; j < indptr[v + 1]; ++j)
+        if (indices[j] >= lo && indices[j] < hi) visit(static_cast<int64_t>(indices[j]), v, j);
+      if ((v & 0xFFFF) == 0 && par.stopping()) return;
+    }
+  });
+}
+
+InRows in_rows(const int64_t* indptr, const int32_t* indices, int64_t n, Parallel& par) {
+  // sources come out increasing, with no atomics and no sort
+  InRows out;
+  out.in_ptr.resize(static_cast<size_t>(n) + 1);
+  out.after.resize(static_cast<size_t>(n));
+  OwnedArray<int64_t> cursor(static_cast<size_t>(n) + 1);
+  fill<int64_t>(cursor.data(), n + 1, 0, par);
+  fill<int64_t>(out.after.data(), n, 0, par);
+  visit_owned_targets(indptr, indices, n, [&](int64_t u, int64_t v, int64_t j) {
+    ++cursor[static_cast<size_t>(u)];
+    out.after[static_cast<size_t>(u)] += indptr[v + 1] - j - 1;
+  }, par);
+  exclusive_scan(cursor.data(), n, out.in_ptr.data(), par);
+  const int64_t* ptr = out.in_ptr.data();
+  const int64_t m = ptr[n];
+  par.for_chunks(n, int64_t{1} << 18, [&](int64_t b, int64_t e) {
+    std::memcpy(cursor.data() + b, ptr + b, static_cast<size_t>(e - b) * 8);
+  });
+  out.in_src.resize(static_cast<size_t>(m));
+  out.in_pos.resize(static_cast<size_t>(m));
+  visit_owned_targets(indptr, indices, n, [&](int64_t u, int64_t v, int64_t j) {
+    const int64_t k = cursor[static_cast<size_t>(u)]++;
+    out.in_src[static_cast<size_t>(k)] = static_cast<int32_t>(v);
+    out.in_pos[static_cast<size_t>(k)] = static_cast<int32_t>(j - indptr[v]);
+  }, par);
+  return out;
+}
+
+std::string check_rows(const int64_t* indptr, int64_t n, const int32_t* indices,
+                       int64_t num_indices, Parallel& par) {
+  if (indptr[0] != 0) return "indptr does not start at 0";
+  if (indptr[n] != num_indices)
+    return "indptr ends at " + std::to_string(indptr[n]) + ", not at the " +
+           std::to_string(num_indices) + " neighbour entries";
+  std::atomic<int64_t> first_bad{INT64_MAX};  // 4 * row + reason: the first bad row wins
+  par.for_chunks(n, kRowGrain, [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      if (4 * r >= first_bad.load(std::memory_order_relaxed)) return;
+      int reason = 0;
+      const int64_t s = indptr[r], t = indptr[r + 1];
+      if (t < s || s < 0 || t > num_indices) {
+        reason = 1;
+      } else {
+        for (int64_t k = s; k < t && !reason; ++k) {
+          if (indices[k] < 0 || indices[k] >= n) reason = 2;
+          else if (k > s && indices[k] <= indices[k - 1]) reason = 3;
+        }
+      }
+      if (reason) {
+        const int64_t mine = 4 * r + reason;
+        int64_t cur = first_bad.load();
+        while (mine < cur && !first_bad.compare_exchange_weak(cur, mine)) {
+        }
+        return;
+      }
+    }
+  });
+  const int64_t bad = first_bad.load();
+  if (bad == INT64_MAX) return "";
+  const char* what[] = {"", "indptr is not monotone", "a neighbour id is out of range",
+                        "the neighbours are not strictly increasing"};
+  return std::string(what[bad % 4]) + " at row " + std::to_string(bad / 4);
+}
+
+}  // namespace gthinker

@@ -1,0 +1,290 @@
+// pybind11 glue for the graph kernels (reading, building, preparing and
+// writing graphs): each call releases the GIL, runs on the threads it is
+// given, and checks for signals every tick; a signal's Python handler runs
+// there, and its exception (KeyboardInterrupt) ends the call once every
+// thread has stopped.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <cstdlib>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "csr_kernels.hpp"
+#include "parallel.hpp"
+#include "text_format.hpp"
+#include "text_scanner.hpp"
+
+namespace py = pybind11;
+using namespace gthinker;
+
+namespace {
+
+template <typename T>
+using In = py::array_t<T, py::array::c_style | py::array::forcecast>;
+
+/// Runs f(par) without the GIL on `threads` threads; a signal handler's
+/// exception (asked for every tick) stops it and is raised here.
+template <typename F>
+auto interruptible(int threads, F&& f) {
+  std::unique_ptr<py::error_already_set> raised;
+  KeepGoing keep_going = [&raised]() {
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() == 0) return true;
+    raised = std::make_unique<py::error_already_set>();
+    return false;
+  };
+  Parallel par(threads, keep_going);
+  try {
+    py::gil_scoped_release release;
+    return f(par);
+  } catch (const Interrupted&) {
+    if (raised) throw std::move(*raised);
+    PyErr_SetNone(PyExc_KeyboardInterrupt);
+    throw py::error_already_set();
+  }
+}
+
+/// An OwnedArray as a NumPy array that owns (and frees) its buffer.
+template <typename T>
+py::array_t<T> to_numpy(OwnedArray<T>&& a, std::vector<py::ssize_t> shape) {
+  T* p = a.release();
+  if (p == nullptr) p = static_cast<T*>(std::malloc(sizeof(T)));
+  if (p == nullptr) throw std::bad_alloc();
+  py::capsule owner(p, [](void* q) { std::free(q); });
+  return py::array_t<T>(shape, p, owner);
+}
+
+template <typename T>
+py::array_t<T> to_numpy(OwnedArray<T>&& a) {
+  const auto n = static_cast<py::ssize_t>(a.size());
+  return to_numpy(std::move(a), {n});
+}
+
+py::tuple csr_tuple(Csr&& c) {
+  const int64_t n = static_cast<int64_t>(c.indptr.size());
+  auto ptr = to_numpy(std::move(c.indptr));
+  auto idx = to_numpy(std::move(c.indices));
+  (void)n;
+  return py::make_tuple(ptr, idx, c.loops, c.duplicates);
+}
+
+int64_t rows_of(const In<int64_t>& indptr) {
+  if (indptr.ndim() != 1 || indptr.size() < 1) throw std::invalid_argument("indptr must be 1-d, n + 1 long");
+  return static_cast<int64_t>(indptr.size()) - 1;
+}
+
+/// TextScanner as Python sees it: scan(buffer) block by block, then take().
+class PyTextScanner {
+ public:
+  PyTextScanner(int nfields, py::bytes required, bool tagged, bool keep_meta, bool isolated) {
+    const std::string req = required;
+    if (nfields < 1 || nfields > 8) throw std::invalid_argument("nfields must be in 1..8");
+    if (req.size() != 256) throw std::invalid_argument("required must be 256 bytes");
+    ScanSpec spec;
+    spec.nfields = nfields;
+    for (int i = 0; i < 256; ++i) {
+      spec.required[i] = static_cast<int8_t>(req[static_cast<size_t>(i)]);
+      if (spec.required[i] > nfields) throw std::invalid_argument("required > nfields");
+    }
+    spec.tagged = tagged;
+    spec.keep_meta = keep_meta;
+    spec.isolated = isolated;
+    scanner_ = std::make_unique<TextScanner>(spec);
+    nfields_ = nfields;
+  }
+
+  bool scan(py::buffer data, int threads) {
+    py::buffer_info info = data.request();
+    const char* p = static_cast<const char*>(info.ptr);
+    const auto len = static_cast<size_t>(info.size * info.itemsize);
+    return interruptible(threads, [&](Parallel& par) { return scanner_->scan(p, len, par); });
+  }
+
+  py::tuple error() const {
+    const ScanError& e = scanner_->error();
+    return py::make_tuple(e.kind, e.line, e.field);
+  }
+
+  py::tuple take() {
+    TextScanner& s = *scanner_;
+    const auto r = static_cast<py::ssize_t>(s.records());
+    auto vals = to_numpy(std::move(s.vals), {r, static_cast<py::ssize_t>(nfields_)});
+    return py::make_tuple(vals, to_numpy(std::move(s.tags)), to_numpy(std::move(s.linenos)),
+                          to_numpy(std::move(s.isolated)));
+  }
+
+  TextScanner& scanner() { return *scanner_; }
+
+ private:
+  std::unique_ptr<TextScanner> scanner_;
+  int nfields_ = 2;
+};
+
+/// Elements per step and the data of a 1-d array of T (any stride in whole items).
+template <typename T>
+std::pair<const T*, int64_t> strided(const py::array& a) {
+  if (a.ndim() != 1) throw std::invalid_argument("expected a 1-d array");
+  const auto step = a.size() <= 1 ? static_cast<py::ssize_t>(sizeof(T)) : a.strides(0);
+  if (step <= 0 || step % static_cast<py::ssize_t>(sizeof(T)) != 0)
+    throw std::invalid_argument("array strides must be positive whole items");
+  return {static_cast<const T*>(a.data()), static_cast<int64_t>(step / static_cast<py::ssize_t>(sizeof(T)))};
+}
+
+template <typename T>
+py::tuple build_typed(const py::array& u, const py::array& v, int64_t n, int threads) {
+  auto [pu, su] = strided<T>(u);
+  auto [pv, sv] = strided<T>(v);
+  if (su != sv) throw std::invalid_argument("u and v must have the same stride");
+  const int64_t count = static_cast<int64_t>(u.size());
+  return csr_tuple(interruptible(threads, [&](Parallel& par) {
+    return build_csr<T>(pu, pv, su, count, n, par);
+  }));
+}
+
+py::tuple build(const py::array& u, const py::array& v, int64_t n, int threads) {
+  if (u.size() != v.size()) throw std::invalid_argument("u and v must have the same length");
+  if (n < 0 || n > INT32_MAX) throw std::invalid_argument("n must be in [0, 2**31)");
+  if (u.dtype().is(py::dtype::of<int64_t>()) && v.dtype().is(py::dtype::of<int64_t>()))
+    return build_typed<int64_t>(u, v, n, threads);
+  if (u.dtype().is(py::dtype::of<int32_t>()) && v.dtype().is(py::dtype::of<int32_t>()))
+    return build_typed<int32_t>(u, v, n, threads);
+  throw std::invalid_argument("u and v must both be int64 or both int32");
+}
+
+}  // namespace
+
+void bind_graph_kernels(py::module_& m) {
+  py::class_<PyTextScanner>(m, "TextScanner",
+                            "Scans text blocks of whole lines into records of integers.")
+      .def(py::init<int, py::bytes, bool, bool, bool>(), py::arg("nfields"), py::arg("required"),
+           py::arg("tagged"), py::arg("keep_meta"), py::arg("isolated"))
+      .def("scan", &PyTextScanner::scan, py::arg("data"), py::arg("threads"),
+           "Scans a block of whole lines (the final block's last may lack its newline); "
+           "False at the first bad line (see error).")
+      .def_property_readonly("lines", [](PyTextScanner& s) { return s.scanner().lines(); })
+      .def_property_readonly("records", [](PyTextScanner& s) { return s.scanner().records(); })
+      .def_property_readonly("first_record_line",
+                             [](PyTextScanner& s) { return s.scanner().first_record_line(); })
+      .def_property_readonly("error", &PyTextScanner::error, "(kind, line, field); kind 0: none")
+      .def("take", &PyTextScanner::take,
+           "(vals (records, nfields) int64, tags uint8, line numbers int64, isolated ids int64)");
+
+  m.def("min_max", [](const In<int64_t>& a, int threads) {
+    const int64_t* p = a.data();
+    const auto n = static_cast<int64_t>(a.size());
+    int64_t lo = 0, hi = 0;
+    interruptible(threads, [&](Parallel& par) { min_max(p, n, &lo, &hi, par); return 0; });
+    return py::make_tuple(lo, hi);
+  }, py::arg("a"), py::arg("threads"), "(smallest, largest) of an int64 array ((0, 0) if empty)");
+
+  m.def("remap_dense", [](py::array a, const In<int64_t>& extra, int64_t max_id, int threads) {
+    if (!a.dtype().is(py::dtype::of<int64_t>()) || !(a.flags() & py::array::c_style) || !a.writeable())
+      throw std::invalid_argument("remap_dense needs a writable C-contiguous int64 array");
+    if (max_id < 0 || max_id >= INT32_MAX) throw std::invalid_argument("max_id must be in [0, 2**31 - 1)");
+    auto* p = static_cast<int64_t*>(a.mutable_data());
+    const auto n = static_cast<int64_t>(a.size());
+    const auto ne = static_cast<int64_t>(extra.size());
+    for (int64_t i = 0; i < ne; ++i)
+      if (extra.data()[i] < 0 || extra.data()[i] > max_id) throw std::invalid_argument("extra id out of range");
+    OwnedArray<int64_t> ids;
+    interruptible(threads, [&](Parallel& par) {
+      remap_dense(p, n, extra.data(), ne, max_id, ids, par);
+      return 0;
+    });
+    return to_numpy(std::move(ids));
+  }, py::arg("a"), py::arg("extra"), py::arg("max_id"), py::arg("threads"),
+     "Renumbers the ids in a (in place) as 0..n-1 by increasing id, the extra ids numbered "
+     "too; returns the ids.");
+
+  m.def("build_csr", &build, py::arg("u"), py::arg("v"), py::arg("n"), py::arg("threads"),
+        "(indptr, indices, loops, duplicates) of the undirected graph of pairs (u[i], v[i]).");
+
+  m.def("degeneracy_order", [](const In<int64_t>& indptr, const In<int32_t>& indices, int threads) {
+    const int64_t n = rows_of(indptr);
+    OwnedArray<int32_t> order(static_cast<size_t>(n)), core(static_cast<size_t>(n));
+    interruptible(threads, [&](Parallel& par) {
+      degeneracy_order(indptr.data(), indices.data(), n, order.data(), core.data(), par);
+      return 0;
+    });
+    return py::make_tuple(to_numpy(std::move(order)), to_numpy(std::move(core)));
+  }, py::arg("indptr"), py::arg("indices"), py::arg("threads"), "(order, core), int32");
+
+  m.def("orient", [](const In<int64_t>& indptr, const In<int32_t>& indices, const In<int32_t>& rank,
+                     bool renumber, int threads) {
+    const int64_t n = rows_of(indptr);
+    if (rank.size() != n) throw std::invalid_argument("rank must have n entries");
+    Csr c = interruptible(threads, [&](Parallel& par) {
+      return orient(indptr.data(), indices.data(), n, rank.data(), renumber, par);
+    });
+    return py::make_tuple(to_numpy(std::move(c.indptr)), to_numpy(std::move(c.indices)));
+  }, py::arg("indptr"), py::arg("indices"), py::arg("rank"), py::arg("renumber"), py::arg("threads"));
+
+  m.def("permute", [](const In<int64_t>& indptr, const In<int32_t>& indices, const In<int64_t>& order,
+                      const In<int64_t>& inv, int threads) {
+    const int64_t n = rows_of(indptr);
+    if (order.size() != n || inv.size() != n) throw std::invalid_argument("order and inv need n entries");
+    Csr c = interruptible(threads, [&](Parallel& par) {
+      return permute(indptr.data(), indices.data(), n, order.data(), inv.data(), par);
+    });
+    return py::make_tuple(to_numpy(std::move(c.indptr)), to_numpy(std::move(c.indices)));
+  }, py::arg("indptr"), py::arg("indices"), py::arg("order"), py::arg("inv"), py::arg("threads"));
+
+  m.def("in_rows", [](const In<int64_t>& indptr, const In<int32_t>& indices, int threads) {
+    const int64_t n = rows_of(indptr);
+    if (indptr.data()[n] != static_cast<int64_t>(indices.size()))
+      throw std::invalid_argument("indptr must end at the number of entries");
+    InRows r = interruptible(threads, [&](Parallel& par) {
+      return in_rows(indptr.data(), indices.data(), n, par);
+    });
+    return py::make_tuple(to_numpy(std::move(r.in_ptr)), to_numpy(std::move(r.in_src)),
+                          to_numpy(std::move(r.in_pos)), to_numpy(std::move(r.after)));
+  }, py::arg("indptr"), py::arg("indices"), py::arg("threads"),
+     "(in_ptr, in_src, in_pos, after): each target's sources in increasing order, each "
+     "edge's place in its source's row, and per target the entries after it in those rows");
+
+  m.def("check_rows", [](const In<int64_t>& indptr, const In<int32_t>& indices, int64_t n, int threads) {
+    if (rows_of(indptr) != n) throw std::invalid_argument("indptr must have n + 1 entries");
+    const auto m = static_cast<int64_t>(indices.size());
+    return interruptible(threads, [&](Parallel& par) {
+      return check_rows(indptr.data(), n, indices.data(), m, par);
+    });
+  }, py::arg("indptr"), py::arg("indices"), py::arg("n"), py::arg("threads"),
+     "'' if the rows are sorted, in range and indptr is monotone; else what is wrong");
+
+  m.def("format_edges", [](const In<int64_t>& indptr, const In<int32_t>& indices, py::object ids,
+                           int64_t add, bool upper, const std::string& prefix, char sep,
+                           int64_t row_begin, int64_t row_end, int threads) {
+    const int64_t n = rows_of(indptr);
+    if (row_begin < 0 || row_end > n || row_begin > row_end) throw std::invalid_argument("bad row range");
+    EdgeLines how;
+    In<int64_t> id_array;
+    if (!ids.is_none()) {
+      id_array = ids.cast<In<int64_t>>();
+      if (id_array.size() != n) throw std::invalid_argument("ids must have n entries");
+      how.ids = id_array.data();
+    }
+    how.indptr = indptr.data();
+    how.indices = indices.data();
+    how.add = add;
+    how.upper = upper;
+    how.prefix = prefix;
+    how.sep = sep;
+    return to_numpy(interruptible(threads, [&](Parallel& par) {
+      return format_edges(how, row_begin, row_end, par);
+    }));
+  }, py::arg("indptr"), py::arg("indices"), py::arg("ids"), py::arg("add"), py::arg("upper"),
+     py::arg("prefix"), py::arg("sep"), py::arg("row_begin"), py::arg("row_end"), py::arg("threads"),
+     "The edge lines of rows [row_begin, row_end) as a char array.");
+
+  m.def("format_rows", [](const In<int64_t>& mat, const std::string& prefix, char sep, int threads) {
+    if (mat.ndim() != 2) throw std::invalid_argument("expected a 2-d array");
+    const int64_t rows = mat.shape(0), cols = mat.shape(1);
+    return to_numpy(interruptible(threads, [&](Parallel& par) {
+      return format_rows(mat.data(), rows, cols, prefix, sep, par);
+    }));
+  }, py::arg("mat"), py::arg("prefix"), py::arg("sep"), py::arg("threads"));
+}

@@ -1,0 +1,124 @@
+"""Running the matching search: where (the CPU workers, the GPU or both), and how.
+
+:func:`run_plan` takes a plan of :func:`gthinker.apps.matching.planner.plan`, picks
+the mode (a search the plan says is small stays on the CPU: :func:`small_search`)
+and the GPU record layout (:func:`choose_gpu_mode`), and runs the job. Shared by
+:mod:`gthinker.apps.sm` (embeddings, listing) and :mod:`gthinker.apps.count` (the
+patterns no clique engine or formula counts).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import gthinker
+
+from ..matching.planner import Plan, edges_between
+from .search import SubgraphMatching
+
+__all__ = ["EXPAND_FANOUT", "SMALL_SEARCH", "SMResult", "check_layout", "choose_gpu_mode",
+           "fanouts", "run_plan", "small_search"]
+
+#: GPU record layout: expand once some partial match of the first level has at
+#: least this many candidates (see :func:`choose_gpu_mode`). Measured on an
+#: H200 (docs/benchmarks.md): prefix was faster on email-Enron (largest fanout
+#: 1,383), expand on an R-MAT graph with hubs of tens of thousands; the value
+#: between them is a choice, not a measured optimum.
+EXPAND_FANOUT = 8192
+
+
+def fanouts(data: gthinker.Graph, p: Plan) -> np.ndarray:
+    """For every candidate v of the first position, its number of candidates at
+    the second: the fanout of the first level of the search tree."""
+    c0 = p.candidates[int(p.order[0])]
+    if len(p.order) < 2 or not len(c0):
+        return np.zeros(len(c0), np.int64)
+    return edges_between(data, c0, p.candidates[int(p.order[1])])
+
+
+def choose_gpu_mode(data: gthinker.Graph, p: Plan) -> tuple[str, str]:
+    """``("prefix" | "expand", why)`` from the fanouts of the first level:
+    prefix (one warp extends a partial match with all its candidates, sharing
+    the work) unless some partial match has EXPAND_FANOUT candidates or more:
+    such a record would keep one warp busy while the others idle, and expand
+    (one record per candidate) spreads it over all warps."""
+    f = fanouts(data, p)
+    if not len(f):
+        return "prefix", "no candidates"
+    top = int(f.max())
+    why = f"largest first-level fanout {top} (expand from {EXPAND_FANOUT})"
+    return ("expand" if top >= EXPAND_FANOUT else "prefix"), why
+
+
+#: In auto mode a query whose candidates allow fewer partial matches than this
+#: (the sum over the enumerated positions, the count-only tail left out, of the
+#: product of candidate counts so far) runs on the CPU: the GPU's set-up costs more
+#: than such a search.
+SMALL_SEARCH = 100_000
+
+
+def small_search(p: Plan) -> str:
+    """Why the search of plan ``p`` is too small for the GPU, or ''."""
+    bound = 0
+    product = 1
+    enumerated = len(p.order) - (p.pattern.count_only if p.pattern is not None else 0)
+    for u in p.order[: max(enumerated, 1)]:
+        product *= max(len(p.candidates[int(u)]), 1)
+        bound += product
+        if bound >= SMALL_SEARCH:
+            return ""
+    return f"a small search (at most {bound:,} partial matches)"
+
+
+@dataclass
+class SMResult:
+    count: int  # embeddings, or distinct subgraphs when unique
+    unique: bool
+    automorphisms: int
+    seconds: float
+    mode: str
+    threads: int
+    order: list
+    candidates: list  # |C(u)| per query vertex (empty when the count app counted it)
+    gpu_mode: str | None = None  # prefix or expand (gpu and hybrid modes)
+    stopped: str | None = None  # "limit" when the run stopped at its limit
+    stats: dict = field(default_factory=dict, repr=False)
+    compile_seconds: float = 0.0  # not in seconds; 0 when the compile cache had the code
+    mode_reason: str = ""  # why mode="auto" chose this mode
+    #: How it was counted: "subgraph matching" (the search; with count-only last
+    #: levels unless it listed matches), "cliques (oriented)" or "formula (...)".
+    method: str = "subgraph matching"
+
+    def to_dict(self) -> dict:
+        return {"count": self.count, "unique": self.unique, "automorphisms": self.automorphisms,
+                "seconds": self.seconds, "compile_seconds": self.compile_seconds,
+                "mode": self.mode, "mode_reason": self.mode_reason, "gpu_mode": self.gpu_mode,
+                "threads": self.threads, "order": self.order, "candidates": self.candidates,
+                "stopped": self.stopped, "method": self.method}
+
+
+def check_layout(gpu_mode: str) -> None:
+    """ValueError unless ``gpu_mode`` names a GPU record layout (or ``"auto"``)."""
+    if gpu_mode not in ("auto", "prefix", "expand"):
+        raise ValueError(f"gpu_mode must be auto, prefix or expand, got {gpu_mode!r}")
+
+
+def run_plan(data: gthinker.Graph, p: Plan, mode: str = "auto", gpu_mode: str = "auto",
+             listing: bool = False, **options) -> tuple[gthinker.JobResult, str | None, str]:
+    """Runs the search of plan ``p`` on ``data``: ``(job result, GPU layout or None,
+    why this mode)``. ``listing``: the run lists or claims matches (CPU only).
+    ``options`` go to :func:`gthinker.run` (threads, time_budget, limit, output, ...);
+    the arguments are checked by :func:`gthinker.apps.sm.count` before it plans."""
+    mode, why = gthinker.gpu.resolve_mode(mode, auto="gpu", cpu_because=(
+        "listing matches runs on the CPU" if listing else small_search(p)))
+    chosen = None
+    if mode in ("gpu", "hybrid"):
+        from .gpu import SubgraphMatchingExpandGPU, SubgraphMatchingPrefixGPU
+
+        chosen = gpu_mode if gpu_mode != "auto" else choose_gpu_mode(data, p)[0]
+        options["gpu"] = (SubgraphMatchingPrefixGPU if chosen == "prefix"
+                          else SubgraphMatchingExpandGPU)
+    res = gthinker.run(SubgraphMatching, data, mode=mode, params=p.params, **options)
+    return res, chosen, why

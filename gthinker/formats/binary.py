@@ -1,0 +1,297 @@
+"""gthinker's binary graph files: a CSR that loads by memory-mapping (page faults,
+not parsing), with its ids, labels, node names and load report, and the prepared
+forms computed from it (degeneracy order and core numbers, oriented and reordered
+graphs), so that a later run prepares nothing.
+
+Layout (version 1; every number little-endian)::
+
+    0   magic  b"\\x93GTHINK\\n"            8 bytes
+    8   version                           uint32
+    12  length L of the metadata          uint32
+    16  CRC-32 of the metadata            uint32
+    20  reserved (0)                      uint32
+    24  metadata: UTF-8 JSON, L bytes
+    ... sections, each at a multiple of 4096 bytes: raw C-order arrays
+
+The metadata gives ``n``, ``m``, the load report, the node names (JSON; tuples
+as ``{"tuple": [...]}``), each section's dtype, shape, offset, size and the CRC-32
+of each 64 MiB block of it, and the stored prepared forms by key.
+
+What is checked when: opening a file checks the magic, the version, the
+metadata's CRC and that every section lies inside the file with the size its
+shape says (so a truncated file is refused at once), and the rows of every graph
+before it is used (offsets monotone from 0, neighbour ids in range and strictly
+increasing: one pass at memory speed, the pages the graph needs anyway), so
+corrupt rows are an error, never a crash. A stored array (a prepared form that is
+not a graph, e.g. an order or in-rows) is checked against its CRCs when it is first
+asked for. Every section's CRCs are read with ``verify=True`` (``gthinker convert
+--verify``), a full pass over the file.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+import struct
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from gthinker import csr
+from gthinker.errors import GraphFormatError
+from gthinker.formats.text import opening
+
+__all__ = ["MAGIC", "VERSION", "is_binary", "load", "write", "write_graph"]
+
+MAGIC = b"\x93GTHINK\n"
+VERSION = 1
+_PREFIX = struct.Struct("<8sIIII")
+_ALIGN = 4096
+_CRC_BLOCK = 64 << 20
+_DTYPES = {"<i8": np.int64, "<i4": np.int32}
+_SCALARS = (bool, int, float, str)
+
+
+def is_binary(head: bytes) -> bool:
+    """Whether a file starting with ``head`` is a gthinker binary graph."""
+    return head.startswith(MAGIC)
+
+
+# ---- writing ----------------------------------------------------------------------------
+
+
+def _crcs(arr: np.ndarray) -> list[int]:
+    """CRC-32 of each 64 MiB block of ``arr``'s bytes (zlib releases the GIL: threads)."""
+    data = memoryview(np.ascontiguousarray(arr)).cast("B")
+    spans = [data[i:i + _CRC_BLOCK] for i in range(0, len(data), _CRC_BLOCK)]
+    if len(spans) <= 1:
+        return [zlib.crc32(s) for s in spans]
+    with ThreadPoolExecutor(min(len(spans), csr.threads())) as pool:
+        return list(pool.map(zlib.crc32, spans))
+
+
+class _Writer:
+    """Collects sections and the metadata that names them."""
+
+    def __init__(self):
+        self.arrays: list[tuple[str, np.ndarray]] = []
+
+    def section(self, name: str, arr: np.ndarray) -> str:
+        arr = np.ascontiguousarray(arr)
+        if arr.dtype.str not in _DTYPES:
+            arr = arr.astype(np.int64)
+        self.arrays.append((name, arr))
+        return name
+
+    def graph(self, prefix: str, g) -> dict:
+        out = {"indptr": self.section(prefix + "indptr", g.indptr),
+               "indices": self.section(prefix + "indices", g.indices),
+               "ids": self.section(prefix + "ids", g.ids),
+               "report": vars(g.report).copy(),
+               "node_names": _encode_names(g.node_names)}
+        if g.labels is not None:
+            out["labels"] = self.section(prefix + "labels", g.labels)
+        return out
+
+    def value(self, prefix: str, value):
+        """The metadata of a prepared form, or None when it cannot be stored."""
+        if isinstance(value, np.ndarray) and value.dtype.kind in "iu":
+            return {"array": self.section(prefix, value)}
+        if hasattr(value, "indptr") and hasattr(value, "report"):
+            return {"graph": self.graph(prefix + "/", value)}
+        if isinstance(value, tuple):
+            parts = [self.value(f"{prefix}/{i}", v) for i, v in enumerate(value)]
+            return None if any(p is None for p in parts) else {"tuple": parts}
+        if isinstance(value, _SCALARS):
+            return {"value": value}
+        return None
+
+
+def write(graph, fh, forms: dict) -> None:
+    """Writes ``graph`` and its prepared ``forms`` (key -> value; the values that are
+    not graphs, integer arrays, numbers or tuples of them are left out)."""
+    w = _Writer()
+    meta = {"n": graph.num_vertices, "m": graph.num_edges, **w.graph("", graph), "derived": {}}
+    for key, value in forms.items():
+        enc = w.value(f"derived/{key}", value)
+        if enc is not None:
+            meta["derived"][key] = enc
+    sections = {}
+    body = []
+    meta["sections"] = sections
+    offset = 0
+    for name, arr in w.arrays:
+        sections[name] = {"dtype": arr.dtype.str, "shape": list(arr.shape), "nbytes": arr.nbytes,
+                          "crc32": _crcs(arr), "offset": 0}
+        body.append((name, arr))
+    text = b""
+    for _ in range(3):  # offsets depend on the metadata's length, which depends on them
+        start = -(-(_PREFIX.size + len(text)) // _ALIGN) * _ALIGN
+        offset = start
+        for name, arr in body:
+            sections[name]["offset"] = offset
+            offset += -(-arr.nbytes // _ALIGN) * _ALIGN
+        new = json.dumps(meta, separators=(",", ":")).encode()
+        if new == text:
+            break
+        text = new
+    fh.write(_PREFIX.pack(MAGIC, VERSION, len(text), zlib.crc32(text), 0))
+    fh.write(text)
+    pos = _PREFIX.size + len(text)
+    for name, arr in body:
+        fh.write(b"\0" * (sections[name]["offset"] - pos))
+        if arr.nbytes:
+            fh.write(memoryview(arr).cast("B"))
+        pos = sections[name]["offset"] + arr.nbytes
+
+
+def write_graph(graph, fh) -> None:
+    """:func:`write` with every prepared form the graph holds (the registry's writer)."""
+    write(graph, fh, graph.prepared())
+
+
+def _encode_names(names):
+    if names is None:
+        return None
+    return [_encode_name(x) for x in names]
+
+
+def _encode_name(x):
+    if x is None or isinstance(x, _SCALARS):
+        return x
+    if isinstance(x, tuple):
+        return {"tuple": [_encode_name(y) for y in x]}
+    if isinstance(x, np.generic):
+        return _encode_name(x.item())
+    raise ValueError(f"node name {x!r} ({type(x).__name__}) cannot be stored in a gthinker "
+                     "binary file (names may be strings, numbers, None or tuples of them)")
+
+
+def _decode_name(x):
+    if isinstance(x, dict):
+        return tuple(_decode_name(y) for y in x["tuple"])
+    return x
+
+
+# ---- reading ----------------------------------------------------------------------------
+
+
+class _File:
+    """An open binary graph: its metadata and memory-mapped sections."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        with opening(path), open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            prefix = fh.read(_PREFIX.size)
+            self.meta = self._metadata(fh, prefix, size)
+            self.map = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) if size else None
+        self.size = size
+        self._check_sections()
+
+    def fail(self, why: str) -> GraphFormatError:
+        return GraphFormatError(f"{self.path}: {why}")
+
+    def _metadata(self, fh, prefix: bytes, size: int) -> dict:
+        if len(prefix) < _PREFIX.size or not is_binary(prefix):
+            raise self.fail("not a gthinker binary graph file (no magic number)")
+        _, version, length, crc, _ = _PREFIX.unpack(prefix)
+        if version != VERSION:
+            raise self.fail(f"binary graph format version {version}; this gthinker reads version "
+                            f"{VERSION} (convert the graph again with this gthinker)")
+        if length > size - _PREFIX.size:
+            raise self.fail(f"truncated: the metadata needs {length:,} bytes, the file has "
+                            f"{size - _PREFIX.size:,} after its prefix")
+        text = fh.read(length)
+        if zlib.crc32(text) != crc:
+            raise self.fail("corrupt: the metadata does not match its checksum")
+        try:
+            meta = json.loads(text)
+            int(meta["n"]), int(meta["m"]), dict(meta["sections"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise self.fail(f"corrupt metadata: {exc}") from None
+        return meta
+
+    def _check_sections(self) -> None:
+        for name, s in self.meta["sections"].items():
+            try:
+                dtype = np.dtype(_DTYPES[s["dtype"]])
+                count = int(np.prod(s["shape"], dtype=np.int64))
+                ok = s["nbytes"] == count * dtype.itemsize and s["offset"] >= 0
+            except (KeyError, TypeError, ValueError):
+                ok = False
+            if not ok:
+                raise self.fail(f"corrupt metadata: section {name!r} is malformed")
+            if s["offset"] + s["nbytes"] > self.size:
+                end = s["offset"] + s["nbytes"]
+                raise self.fail(f"truncated: section {name!r} ends at byte {end:,} but the "
+                                f"file has {self.size:,} bytes")
+
+    def array(self, name: str) -> np.ndarray:
+        s = self.meta["sections"].get(name)
+        if s is None:
+            raise self.fail(f"corrupt metadata: no section {name!r}")
+        dtype = _DTYPES[s["dtype"]]
+        count = s["nbytes"] // np.dtype(dtype).itemsize
+        if count == 0:
+            return np.empty(s["shape"], dtype)
+        return np.frombuffer(self.map, dtype, count, s["offset"]).reshape(s["shape"])
+
+    def verify(self, names=None) -> None:
+        """Sections (default: every one) against their per-block CRCs."""
+        for name in self.meta["sections"] if names is None else names:
+            if _crcs(self.array(name)) != self.meta["sections"][name]["crc32"]:
+                raise self.fail(f"corrupt: section {name!r} does not match its checksum")
+
+
+def load(path, graph_cls, verify: bool = False):
+    """The graph in a binary file, its prepared forms offered to
+    :meth:`Graph.derived <gthinker.Graph.derived>` (each restored, and checked, when
+    first asked for)."""
+    f = _File(Path(os.fspath(path)))
+    if verify:
+        f.verify()
+    meta = f.meta
+    g = _graph(f, meta, graph_cls)
+    if g.num_vertices != meta["n"] or g.num_edges != meta["m"]:
+        raise f.fail("corrupt metadata: the graph's size does not match its sections")
+    for key, enc in meta.get("derived", {}).items():
+        g.offer(key, lambda enc=enc: _value(f, enc, graph_cls))
+    return g
+
+
+def _graph(f: _File, enc: dict, graph_cls):
+    indptr, indices, ids = f.array(enc["indptr"]), f.array(enc["indices"]), f.array(enc["ids"])
+    labels = f.array(enc["labels"]) if "labels" in enc else None
+    n = indptr.size - 1
+    if n < 0 or indptr.ndim != 1 or indices.ndim != 1 or ids.shape != (n,) \
+            or (labels is not None and labels.shape != (n,)):
+        raise f.fail("corrupt metadata: array shapes do not fit together")
+    why = csr.check_rows(indptr, indices, n)
+    if why:
+        raise f.fail(f"corrupt graph: {why}")
+    names = enc.get("node_names")
+    try:
+        names = None if names is None else [_decode_name(x) for x in names]
+        if names is not None and len(names) != n:
+            raise ValueError("node names do not fit the graph")
+        return graph_cls(indptr, indices, ids=ids, labels=labels, report=enc["report"],
+                         node_names=names)
+    except (TypeError, KeyError, ValueError) as exc:
+        raise f.fail(f"corrupt metadata: {exc}") from None
+
+
+def _value(f: _File, enc: dict, graph_cls):
+    if "array" in enc:  # nothing to check its values against: its checksum, when restored
+        f.verify([enc["array"]])
+        return f.array(enc["array"])
+    if "graph" in enc:
+        return _graph(f, enc["graph"], graph_cls)
+    if "tuple" in enc:
+        return tuple(_value(f, e, graph_cls) for e in enc["tuple"])
+    if "value" in enc:
+        return enc["value"]
+    raise f.fail("corrupt metadata: a prepared form of unknown kind")

@@ -1,0 +1,64 @@
+"""SNAP edge lists: one edge ``u v`` per line.
+
+``#`` or ``%`` lines are comments, blank lines are ignored, fields are separated
+by spaces or tabs (a trailing ``\\r`` is tolerated). The first two fields of a
+line are the endpoints; numbers after them (weights, timestamps) are allowed and
+ignored, anything else after them is an error naming the line. Ids are arbitrary
+non-negative 64-bit integers, renumbered ``0 .. n-1`` in increasing order of id.
+An edge list cannot hold a vertex without edges: :func:`write` lists those in
+leading comment lines ``# isolated vertices: id id ...``, which :func:`read` adds
+back (other SNAP readers skip them as comments).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gthinker import _core, csr
+from gthinker.errors import GraphFormatError
+from gthinker.formats import text
+
+__all__ = ["read", "write", "row_blocks"]
+
+_INT32_MAX = np.iinfo(np.int32).max
+_ISOLATED = "# isolated vertices:"
+#: Neighbour entries formatted per write.
+_WRITE_BLOCK = 1 << 24
+
+
+def _describe(kind, line, token):
+    return text.message(kind, line, token, "expected two integer vertex ids")
+
+
+def read(path, graph_cls):
+    """The graph of a SNAP edge list (``graph_cls.from_pairs`` builds it)."""
+    rec = text.scan(path, 2, {0: 2}, isolated=True, describe=_describe)
+    pairs = rec.vals
+    ids = csr.remap_ids(pairs, rec.isolated)
+    if ids.size > _INT32_MAX:
+        raise GraphFormatError(f"{path}: too many vertices ({ids.size:,}) for int32 indices")
+    return graph_cls.from_pairs(pairs[:, 0], pairs[:, 1], ids.size, ids=ids,
+                                source=path.name, lines=rec.lines)
+
+
+def row_blocks(indptr, entries: int = _WRITE_BLOCK):
+    """Row ranges ``(begin, end)`` of about ``entries`` neighbour entries each."""
+    n = indptr.size - 1
+    if n == 0:
+        return []
+    cuts = np.searchsorted(indptr, np.arange(0, int(indptr[-1]) + entries, entries))
+    cuts = np.unique(np.clip(np.concatenate([[0], cuts, [n]]), 0, n))
+    return list(zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True))
+
+
+def write(graph, fh) -> None:
+    """Each edge once as ``u<TAB>v`` in original ids (``u`` the smaller internal
+    number), after a header comment and the isolated-vertex comments."""
+    fh.write(f"# gthinker edge list: {graph.num_vertices} vertices, "
+             f"{graph.num_edges} undirected edges\n".encode())
+    lonely = graph.ids[graph.degrees() == 0]
+    for i in range(0, lonely.size, 64):
+        fh.write((_ISOLATED + " " + " ".join(map(str, lonely[i:i + 64].tolist())) + "\n").encode())
+    for b, e in row_blocks(graph.indptr):
+        fh.write(_core.format_edges(graph.indptr, graph.indices, graph.ids, 0, True, "", "\t",
+                                    b, e, csr.threads()))

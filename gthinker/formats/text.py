@@ -1,0 +1,217 @@
+"""Streaming text input for the text readers: a file (plain or gzip, found by its
+first bytes; a pipe or a device too) is read in blocks of whole lines that the C++
+scanner (``csrc/text_scanner.cpp``) splits among all cores.
+
+Bounded and interruptible: no line may be longer than :data:`MAX_LINE_BYTES` (so
+a binary or endless input such as ``/dev/zero`` stops at once with a message), the
+records read must fit in the memory available, and a signal is handled between
+blocks and every few milliseconds inside one (Ctrl-C raises KeyboardInterrupt,
+nothing native runs after it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from gthinker import _core, csr, memory
+from gthinker.errors import GraphFormatError
+
+__all__ = ["MAX_LINE_BYTES", "Records", "scan", "line_text", "open_input", "opening"]
+
+#: The longest line a text graph file may have (an edge line is tens of bytes).
+MAX_LINE_BYTES = 1 << 20
+#: Bytes read and scanned at a time.
+BLOCK_BYTES = 32 << 20
+
+# Error kinds of the scanner (csrc/text_scanner.hpp).
+NONINT, NEGATIVE, OVERFLOW, FEW_FIELDS, BAD_TAG, EXTRA, ISOLATED = range(1, 8)
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+@dataclass
+class Records:
+    """What :func:`scan` read: ``vals`` (records x fields, int64, writable), and
+    with ``keep_meta`` each record's ``tags`` and 1-based ``linenos``;
+    ``isolated``: the ids of leading ``# isolated vertices:`` lines; ``lines``:
+    physical lines."""
+
+    vals: np.ndarray
+    tags: np.ndarray
+    linenos: np.ndarray
+    isolated: np.ndarray
+    lines: int
+
+
+@contextlib.contextmanager
+def opening(path: Path):
+    """Turns the errors of opening ``path`` into GraphFormatErrors that name it."""
+    try:
+        yield
+    except FileNotFoundError:
+        raise GraphFormatError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise GraphFormatError(f"{path}: is a directory, not a graph file") from None
+    except OSError as exc:
+        raise GraphFormatError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def open_input(path: Path):
+    """``path`` opened for binary reading, gzip-decompressed if it starts like gzip."""
+    with opening(path):
+        fh = open(path, "rb")  # noqa: SIM115 - returned to the caller
+    try:
+        head = fh.peek(2)[:2] if hasattr(fh, "peek") else b""
+    except OSError:
+        head = b""
+    return _GzipInput(fh) if head == _GZIP_MAGIC else fh
+
+
+class _GzipInput(gzip.GzipFile):
+    """Decompresses an open file (a pipe too: not opened twice) and closes it with itself."""
+
+    def __init__(self, fh):
+        super().__init__(fileobj=fh, mode="rb")
+        self._source = fh
+
+    def close(self):
+        try:
+            super().close()
+        finally:
+            self._source.close()
+
+
+def _blocks(path: Path, fh, first_line):
+    """Blocks of whole lines (memoryviews into one reused buffer; the last may end
+    without a newline). ``first_line()`` numbers the next line, for messages."""
+    buf = bytearray(BLOCK_BYTES + MAX_LINE_BYTES)
+    view = memoryview(buf)
+    carry = 0
+    while True:
+        try:
+            got = fh.readinto(view[carry:])
+        except (OSError, EOFError, zlib.error) as exc:  # gzip.BadGzipFile is an OSError
+            raise GraphFormatError(f"{path}: cannot read: {exc}") from None
+        filled = carry + (got or 0)
+        if not got:
+            if filled:
+                yield view[:filled]
+            return
+        last = buf.rfind(b"\n", carry, filled)
+        if last < 0:
+            last = buf.rfind(b"\n", 0, carry)
+        if last < 0:
+            if filled > MAX_LINE_BYTES:
+                raise GraphFormatError(
+                    f"{path}:{first_line()}: a line longer than {MAX_LINE_BYTES:,} bytes "
+                    "(not a text graph file?)")
+            carry = filled
+            continue
+        yield view[: last + 1]
+        carry = filled - last - 1
+        buf[:carry] = buf[last + 1: filled]
+
+
+def scan(path: Path, nfields: int, required: dict, tagged: bool = False,
+         keep_meta: bool = False, isolated: bool = False, describe=None,
+         header=None) -> Records:
+    """The integer records of a text file. ``required[tag]``: the fields a line
+    with that tag (0: untagged) needs; further tokens must be numbers (weights,
+    timestamps), anything else is an error naming the line. ``describe(kind,
+    line_text, token)`` words an error (:func:`message` by default). ``header``:
+    called with each line (bytes) before the records start, until it returns
+    True (that line is the last of the header)."""
+    req = np.full(256, -1, np.int8)
+    for tag, k in required.items():
+        req[tag] = k
+    scanner = _core.TextScanner(nfields, req.tobytes(), tagged, keep_meta, isolated)
+    cores = csr.threads()
+    at = [0]  # header lines
+    with open_input(path) as fh:
+        for block in _blocks(path, fh, lambda: at[0] + scanner.lines + 1):
+            if header is not None:
+                start, done, n = _header_lines(block, header)
+                at[0] += n
+                if not done:
+                    continue
+                header = None
+                block = block[start:]
+            before = scanner.lines
+            if not scanner.scan(block, cores):
+                kind, line, field = scanner.error
+                text = _nth_line(block, line - before)
+                msg = (describe or message)(kind, text, _token(text, field, tagged))
+                raise GraphFormatError(f"{path}:{line + at[0]}: {msg}")
+            memory.check_fits(scanner.records * nfields * 8 * 2,
+                              f"{path}: the {scanner.records:,} records read so far")
+    if header is not None:
+        header(None)  # the input ended before its header did
+    vals, tags, linenos, iso = scanner.take()
+    if at[0] and linenos.size:
+        linenos += at[0]
+    return Records(vals, tags, linenos, iso, scanner.lines + at[0])
+
+
+def _header_lines(block, header):
+    """(bytes of block the header used, whether it ended there, its lines)."""
+    data = bytes(block)
+    pos = 0
+    n = 0
+    while pos < len(data):
+        end = data.find(b"\n", pos)
+        end = len(data) if end < 0 else end
+        n += 1
+        if header(data[pos:end]):
+            return end + 1, True, n
+        pos = end + 1
+    return pos, False, n
+
+
+def _nth_line(block, k: int, limit: int = 60) -> str:
+    """The text of the k-th (1-based) line of a block, shortened for messages."""
+    data = np.frombuffer(block, np.uint8)
+    ends = np.flatnonzero(data == 10)
+    start = int(ends[k - 2]) + 1 if k >= 2 else 0
+    end = int(ends[k - 1]) if k - 1 < ends.size else data.size
+    text = bytes(block[start:end]).decode("utf-8", "replace").strip()
+    return text[: limit - 3] + "..." if len(text) > limit else text
+
+
+def _token(text: str, field: int, tagged: bool) -> str:
+    parts = text.split()
+    idx = field + (1 if tagged else 0)
+    return parts[idx] if idx < len(parts) else text
+
+
+def message(kind: int, text: str, token: str, expect: str = "expected integer fields") -> str:
+    """The words for a bad line of kind ``kind`` (the scanner's error kinds)."""
+    if kind == NEGATIVE:
+        return f"negative vertex id {token!r} (ids must be non-negative)"
+    if kind == OVERFLOW:
+        return f"integer {token!r} does not fit in int64"
+    if kind == BAD_TAG:
+        return f"unknown line type, got {text!r} (expected lines starting with t, v or e)"
+    if kind == FEW_FIELDS:
+        return f"{expect}, got {text!r}"
+    if kind == EXTRA:
+        return (f"unexpected {token!r} after the fields of {text!r} (only numbers, such as "
+                "weights, may follow them)")
+    if kind == ISOLATED:
+        return (f"expected non-negative vertex ids after '# isolated vertices:', got {token!r} "
+                "(not a non-negative integer, or it does not fit in int64)")
+    return f"{expect}, got {token!r}"
+
+
+def line_text(path: Path, lineno: int, limit: int = 60) -> str:
+    """The text of 1-based physical line ``lineno`` of a file (read again, for messages)."""
+    with open_input(path) as fh:
+        for k, line in enumerate(fh, 1):
+            if k == lineno:
+                text = line.decode("utf-8", "replace").strip()
+                return text[: limit - 3] + "..." if len(text) > limit else text
+    return ""

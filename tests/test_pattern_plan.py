@@ -1,0 +1,238 @@
+"""Pattern-aware matching: for every connected pattern of 3 to 6 vertices (networkx's
+graph atlas), |Aut| against networkx's GraphMatcher, and the counts of sm and count
+(embeddings, distinct subgraphs, labeled and not, each engine the pattern plan picks:
+cliques, formulas, the search with count-only last levels) against a brute force over
+every injective map; motifs against igraph and a brute force over vertex sets."""
+
+import itertools
+import random
+from collections import Counter
+
+import networkx as nx
+import numpy as np
+import pytest
+from networkx.algorithms import isomorphism as iso
+
+import gthinker
+from gthinker.apps import count, sm
+from gthinker.apps.count import formulas, motifs
+from gthinker.apps.matching import symmetry
+from gthinker.apps.matching.pattern_plan import pattern_plan
+from gthinker.apps.matching.patterns import pattern
+
+ATLAS = [G for G in nx.graph_atlas_g() if 3 <= G.number_of_nodes() <= 6 and nx.is_connected(G)]
+
+
+def _automorphisms(Q, labeled=False):
+    match = iso.categorical_node_match("label", None) if labeled else None
+    return sum(1 for _ in iso.GraphMatcher(Q, Q, node_match=match).isomorphisms_iter())
+
+
+class _Brute:
+    """Embeddings of small patterns in a small graph: every injective map, in numpy."""
+
+    def __init__(self, G):
+        n = G.number_of_nodes()
+        self.adj = nx.to_numpy_array(G, nodelist=range(n), dtype=bool)
+        self.labels = np.array([G.nodes[v].get("label", 0) for v in range(n)])
+        self.maps = {}
+        self.n = n
+
+    def embeddings(self, Q):
+        k = Q.number_of_nodes()
+        if k not in self.maps:
+            self.maps[k] = np.array(list(itertools.permutations(range(self.n), k)))
+        m = self.maps[k]
+        ok = np.ones(len(m), bool)
+        for a, b in Q.edges:
+            ok &= self.adj[m[:, a], m[:, b]]
+        for u in Q.nodes:
+            if "label" in Q.nodes[u]:
+                ok &= self.labels[m[:, u]] == Q.nodes[u]["label"]
+        return int(ok.sum())
+
+
+def test_automorphisms_and_restrictions_of_every_small_pattern():
+    rng = random.Random(1)
+    for Q in ATLAS:
+        q = gthinker.Graph.from_networkx(Q)
+        p = pattern_plan(q)
+        assert p.automorphisms == _automorphisms(Q), sorted(Q.edges)
+        assert all(i < j for i, j in p.restrictions)
+        assert sorted(p.order) == list(range(Q.number_of_nodes()))
+        assert 1 <= p.count_only < Q.number_of_nodes()
+        assert (p.clique is not None) == (Q.number_of_edges() == len(Q) * (len(Q) - 1) // 2)
+        Q = Q.copy()
+        nx.set_node_attributes(Q, {v: rng.randrange(2) for v in Q}, "label")
+        lp = pattern_plan(gthinker.Graph.from_networkx(Q))
+        assert lp.automorphisms == _automorphisms(Q, labeled=True)
+
+
+def test_shapes_and_isomorphism():
+    for name in ["house", "bull", "4-wheel", "5-path", "6-star"]:
+        q = pattern(name)
+        perm = np.random.default_rng(0).permutation(q.num_vertices)
+        shuffled = gthinker.Graph.from_edges(
+            np.array([(perm[a], perm[b]) for a, b in q.to_networkx().edges()]))
+        assert pattern_plan(shuffled).shape == name
+        assert symmetry.isomorphic(symmetry.adjacency(q), symmetry.adjacency(shuffled))
+    assert not symmetry.isomorphic(symmetry.adjacency(pattern("5-path")),
+                                   symmetry.adjacency(pattern("5-star")))
+    assert pattern_plan(pattern("diamond")).count_only == 2  # twins {1, 3} on edge {0, 2}
+    assert pattern_plan(pattern("6-star")).count_only == 5  # C(deg, 5) at the centre
+
+
+@pytest.mark.parametrize("seed,most", [(0, 6), (1, 5)])
+def test_every_pattern_up_to_6_vertices_counts_exactly(seed, most):
+    G = nx.gnp_random_graph(9, 0.55 - 0.1 * seed, seed=seed)
+    brute = _Brute(G)
+    g = gthinker.Graph.from_networkx(G)
+    for Q in (Q for Q in ATLAS if len(Q) <= most):
+        want = brute.embeddings(Q)
+        aut = _automorphisms(Q)
+        q = gthinker.Graph.from_networkx(Q)
+        emb = sm.count(g, q, mode="cpu", threads=2)
+        assert emb.count == want, (sorted(Q.edges), emb.method)
+        assert sm.count(g, q, mode="cpu", threads=2, unique=True).count * aut == want
+        assert count.count(g, q, mode="cpu", threads=2).count * aut == want
+
+
+def test_labeled_patterns_count_exactly():
+    rng = random.Random(5)
+    G = nx.gnp_random_graph(10, 0.6, seed=5)
+    nx.set_node_attributes(G, {v: rng.randrange(2) for v in G}, "label")
+    brute = _Brute(G)
+    g = gthinker.Graph.from_networkx(G)
+    for Q in ATLAS[: 2 + 6 + 21]:  # 3 to 5 vertices
+        Q = Q.copy()
+        nx.set_node_attributes(Q, {v: rng.randrange(2) for v in Q}, "label")
+        q = gthinker.Graph.from_networkx(Q)
+        want = brute.embeddings(Q)
+        assert sm.count(g, q, mode="cpu", threads=2).count == want, sorted(Q.nodes("label"))
+        uniq = sm.count(g, q, mode="cpu", threads=2, unique=True)
+        assert uniq.count * _automorphisms(Q, labeled=True) == want
+
+
+def test_one_label_queries_count_in_that_label():
+    G = nx.gnp_random_graph(12, 0.6, seed=2)
+    nx.set_node_attributes(G, {v: v % 2 for v in G}, "label")
+    brute = _Brute(G)
+    for name in ["4-clique", "4-cycle", "diamond", "house"]:
+        Q = pattern(name).to_networkx()
+        nx.set_node_attributes(Q, 1, "label")
+        res = sm.count(G, Q, mode="cpu", threads=2)
+        assert res.count == brute.embeddings(Q), name
+        if name != "diamond":  # the clique engine or a formula
+            assert res.method != "subgraph matching", name
+
+
+def test_a_clique_given_as_a_file_or_graph_takes_the_clique_engine(tmp_path):
+    G = nx.gnp_random_graph(30, 0.5, seed=3)
+    path = tmp_path / "k5.txt"
+    path.write_text("".join(f"{a} {b}\n" for a, b in itertools.combinations(range(5), 2)))
+    for q in (str(path), nx.complete_graph(5)):
+        res = count.count(G, q, mode="cpu", threads=2)
+        assert res.method == "cliques (oriented)"
+        assert res.count == count.count(G, "5-clique", mode="cpu", threads=2).count
+        assert sm.count(G, q, mode="cpu", threads=2).count == res.count * 120
+
+
+def test_the_search_counts_the_formula_shapes_too():
+    from gthinker.apps.matching import planner
+    from gthinker.apps.sm import engine
+
+    G = nx.gnp_random_graph(25, 0.35, seed=11)
+    g = gthinker.Graph.from_networkx(G)
+    for name in formulas.FORMULAS:
+        res = count.count(g, name, mode="cpu", threads=2)
+        assert res.method == f"formula ({name})"
+        job, _, _ = engine.run_plan(g, planner.plan(g, name, unique=True), "cpu", threads=2)
+        assert job.counters["matches"] == res.count, name
+        parts = [count.count(g, name, mode="cpu", threads=2, vertices=range(a, b)).count
+                 for a, b in ((0, 7), (7, 25))]
+        assert sum(parts) == res.count, name
+
+
+def test_listing_still_enumerates_every_embedding():
+    G = nx.gnp_random_graph(12, 0.5, seed=4)
+    for name in ["diamond", "5-star", "4-cycle"]:
+        rows = sm.match(G, name, threads=2)
+        assert len(rows) == sm.count(G, name, threads=2).count
+        assert len({tuple(r) for r in rows.tolist()}) == len(rows)
+
+
+def test_count_only_tails_survive_decomposition():
+    G = nx.gnp_random_graph(40, 0.3, seed=8)
+    for name in ["diamond", "5-path", "bull", "K2,3", "book"]:
+        whole = sm.count(G, name, mode="cpu", threads=2, unique=True)
+        split = sm.count(G, name, mode="cpu", threads=2, unique=True, time_budget=1e-6,
+                         early_split=0, timeout_check_interval=1, vertices=range(40))
+        assert split.count == whole.count, name
+        assert split.stats["tasks_decomposed"] > 0, name
+
+
+def _induced_brute(G, k):
+    """Induced motif counts by vertex sets, keyed by motif name."""
+    names = motifs.motif_names(k)
+    reps = {n: pattern(n).to_networkx() for n in names}
+    out = Counter({n: 0 for n in names})
+    for S in itertools.combinations(G.nodes, k):
+        H = G.subgraph(S)
+        if nx.is_connected(H):
+            out[next(n for n in names if nx.is_isomorphic(H, reps[n]))] += 1
+    return dict(out)
+
+
+def test_motifs_match_igraph_and_brute_force():
+    ig = pytest.importorskip("igraph")
+    G = nx.gnp_random_graph(13, 0.45, seed=6)
+    g = ig.Graph(edges=list(G.edges()), n=13)
+    for k in (3, 4):
+        res = count.count(G, "motifs", size=k, mode="cpu", threads=2)
+        ours = res.counts
+        theirs = [int(x) for x in g.motifs_randesu(size=k) if x == x]  # nan: disconnected
+        assert sorted(ours.values()) == sorted(theirs)
+        assert ours == _induced_brute(G, k)
+    res = count.count(G, "motifs", size=5, mode="cpu", threads=2)
+    assert res.counts == _induced_brute(G, 5)
+    plain = count.count(G, "motifs", size=5, mode="cpu", threads=2, induced=False).counts
+    for name in ("house", "5-cycle", "bull"):
+        assert plain[name] == count.count(G, name, mode="cpu", threads=2).count
+
+
+def test_motif_names_are_every_connected_graph_once():
+    for k in motifs.SIZES:
+        names = motifs.motif_names(k)
+        atlas = [G for G in nx.graph_atlas_g() if len(G) == k and nx.is_connected(G)]
+        assert len(names) == len(atlas)
+        for G in atlas:
+            assert sum(nx.is_isomorphic(G, pattern(n).to_networkx()) for n in names) == 1
+
+
+def test_motif_and_pattern_errors():
+    with pytest.raises(ValueError, match="3, 4, 5"):
+        count.count(nx.path_graph(4), "motifs", size=6, mode="cpu")
+    with pytest.raises(ValueError, match="size"):
+        count.count(nx.path_graph(4), "motifs", mode="cpu")
+    with pytest.raises(ValueError, match="size"):
+        count.count(nx.path_graph(4), "triangle", size=3, mode="cpu")
+    with pytest.raises(ValueError, match="CPU"):
+        count.count(nx.path_graph(4), "motifs", size=3, mode="gpu")
+
+
+def test_gpu_mode_counts_embeddings_as_distinct_times_automorphisms():
+    """The GPU matcher (on the simulator here) takes the plan's restrictions and order
+    as they are; embeddings are its distinct subgraphs times |Aut|."""
+    G = nx.gnp_random_graph(7, 0.6, seed=9)
+    want = _Brute(G).embeddings(pattern("house").to_networkx())
+    res = sm.count(G, "house", mode="gpu")
+    assert res.count == want and res.mode == "gpu" and res.automorphisms == 2
+
+
+def test_auto_leaves_count_only_levels_out_of_the_small_search_rule():
+    from gthinker.apps.sm import engine
+
+    big = gthinker.Graph.from_networkx(nx.gnm_random_graph(3000, 30_000, seed=1))
+    # a 5-star enumerates only its centre: at most 3,000 partial matches
+    assert "small search" in engine.small_search(sm.plan(big, "5-star", True))
+    assert engine.small_search(sm.plan(big, "5-path", True)) == ""
