@@ -11,15 +11,14 @@ import pytest
 from test_gsword import _graph, _labeled
 
 from gthinker.apps import gsword, sm
-from gthinker.apps.gsword import app as gsword_app
 from gthinker.apps.gsword import candidates
 from gthinker.apps.gsword.candidates import kept_candidate_graph
 from gthinker.apps.gsword.stop_rule import Z95, StopRule, batch_sizes
 
 
 def _half_width(batches):
-    est, err, _ = gsword_app.combine(batches, sum(b.n for b in batches))
-    return Z95 * err / est
+    fields = gsword.summary(batches)
+    return Z95 * fields["stderr"] / fields["estimate"]
 
 
 def _as_batches(result):
