@@ -4,6 +4,7 @@ run after a first one (compile and per-graph preparation excluded).
 
     python benchmarks/profile_host.py GRAPH mce --mode gpu [--top 25]
     python benchmarks/profile_host.py GRAPH count --pattern 4-clique --mode gpu
+    python benchmarks/profile_host.py hprd.graph gsword --pattern QUERY.graph --repeat 200
 
 Prints, per thread, the functions most often on top of its stack (own time) and
 most often anywhere on it (cumulative), as shares of that thread's samples. Time
@@ -19,7 +20,7 @@ import threading
 import time
 
 import gthinker
-from gthinker.apps import count, mce
+from gthinker.apps import count, gsword, mce
 
 
 def _where(code) -> str:
@@ -70,28 +71,33 @@ class Sampler(threading.Thread):
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("graph")
-    ap.add_argument("app", choices=["mce", "count"])
+    ap.add_argument("app", choices=["mce", "count", "gsword"])
     ap.add_argument("--mode", default="gpu")
-    ap.add_argument("--pattern", default="triangle")
+    ap.add_argument("--pattern", default="triangle", help="count's pattern, gsword's query")
+    ap.add_argument("--repeat", type=int, default=1, help="runs sampled (short jobs)")
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--top", type=int, default=25)
     args = ap.parse_args()
     g = gthinker.Graph.read(args.graph)
+    query = gthinker.Graph.read(args.pattern) if args.app == "gsword" else None
 
     def once():
         if args.app == "mce":
             return mce.run(g, mode=args.mode, threads=args.threads).count
+        if args.app == "gsword":
+            return gsword.estimate(g, query, mode=args.mode, threads=args.threads).estimate
         return count.count(g, args.pattern, mode=args.mode, threads=args.threads).count
 
     print("first run (compile, preparation):", once())
     sampler = Sampler()
     sampler.start()
     t = time.perf_counter()
-    n = once()
-    dt = time.perf_counter() - t
+    for _ in range(args.repeat):
+        n = once()
+    dt = (time.perf_counter() - t) / args.repeat
     sampler.running = False
     sampler.join()
-    print(f"sampled run: {n} in {dt:.3f} s")
+    print(f"sampled runs ({args.repeat}): {n}, {dt:.4f} s each")
     sampler.report(args.top)
 
 
