@@ -456,11 +456,17 @@ class _Pipeline:
                 launched += 1
             if self.plan_params is not None and job is None:
                 job, parts = self._start_trawl(todo)
-            batch = todo[waited]
-            waited += 1
-            if self._collect(batch, waited < len(todo), len(todo), stop, progress):
-                for left in todo[waited:launched]:  # launched already: counted
-                    self._collect(left, False, len(todo), stop, progress)
+            # Seen one by one where something watches each batch, else all in one copy.
+            ready = todo[waited:waited + 1] if checks else todo[waited:launched]
+            sampler.collect(ready)
+            for batch in ready:
+                waited += 1
+                ends = self._count(batch, waited < len(todo), len(todo), stop, progress)
+            if ends:
+                left = todo[waited:launched]  # launched already: counted
+                sampler.collect(left)
+                for batch in left:
+                    self._count(batch, False, len(todo), stop, progress)
                 break
         if job:
             self._settle(job, parts)
@@ -469,8 +475,9 @@ class _Pipeline:
             self.stats["records"] += cut
             self.stats["cut_off"] += cut
 
-    def _collect(self, batch, more, total, stop, progress):
-        self.sampler.collect([batch])
+    def _count(self, batch, more, total, stop, progress):
+        """Adds a batch whose round sums are in (with its trawled samples' provisional
+        values); True when the run stops after it."""
         if self.plan_params is not None:
             provisional_trawl(self.cg, batch)
         return self._completed(batch, more, total, stop, progress)
