@@ -29,14 +29,18 @@ ValueError: cpu_chunk must be an integer from 1 to 9,223,372,036,854,775,807, go
 from __future__ import annotations
 
 import dataclasses
+import functools
 import numbers
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import psutil
+
 __all__ = ["RunOptions", "GPUOptions", "HybridOptions", "MAX_THREADS", "ALL_GPUS", "MODES",
-           "SEED_LIMIT", "available_cores", "check", "positive_int", "positive_seconds",
-           "seconds_or_off", "seed", "option_field", "describe"]
+           "SEED_LIMIT", "available_cores", "available_memory", "check", "positive_int",
+           "positive_seconds", "seconds_or_off", "seed", "option_field", "describe"]
 
 #: The most CPU worker threads one job starts (each is an OS thread with its own stack).
 MAX_THREADS = 4096
@@ -55,6 +59,21 @@ def available_cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
         return os.cpu_count() or 1
+
+
+#: Seconds a reading of the available memory is reused (:func:`available_memory`).
+MEMORY_READING_SECONDS = 1.0
+_memory_reading = [float("-inf"), 0]  # [when, bytes]
+
+
+def available_memory() -> int:
+    """Bytes of memory available to new allocations (psutil), read again at most every
+    :data:`MEMORY_READING_SECONDS`: jobs of a millisecond spent a tenth of it reading
+    /proc/meminfo. What a job's spill limit and gSWORD's sample check go by."""
+    now = time.monotonic()
+    if now - _memory_reading[0] > MEMORY_READING_SECONDS:
+        _memory_reading[:] = [now, psutil.virtual_memory().available]
+    return _memory_reading[1]
 
 
 # ---- the rules ------------------------------------------------------------------------
@@ -356,7 +375,7 @@ class RunOptions:
         >>> RunOptions.from_keywords(time_budget=None, cpu_chunk=4).time_budget
         0.1
         """
-        base = cls() if options is None else options
+        base = _defaults() if options is None else options
         if not isinstance(base, RunOptions):
             raise TypeError(f"options must be a gthinker.RunOptions, got {base!r}")
         if isinstance(gpu_options, GPUOptions):
@@ -373,6 +392,14 @@ class RunOptions:
                                 f"{', '.join(sorted(owner))}")
             if value is not None:
                 parts[owner[name]][name] = value
+        if not any(parts.values()):  # each replace checks every field again: a job's 0.1 ms
+            return base
         gpu = dataclasses.replace(base.gpu, **parts[GPUOptions])
         hybrid = dataclasses.replace(base.hybrid, **parts[HybridOptions])
         return dataclasses.replace(base, gpu=gpu, hybrid=hybrid, **parts[RunOptions])
+
+
+@functools.cache
+def _defaults() -> RunOptions:
+    """All defaults, made (and checked) once: the options are frozen."""
+    return RunOptions()

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-import psutil
 
 from . import _core, cache, outputs, stopping
 from .errors import SpillLimitError, TaskRuntimeError
@@ -25,6 +24,7 @@ from .options import (
     HybridOptions,
     RunOptions,
     available_cores,
+    available_memory,
     positive_int,
 )
 from .stopping import StopToken
@@ -469,7 +469,7 @@ class Job:
         """Bytes the spill stack S may hold: ``options.spill_limit``, or half the memory
         available when the job starts."""
         limit = self.options.spill_limit
-        return positive_int("spill_limit", psutil.virtual_memory().available // 2
+        return positive_int("spill_limit", available_memory() // 2
                             if limit is None else limit)
 
     def _start_gpu_workers(self):

@@ -57,7 +57,6 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-import psutil
 
 import gthinker
 from gthinker.runtime import positive_int
@@ -183,7 +182,7 @@ def check_samples(samples, batches) -> tuple[int, int | None]:
     if batches is not None:  # None: the stopping rule's growing batches, or one
         batches = positive_int("batches", batches, samples)
     need = -(-samples // ROUND) * ROUND_BYTES
-    free = psutil.virtual_memory().available
+    free = gthinker.options.available_memory()
     if need > free // 2:
         fit = (free // 2) // ROUND_BYTES * ROUND
         raise ValueError(
