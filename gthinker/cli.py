@@ -32,17 +32,20 @@ def add_generate_parser(subparsers) -> argparse.ArgumentParser:
         help="write a seeded synthetic graph (R-MAT, G(n,p), power-law cluster) to a file",
         description=(
             "Generate a reproducible synthetic graph and write it to a file. The output format "
-            "follows the file name (.graph -> labeled format with label 0, anything else -> SNAP "
-            "edge list; a .gz suffix compresses) unless --format is given."
+            "follows the file name (.graph -> labeled format with label 0, .csr -> the binary "
+            "format with the --prepare forms, anything else -> SNAP edge list; a .gz suffix "
+            "compresses) unless --format is given."
         ),
     )
     models = gen.add_subparsers(dest="model", metavar="{rmat,gnp,powerlaw}", required=True)
 
     def common(sub):
         sub.add_argument("-o", "--output", required=True, metavar="FILE",
-                         help="output file (.graph for labeled format, .gz to compress)")
-        sub.add_argument("--format", choices=("edgelist", "graph"), default=None,
-                         help="output format (default: from the file extension)")
+                         help="output file (.graph for labeled format, .csr for the binary "
+                              "format, .gz to compress a text one)")
+        sub.add_argument("--format", choices=("edgelist", "graph", "mtx", "npz", "binary"),
+                         default=None, help="output format (default: from the file extension)")
+        convert_command.add_prepare_flag(sub, "FILE")
         sub.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
         sub.set_defaults(func=run_generate)
 
@@ -96,6 +99,7 @@ def run_generate(args) -> int:
     from pathlib import Path
 
     from .generate import gnp, powerlaw_cluster, rmat
+    from .graph_files import output_format
 
     t0 = time.perf_counter()
     try:
@@ -108,7 +112,8 @@ def run_generate(args) -> int:
         else:
             raise ValueError(f"unknown model {args.model!r}; use rmat, gnp or powerlaw")
         out = Path(args.output)
-        graph.write(out, format=args.format)
+        what = convert_command.write_out(graph, out, output_format(out, args.format),
+                                         args.prepare)
     except (ValueError, GThinkerError) as exc:
         print(f"gthinker generate: error: {exc}", file=sys.stderr)
         return 2
@@ -119,7 +124,7 @@ def run_generate(args) -> int:
     secs = time.perf_counter() - t0
     print(
         f"generated {args.model}: {graph.num_vertices:,} vertices, {graph.num_edges:,} edges "
-        f"in {secs:.2f}s -> {out}",
+        f"in {secs:.2f}s -> {out} ({what})",
         file=sys.stderr,
     )
     return 0

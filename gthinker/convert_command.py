@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-__all__ = ["add_parser", "main", "DEFAULT_FORMS"]
+__all__ = ["add_parser", "add_prepare_flag", "main", "write_out", "DEFAULT_FORMS"]
 
 #: The prepared forms a binary file keeps unless ``--prepare`` says otherwise: the
 #: degeneracy order (every app's first step, and the one that runs on one core) and the
@@ -52,16 +52,33 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--to", default=None, metavar="FMT",
                    help="format of OUT: binary, edgelist, graph, mtx, npz (default: from its "
                         "name; .csr is binary, an unknown suffix an edge list)")
-    p.add_argument("--prepare", default=DEFAULT_FORMS, metavar="FORMS",
-                   help="prepared forms a binary OUT keeps, comma-separated: degeneracy, "
-                        "oriented, ordered, degree-oriented, all or none (default: "
-                        f"{DEFAULT_FORMS}: what every app starts from and counting on the GPU "
-                        "runs on; the others, each a copy of the graph, are made by the run "
-                        "that needs them, on all cores)")
+    add_prepare_flag(p, "OUT")
     p.add_argument("--verify", action="store_true",
                    help="check every checksum of a binary GRAPH (a full read) before using it")
     p.add_argument("--quiet", "-q", action="store_true", help="no summary on stderr")
     return p
+
+
+def add_prepare_flag(parser, out_name: str) -> None:
+    """The ``--prepare`` flag of a command that writes a graph (convert, generate)."""
+    parser.add_argument(
+        "--prepare", default=DEFAULT_FORMS, metavar="FORMS",
+        help=f"prepared forms a binary {out_name} keeps, comma-separated: degeneracy, "
+             "oriented, ordered, degree-oriented, all or none (default: "
+             f"{DEFAULT_FORMS}: what every app starts from and counting on the GPU runs on; "
+             "the others, each a copy of the graph, are made by the run that needs them, on "
+             "all cores)")
+
+
+def write_out(graph, out: Path, to: str, prepare: str) -> str:
+    """Writes ``graph`` to ``out`` in format ``to``; a binary file keeps the ``prepare``
+    forms (computed first). Returns what was written, for the summary line."""
+    if to != "binary":
+        graph.write(out, format=to)
+        return to
+    forms = [] if prepare == "none" else prepare.split(",")
+    graph.save(out, prepare=forms)
+    return f"binary, prepared: {', '.join(forms) or 'none'}"
 
 
 def main(args) -> int:
@@ -86,13 +103,7 @@ def main(args) -> int:
         raise ValueError(f"OUT is GRAPH ({out}); write to another file")
     to = graph_files.output_format(out, args.to)
     read_s = time.perf_counter() - t0
-    if to == "binary":
-        forms = [] if args.prepare == "none" else args.prepare.split(",")
-        graph.save(out, prepare=forms)
-        what = f"binary, prepared: {', '.join(forms) or 'none'}"
-    else:
-        graph.write(out, format=to)
-        what = to
+    what = write_out(graph, out, to, args.prepare)
     size = out.stat().st_size if out.is_file() else 0
     _say(args, f"converted {src} ({graph.num_vertices:,} vertices, {graph.num_edges:,} edges; "
                f"read in {read_s:.2f}s) to {out} ({what}; {size / 2**20:,.1f} MiB) in "

@@ -158,6 +158,25 @@ def test_cli_writes_readable_file(tmp_path, capsys, argv, fn, kw, name):
         assert np.array_equal(back.indices, expected.indices)
 
 
+@pytest.mark.parametrize("prepare", [None, "none", "degeneracy"])
+def test_cli_binary_output_keeps_the_prepared_forms(tmp_path, capsys, prepare):
+    """A .csr from generate is the graph, with convert's default prepared forms (or the
+    --prepare ones), equal to what a run would compute on the text file."""
+    out = tmp_path / "g.csr"
+    argv = ["generate", "rmat", "--scale", "9", "--seed", "5", "-o", str(out)]
+    assert run_generate(parse(argv + ([] if prepare is None else ["--prepare", prepare]))) == 0
+    back = Graph.load(out)
+    fresh = rmat(9, seed=5)
+    assert back == fresh
+    kept = back.prepared()
+    want = {None: {"degeneracy", "oriented"}, "none": set(), "degeneracy": {"degeneracy"}}
+    assert set(kept) == want[prepare]
+    if "oriented" in kept:
+        assert np.array_equal(kept["oriented"].indices, fresh.oriented().indices)
+    if "degeneracy" in kept:
+        assert np.array_equal(kept["degeneracy"][1], fresh.degeneracy_order()[1])
+
+
 def test_cli_format_flag(tmp_path, capsys):
     out = tmp_path / "g.dat"
     args = parse(["generate", "gnp", "--n", "40", "--p", "0.2", "-o", str(out),
