@@ -67,6 +67,7 @@
 # Env: G2M_DIR (build dir, default /tmp/g2miner), G2M_ARCH (default 90), G2M_SRC (default
 #   .peers/GraphMiner), PYTHON (default python3).
 set -euo pipefail
+source "$(dirname "$0")/build_info.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 SRC=${G2M_SRC:-$ROOT/.peers/GraphMiner}
@@ -105,13 +106,7 @@ build() {
   echo "g2miner: nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'), $(g++ --version | head -1), sm_$ARCH, CUDA at $cudahome"
   make -C "$DIR/src/src/triangle" -j"$j" "${vars[@]}" tc_gpu_base
   make -C "$DIR/src/src/clique" -j"$j" "${vars[@]}" clique_gpu_base
-  {
-    cat "$SRC/PEER_COMMIT" 2>/dev/null || true
-    nvcc --version | tail -2
-    g++ --version | head -1
-    echo "sm_$ARCH; patch: sed '/memoryClockRate/d' include/cutil_subset.h; static cudart"
-  } > "$DIR/BUILD_INFO"
-  ls -l "$DIR/bin"
+  build_info "sm_$ARCH; patch: sed '/memoryClockRate/d' include/cutil_subset.h; static cudart"
 }
 
 need_bin() {

@@ -50,6 +50,7 @@
 # Env: TDFS_DIR (build dir, default /tmp/tdfs), TDFS_ARCH (default 90), TDFS_SRC (default
 #   .peers/tdfs), TDFS_MIRROR (the fetched git dir), PYTHON (default python3).
 set -euo pipefail
+source "$(dirname "$0")/build_info.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 SRC=${TDFS_SRC:-$ROOT/.peers/tdfs}
@@ -89,13 +90,7 @@ build() {
   make -C "$DIR/src" all > "$DIR/build.log" 2>&1 || { tail -40 "$DIR/build.log"; exit 1; }
   cp "$DIR/src/bin/ulb.out" "$DIR/src/bin/lb.out" "$DIR/bin/"
   cp "$DIR/src/graph_converter/bin/"* "$DIR/bin/conv/"
-  {
-    cat "$SRC/PEER_COMMIT" 2>/dev/null || true
-    nvcc --version | tail -2
-    g++ --version | head -1
-    echo "sm_$ARCH; change: sed s/sm_80/sm_$ARCH/ on the Makefile; -cudart static"
-  } > "$DIR/BUILD_INFO"
-  ls -l "$DIR/bin"
+  build_info "sm_$ARCH; change: sed s/sm_80/sm_$ARCH/ on the Makefile; -cudart static"
 }
 
 convert() {
