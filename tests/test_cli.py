@@ -84,3 +84,29 @@ def test_ctrl_c_stops_a_long_run_cleanly(tmp_path):
         raise AssertionError("Ctrl-C did not stop the job") from None
     assert proc.returncode == 130
     assert "interrupted" in err and "Traceback" not in err
+
+
+def test_a_misspelled_pattern_is_said_before_the_graph_is_read(tmp_path):
+    """The graph file does not even exist: the pattern's error comes first."""
+    r = cli("count", tmp_path / "missing.txt", "trianglx")
+    assert r.returncode == 2 and "unknown pattern 'trianglx'" in r.stderr, r.stderr
+    assert "missing.txt" not in r.stderr and "Traceback" not in r.stderr
+
+
+def test_dash_output_is_stdout_and_a_closed_pipe_ends_quietly(tmp_path):
+    path = tmp_path / "g.txt"
+    gthinker.generate.rmat(9, 8, seed=2).write(path)
+    r = cli("mce", path, "-o", "-", "-q", "--threads", "2")
+    lines = r.stdout.splitlines()
+    assert r.returncode == 0 and len(lines) == mce.run(gthinker.Graph.read(path)).count
+    assert not (tmp_path / "-").exists()
+    # A reader that stops after one line: the writer ends like other Unix tools (SIGPIPE).
+    proc = subprocess.Popen([sys.executable, "-m", "gthinker.cli", "mce", str(path), "-o", "-",
+                             "-q", "--threads", "2"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=tempfile.gettempdir())
+    with proc.stdout, proc.stderr:
+        proc.stdout.readline()
+        proc.stdout.close()
+        err = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) in (0, 141, -13) and "Traceback" not in err, err
+    assert "disk full" not in err

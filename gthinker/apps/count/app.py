@@ -789,12 +789,20 @@ def _all_cliques(graph, dag, mode, why, threads, time_budget, progress, options,
                        compile_seconds=res.compile_seconds, mode_reason=why, stats=res.stats)
 
 
+def check_pattern(pattern) -> None:
+    """ValueError for a pattern string that is no name count knows and no file (what the
+    command line checks before it reads the graph)."""
+    if (isinstance(pattern, str) and pattern not in ("cliques", "motifs")
+            and not os.path.exists(pattern) and not is_pattern(pattern)):
+        names = [p for p in PATTERNS if p != "triangle"]
+        raise ValueError(f"unknown pattern {pattern!r}: use triangle, k-clique, cliques, "
+                         f"motifs, {', '.join(names)}, k-path, k-star, or a pattern file")
+
+
 def _query_of(pattern, graph) -> gthinker.Graph:
     """The unlabeled query graph of a pattern name, file or graph; ValueError for an
     unknown name, a labeled data graph, or a pattern with more than one label."""
-    if isinstance(pattern, str) and not os.path.exists(pattern) and not is_pattern(pattern):
-        raise ValueError(f"unknown pattern {pattern!r}: use triangle, k-clique, cliques, "
-                         f"motifs, {', '.join(PATTERNS)}, k-path, k-star, or a pattern file")
+    check_pattern(pattern)
     query = as_query(pattern)
     if graph.labels is not None:
         raise ValueError("count takes unlabeled graphs; use `gthinker sm` for labeled "

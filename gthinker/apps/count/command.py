@@ -139,6 +139,9 @@ def from_args(args) -> dict:
     if args.non_induced and args.pattern != "motifs":
         raise ValueError("--non-induced goes with PATTERN motifs")
     if args.pattern != "motifs":
+        from .app import check_pattern  # the app's modules load when it runs, not at --help
+
+        check_pattern(args.pattern)  # before the graph loads
         return {"pattern": args.pattern}
     return {"pattern": "motifs", "size": args.size, "induced": not args.non_induced}
 
