@@ -5,7 +5,8 @@ it had finished), never a crash and never a traceback (issue 35).
     python benchmarks/signal_loading.py --scale 20 --moments 20 --out results.json
 
 Generates R-MAT SCALE (edge factor 16: a ~200 MB edge list at scale 20) unless --graph
-is given, times one uninterrupted ``gthinker mce GRAPH -q`` run's load, then for each
+is given, times the load of one uninterrupted ``gthinker COMMAND GRAPH ...`` run (default
+``count GRAPH triangle``: the load is every command's, and counting is short), then for each
 signal sends it at MOMENTS evenly spread moments from 0.3 s to the end of the load
 (imports included) and records the exit status and whether stderr held a traceback.
 """
@@ -23,11 +24,14 @@ import time
 
 import gthinker
 
+COMMANDS = {"count": ["count", "{graph}", "triangle", "-q"], "mce": ["mce", "{graph}", "-q"]}
 
-def _run(graph, sig=None, delay=0.0):
-    """(exit status, seconds, stderr) of one ``gthinker mce GRAPH`` process."""
-    proc = subprocess.Popen([sys.executable, "-m", "gthinker.cli", "mce", str(graph), "-q",
-                             "--time-budget", "0.1"], stdout=subprocess.DEVNULL,
+
+def _run(command, graph, sig=None, delay=0.0):
+    """(exit status, seconds, stderr) of one ``gthinker COMMAND GRAPH`` process."""
+    args = [a.format(graph=graph) for a in COMMANDS[command]]
+    proc = subprocess.Popen([sys.executable, "-m", "gthinker.cli", *args],
+                            stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, cwd=tempfile.gettempdir(),
                             start_new_session=True)
     t0 = time.perf_counter()
@@ -43,6 +47,7 @@ def main(argv=None) -> int:
     ap.add_argument("--graph", help="an edge list to load (default: generated)")
     ap.add_argument("--scale", type=int, default=20)
     ap.add_argument("--moments", type=int, default=20)
+    ap.add_argument("--command", choices=sorted(COMMANDS), default="count")
     ap.add_argument("--out", help="JSON file for every run")
     args = ap.parse_args(argv)
     graph = args.graph
@@ -50,9 +55,9 @@ def main(argv=None) -> int:
         graph = os.path.join(tempfile.mkdtemp(prefix="gt-signals-"), f"rmat{args.scale}.txt")
         gthinker.generate.rmat(args.scale, 16, seed=1).write(graph)
     size = os.path.getsize(graph)
-    _run(graph)  # the compile cache filled, the file in the page cache
-    _, whole, _ = _run(graph)
-    _, imports, _ = _run(os.devnull)  # a process that loads an empty graph: imports, start
+    _run(args.command, graph)  # the compile cache filled, the file in the page cache
+    _, whole, _ = _run(args.command, graph)
+    _, imports, _ = _run(args.command, os.devnull)  # an empty graph: imports and start
     t0 = time.perf_counter()
     gthinker.Graph.read(graph)
     load = time.perf_counter() - t0
@@ -61,7 +66,7 @@ def main(argv=None) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         for k in range(args.moments):
             delay = start + (end - start) * k / max(1, args.moments - 1)
-            status, seconds, err = _run(graph, sig, delay)
+            status, seconds, err = _run(args.command, graph, sig, delay)
             rows.append({"signal": sig.name, "delay": round(delay, 3), "exit": status,
                          "seconds": round(seconds, 3), "traceback": "Traceback" in err,
                          "stderr_tail": err.strip().splitlines()[-1:] if err.strip() else []})
@@ -69,7 +74,8 @@ def main(argv=None) -> int:
                   f"{' TRACEBACK' if 'Traceback' in err else ''}", flush=True)
     ok = [r for r in rows if r["exit"] in (0, 128 + signal.Signals[r["signal"]].value)
           and not r["traceback"]]
-    summary = {"graph": str(graph), "bytes": size, "uninterrupted_seconds": round(whole, 3),
+    summary = {"command": args.command, "graph": str(graph), "bytes": size,
+               "uninterrupted_seconds": round(whole, 3),
                "load_seconds": load, "runs": len(rows), "clean": len(ok),
                "interrupted": sum(r["exit"] != 0 for r in rows),
                "crashes": [r for r in rows if r["exit"] < 0 or r not in ok]}

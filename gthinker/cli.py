@@ -219,6 +219,7 @@ def main(argv=None) -> int:
         print(f"gthinker: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        stopper.ignore_more()
         print(f"gthinker: {stopper.reason or 'interrupted'}", file=sys.stderr)
         return stopper.exit_code
 

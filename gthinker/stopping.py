@@ -231,6 +231,15 @@ class SignalStop:
         return self
 
     def __exit__(self, *exc) -> None:
-        for s, handler in self._previous.items():
+        # Emptied first: a resend still pending (:meth:`_resend`) then sends nothing.
+        previous, self._previous = self._previous, {}
+        for s, handler in previous.items():
             signal.signal(s, handler)
-        self._previous.clear()
+
+    def ignore_more(self) -> None:
+        """For a program ending because of a signal: later SIGINTs and SIGTERMs are
+        ignored while it exits with the first one's code (a late one made a SIGTERM at
+        start-up die of SIGINT instead of exiting 143, 1 run in 40)."""
+        if threading.current_thread() is threading.main_thread():
+            for s in self.SIGNALS:
+                signal.signal(s, signal.SIG_IGN)
