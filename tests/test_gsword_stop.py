@@ -30,7 +30,7 @@ def _as_batches(result):
     return out
 
 
-@pytest.mark.parametrize("trawl, target", [(False, 0.05), (True, 0.02)])
+@pytest.mark.parametrize("trawl, target", [(False, 0.05), (True, 0.01)])
 def test_target_error_stops_as_soon_as_the_interval_is_that_tight(trawl, target):
     data = _graph()
     exact = sm.count(data, "house", mode="cpu", threads=2).count
