@@ -56,8 +56,8 @@ _LAZY = {
     "default_threads": "runtime",
     "RunOptions": "options", "GPUOptions": "options", "HybridOptions": "options",
 }
-_SUBMODULES = ("apps", "cache", "gpu", "generate", "graph", "options", "outputs", "runtime",
-               "stream", "task", "trace")
+_SUBMODULES = ("apps", "cache", "gpu", "generate", "graph", "memory", "options", "outputs",
+               "runtime", "stream", "task", "trace")
 
 __all__ = [
     "Graph",

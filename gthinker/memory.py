@@ -6,18 +6,29 @@ from __future__ import annotations
 
 import resource
 import sys
+import time
 
 from gthinker.errors import GraphTooLargeError
 
 __all__ = ["available_bytes", "peak_rss_bytes", "check_fits", "describe"]
 
 
+#: Seconds a reading of the available memory is reused (:func:`available_bytes`).
+READING_SECONDS = 1.0
+_reading = [float("-inf"), 0]  # [when, bytes]
+
+
 def available_bytes() -> int:
     """Memory the system can give this process now without swapping (psutil's
-    ``available``: free memory plus reclaimable caches)."""
-    import psutil
+    ``available``: free memory plus reclaimable caches), read again at most every
+    :data:`READING_SECONDS`: jobs of a millisecond spent a tenth of it reading
+    /proc/meminfo (a job's spill limit goes by it)."""
+    now = time.monotonic()
+    if now - _reading[0] > READING_SECONDS:
+        import psutil
 
-    return int(psutil.virtual_memory().available)
+        _reading[:] = [now, int(psutil.virtual_memory().available)]
+    return _reading[1]
 
 
 def peak_rss_bytes() -> int:

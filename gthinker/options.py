@@ -32,15 +32,12 @@ import dataclasses
 import functools
 import numbers
 import os
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import psutil
-
 __all__ = ["RunOptions", "GPUOptions", "HybridOptions", "MAX_THREADS", "ALL_GPUS", "MODES",
-           "SEED_LIMIT", "available_cores", "available_memory", "check", "positive_int",
-           "positive_seconds", "seconds_or_off", "seed", "option_field", "describe"]
+           "SEED_LIMIT", "available_cores", "check", "positive_int", "positive_seconds",
+           "seconds_or_off", "seed", "option_field", "describe"]
 
 #: The most CPU worker threads one job starts (each is an OS thread with its own stack).
 MAX_THREADS = 4096
@@ -59,21 +56,6 @@ def available_cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
         return os.cpu_count() or 1
-
-
-#: Seconds a reading of the available memory is reused (:func:`available_memory`).
-MEMORY_READING_SECONDS = 1.0
-_memory_reading = [float("-inf"), 0]  # [when, bytes]
-
-
-def available_memory() -> int:
-    """Bytes of memory available to new allocations (psutil), read again at most every
-    :data:`MEMORY_READING_SECONDS`: jobs of a millisecond spent a tenth of it reading
-    /proc/meminfo. What a job's spill limit and gSWORD's sample check go by."""
-    now = time.monotonic()
-    if now - _memory_reading[0] > MEMORY_READING_SECONDS:
-        _memory_reading[:] = [now, psutil.virtual_memory().available]
-    return _memory_reading[1]
 
 
 # ---- the rules ------------------------------------------------------------------------

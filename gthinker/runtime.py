@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _core, cache, outputs, stopping
+from . import _core, cache, memory, outputs, stopping
 from .errors import SpillLimitError, TaskRuntimeError
 from .graph import as_graph
 from .options import (
@@ -24,7 +24,6 @@ from .options import (
     HybridOptions,
     RunOptions,
     available_cores,
-    available_memory,
     positive_int,
 )
 from .stopping import StopToken
@@ -469,7 +468,7 @@ class Job:
         """Bytes the spill stack S may hold: ``options.spill_limit``, or half the memory
         available when the job starts."""
         limit = self.options.spill_limit
-        return positive_int("spill_limit", available_memory() // 2
+        return positive_int("spill_limit", memory.available_bytes() // 2
                             if limit is None else limit)
 
     def _start_gpu_workers(self):

@@ -288,7 +288,7 @@ def test_bad_seeds_one_rule(seed):
 
 
 def test_gsword_samples_checked_against_memory(monkeypatch):
-    monkeypatch.setattr(gthinker.options, "available_memory", lambda: 2**30)
+    monkeypatch.setattr(gthinker.memory, "available_bytes", lambda: 2**30)
     with pytest.raises(ValueError, match="at most 1,073,741,824 samples fit"):
         gsword.estimate(nx.path_graph(3), "triangle", samples=2**34, batches=1)
 

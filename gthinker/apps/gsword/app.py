@@ -182,7 +182,7 @@ def check_samples(samples, batches) -> tuple[int, int | None]:
     if batches is not None:  # None: the stopping rule's growing batches, or one
         batches = positive_int("batches", batches, samples)
     need = -(-samples // ROUND) * ROUND_BYTES
-    free = gthinker.options.available_memory()
+    free = gthinker.memory.available_bytes()
     if need > free // 2:
         fit = (free // 2) // ROUND_BYTES * ROUND
         raise ValueError(
