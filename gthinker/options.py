@@ -336,11 +336,7 @@ class RunOptions:
     @classmethod
     def keywords(cls) -> dict[str, type]:
         """Every flat keyword :meth:`from_keywords` takes, and the class it belongs to."""
-        names = {f.name: RunOptions for f in dataclasses.fields(RunOptions)
-                 if f.name not in ("gpu", "hybrid")}
-        names.update({f.name: GPUOptions for f in dataclasses.fields(GPUOptions)})
-        names.update({f.name: HybridOptions for f in dataclasses.fields(HybridOptions)})
-        return names
+        return dict(_keywords())
 
     @classmethod
     def from_keywords(cls, options: RunOptions | None = None, gpu_options=None,
@@ -366,7 +362,7 @@ class RunOptions:
             base = dataclasses.replace(base, hybrid=gpu_options)
         elif gpu_options is not None:
             keywords = {**dict(gpu_options), **keywords}
-        owner = cls.keywords()
+        owner = _keywords()
         parts: dict[type, dict] = {RunOptions: {}, GPUOptions: {}, HybridOptions: {}}
         for name, value in keywords.items():
             if name not in owner:
@@ -379,6 +375,15 @@ class RunOptions:
         gpu = dataclasses.replace(base.gpu, **parts[GPUOptions])
         hybrid = dataclasses.replace(base.hybrid, **parts[HybridOptions])
         return dataclasses.replace(base, gpu=gpu, hybrid=hybrid, **parts[RunOptions])
+
+
+@functools.cache
+def _keywords() -> dict[str, type]:
+    names = {f.name: RunOptions for f in dataclasses.fields(RunOptions)
+             if f.name not in ("gpu", "hybrid")}
+    names.update({f.name: GPUOptions for f in dataclasses.fields(GPUOptions)})
+    names.update({f.name: HybridOptions for f in dataclasses.fields(HybridOptions)})
+    return names
 
 
 @functools.cache
