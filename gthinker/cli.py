@@ -193,10 +193,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv=None) -> int:
+def program() -> None:
+    """The ``gthinker`` program (its console script and ``python -m gthinker.cli``):
+    :func:`main`, then exit with its code; a signal during the exit itself is ignored
+    (seen: a SIGINT as ``convert`` finished killed the interpreter, exit -2)."""
+    sys.exit(main(ending=True))
+
+
+def main(argv=None, *, ending: bool = False) -> int:
+    """Runs one command; returns its exit code. ``ending``: the process exits right
+    after (:func:`program`): signals are not handed back to the caller's handlers."""
     # SIGINT / SIGTERM stop a running job (its partial result is printed,
     # marked); elsewhere, from here on, they end the program at once with 130 / 143.
-    stopper = SignalStop()
+    stopper = SignalStop(ending=ending)
     try:
         with stopper:
             args = build_parser().parse_args(argv)
@@ -219,7 +228,6 @@ def main(argv=None) -> int:
         print(f"gthinker: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        stopper.ignore_more()
         print(f"gthinker: {stopper.reason or 'interrupted'}", file=sys.stderr)
         return stopper.exit_code
 
@@ -235,4 +243,4 @@ def _closed_pipe() -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    program()

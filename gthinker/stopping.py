@@ -193,7 +193,11 @@ class SignalStop:
 
     SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
-    def __init__(self):
+    def __init__(self, ending: bool = False):
+        #: The program ends when the block does: on leaving it, SIGINT and SIGTERM are
+        #: ignored instead of restored, so one that comes while the interpreter exits
+        #: neither kills it by SIGINT (exit -2) nor changes the exit code.
+        self.ending = ending
         self.token = StopToken()
         self.signum: int | None = None
         self._previous: dict = {}
@@ -234,12 +238,4 @@ class SignalStop:
         # Emptied first: a resend still pending (:meth:`_resend`) then sends nothing.
         previous, self._previous = self._previous, {}
         for s, handler in previous.items():
-            signal.signal(s, handler)
-
-    def ignore_more(self) -> None:
-        """For a program ending because of a signal: later SIGINTs and SIGTERMs are
-        ignored while it exits with the first one's code (a late one made a SIGTERM at
-        start-up die of SIGINT instead of exiting 143, 1 run in 40)."""
-        if threading.current_thread() is threading.main_thread():
-            for s in self.SIGNALS:
-                signal.signal(s, signal.SIG_IGN)
+            signal.signal(s, signal.SIG_IGN if self.ending else handler)
