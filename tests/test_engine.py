@@ -122,3 +122,32 @@ def test_a_job_run_whole_skips_the_master_only_where_it_can():
     listed = gthinker.run(Ends, g, mode="gpu", gpu=WholeEngine, vertices=[5, 9])
     assert listed.counters["ends"] == g.degrees()[[5, 9]].sum()
     assert "whole" not in listed.stats["gpu"]
+
+
+class _SmallDevice:
+    """A CUDA module whose one device has ``free`` bytes free; counts copies to it."""
+
+    def __init__(self, free):
+        self.free, self.copies, self.gpus = free, 0, [0]
+
+    def current_context(self):
+        return type("Context", (), {"get_memory_info": lambda _: (self.free, 4 * self.free)})()
+
+    def to_device(self, array):
+        self.copies += 1
+        return array
+
+
+def test_a_graph_larger_than_the_device_is_refused_before_any_copy(monkeypatch):
+    from gthinker.gpu import availability
+
+    g = gthinker.generate.rmat(10, 8, seed=1)
+    need = g.indptr.nbytes + g.indices.nbytes
+    small = _SmallDevice(need - 1)
+    monkeypatch.setattr(availability, "numba_cuda", lambda: small)
+    with pytest.raises(gthinker.errors.GraphTooLargeError, match="--mode cpu") as info:
+        gthinker.gpu.graph_on_device(g)
+    assert f"{g.num_edges:,} edges" in str(info.value) and small.copies == 0
+    roomy = _SmallDevice(need + 1)
+    monkeypatch.setattr(availability, "numba_cuda", lambda: roomy)
+    assert len(gthinker.gpu.graph_on_device(g)) == 3 and roomy.copies == 3
