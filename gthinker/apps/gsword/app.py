@@ -458,6 +458,7 @@ class _Pipeline:
             # Seen one by one where something watches each batch, else all in one copy.
             ready = todo[waited:waited + 1] if checks else todo[waited:launched]
             sampler.collect(ready)
+            ends = False
             for batch in ready:
                 waited += 1
                 ends = self._count(batch, waited < len(todo), len(todo), stop, progress)
