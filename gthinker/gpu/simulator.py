@@ -1,7 +1,8 @@
 """Warp intrinsics for Numba's CUDA simulator.
 
 The simulator (``NUMBA_ENABLE_CUDASIM=1``) runs each GPU thread of a block as a
-Python thread but has no ``shfl_sync``, ``ballot_sync`` and friends. This
+Python thread but has no ``shfl_sync``, ``ballot_sync`` and friends (nor
+``nanosleep``, which here yields to the other threads). This
 module adds them: the lanes of a warp meet at a barrier, publish their value
 in an exchange slot, meet again, and each computes its result from the
 warp's values. That is exact for converged warps, which is what warp-centric
@@ -153,6 +154,10 @@ def _lanemask_lt(self):
     return (1 << (threading.current_thread().thread_id % 32)) - 1
 
 
+def _nanosleep(self, ns):
+    time.sleep(0)  # a spinning lane lets the others run
+
+
 @contextmanager
 def fast_switching(interval: float = 1e-4):
     """Runs a block with a short GIL switch interval: the simulator's threads
@@ -253,5 +258,6 @@ def install() -> None:
         "syncwarp": _syncwarp,
         "activemask": _activemask,
         "lanemask_lt": _lanemask_lt,
+        "nanosleep": _nanosleep,
     }.items():
         setattr(module, name, fn)

@@ -10,7 +10,8 @@ edge is read from an edge-source array kept on the device.
 Every intersection is a warp's: the lanes take the shorter list 32 elements at
 a time and look each one up in the longer list in two phases, first among 32
 samples of it held in the warp's shared memory, then by binary search in the
-one thirty-second of the list that remains (:func:`_find`). Triangles are the
+one thirty-second of the list that remains (:mod:`gthinker.apps.matching.warp_sets`,
+shared with the matching engine). Triangles are the
 size of ``out(v) & out(u)``, nothing is written. For k >= 5 the warp writes the
 common out-neighbours of its edge (the candidates, at most ``degeneracy`` of
 them) to its own slice of device memory, builds the local graph among them as
@@ -52,8 +53,18 @@ from numba import cuda
 
 import gthinker
 from gthinker.gpu import launch
-from gthinker.gpu.device_helpers import FULL_MASK, lower_bound, warp_prefix, warp_sum
+from gthinker.gpu.device_helpers import FULL_MASK, warp_sum
 from gthinker.gpu.engine import EngineResults, GPUEngine
+
+from ..matching.warp_sets import (
+    NONE,
+    common_into,
+    common_size,
+    find,
+    keep_common,
+    load_row,
+    sample,
+)
 
 __all__ = ["CliqueDevice", "CliqueEngine", "count", "edge_ranges", "WARPS_PER_BLOCK"]
 
@@ -70,106 +81,7 @@ BLOCKS_PER_SM = 32
 LOCAL_K = (4,)
 #: Bytes of device memory the warps' candidate buffers may take at most.
 BUFFER_BYTES = 2 << 30
-_NONE = -1  # a key no list holds (vertex ids are >= 0)
-_CACHE = 32 * WARPS_PER_BLOCK  # shared int32 slots of a block for _sample
-
-
-# ---- warp-wide set operations on sorted lists --------------------------------------------
-
-
-@cuda.jit(device=True)
-def _sample(a, lo, hi, cache, lane):
-    """Writes 32 samples of the sorted list ``a[lo:hi]`` to the warp's ``cache``
-    (shared memory): lane l's is element ``l * n // 32`` (n = hi - lo)."""
-    n = hi - lo
-    cuda.syncwarp(FULL_MASK)  # every lane is done with the last samples
-    cache[lane] = a[lo + ((lane * n) >> 5)] if n > 0 else 0
-    cuda.syncwarp(FULL_MASK)
-
-
-@cuda.jit(device=True)
-def _find(a, lo, hi, cache, x):
-    """True if the sorted list ``a[lo:hi]`` holds ``x``; ``cache``: its
-    :func:`_sample`. Five steps among the samples find the 32nd of the list that
-    can hold ``x``, a binary search in memory does the rest."""
-    n = hi - lo
-    pos = 0
-    step = 16
-    while step > 0:
-        if cache[pos + step] <= x:
-            pos += step
-        step >>= 1
-    seg_lo = lo + ((pos * n) >> 5)
-    seg_hi = lo + (((pos + 1) * n) >> 5)
-    p = lower_bound(a, seg_lo, seg_hi, x)
-    return p < seg_hi and a[p] == x
-
-
-@cuda.jit(device=True)
-def _common_size(a, a_lo, a_hi, b, b_lo, b_hi, cache, lane):
-    """This lane's share of ``|a[a_lo:a_hi] & b[b_lo:b_hi]|`` (lanes over the
-    shorter list; ``a`` and ``b`` of one array type)."""
-    if a_hi - a_lo > b_hi - b_lo:
-        a, a_lo, a_hi, b, b_lo, b_hi = b, b_lo, b_hi, a, a_lo, a_hi
-    c = 0
-    if a_hi > a_lo:  # b is at least as long (edges into sinks: no sampling)
-        _sample(b, b_lo, b_hi, cache, lane)
-        for base in range(a_lo, a_hi, 32):
-            i = base + lane
-            x = a[i] if i < a_hi else _NONE
-            if _find(b, b_lo, b_hi, cache, x) and i < a_hi:
-                c += 1
-    return c
-
-
-@cuda.jit(device=True)
-def _common_into(a, a_lo, a_hi, b, b_lo, b_hi, out, at, cache, lane):
-    """``a[a_lo:a_hi] & b[b_lo:b_hi]``, sorted, written to ``out[at:]`` (which
-    must not overlap them); returns its length (on every lane)."""
-    if a_hi - a_lo > b_hi - b_lo:
-        a, a_lo, a_hi, b, b_lo, b_hi = b, b_lo, b_hi, a, a_lo, a_hi
-    n = 0
-    if a_hi > a_lo:
-        _sample(b, b_lo, b_hi, cache, lane)
-        for base in range(a_lo, a_hi, 32):
-            i = base + lane
-            x = a[i] if i < a_hi else _NONE
-            hit = _find(b, b_lo, b_hi, cache, x) and i < a_hi
-            below, total = warp_prefix(hit)
-            if hit:
-                out[at + n + below] = x
-            n += total
-    cuda.syncwarp(FULL_MASK)
-    return n
-
-
-@cuda.jit(device=True)
-def _keep_common(cand, at, n, indices, b_lo, b_hi, cache, lane):
-    """``cand[at:at + n] & indices[b_lo:b_hi]`` written over ``cand[at:]``, order
-    kept; returns the new length (on every lane)."""
-    kept = 0
-    if n > 0:
-        _sample(indices, b_lo, b_hi, cache, lane)
-    for base in range(0, n, 32):
-        i = base + lane
-        x = cand[at + i] if i < n else _NONE
-        hit = _find(indices, b_lo, b_hi, cache, x) and i < n
-        below, total = warp_prefix(hit)  # a ballot: every read of this round is done
-        if hit:
-            cand[at + kept + below] = x
-        kept += total
-        cuda.syncwarp(FULL_MASK)
-    return kept
-
-
-@cuda.jit(device=True)
-def _load_out(indptr, indices, v, cand, at, lane):
-    """Copies out(v) to ``cand[at:]``; returns its length."""
-    lo = indptr[v]
-    for i in range(lo + lane, indptr[v + 1], 32):
-        cand[at + i - lo] = indices[i]
-    cuda.syncwarp(FULL_MASK)
-    return indptr[v + 1] - lo
+_CACHE = 32 * WARPS_PER_BLOCK  # shared int32 slots of a block for sample()
 
 
 # ---- cliques among the candidates -------------------------------------------------------
@@ -182,11 +94,11 @@ def _build_row(indptr, indices, cand, at, c, i, rows, words, cache, lane):
     w = cand[at + i]
     lo = indptr[w]
     hi = indptr[w + 1]
-    _sample(indices, lo, hi, cache, lane)
+    sample(indices, lo, hi, cache, lane)
     for word in range(words):
         j = (word << 5) + lane
-        x = cand[at + j] if j < c else _NONE
-        hit = _find(indices, lo, hi, cache, x) and j < c
+        x = cand[at + j] if j < c else NONE
+        hit = find(indices, lo, hi, cache, x) and j < c
         bits = cuda.ballot_sync(FULL_MASK, hit)
         if lane == 0:
             rows[i * words + word] = bits
@@ -273,7 +185,7 @@ def _count_candidates(indptr, indices, cand, at, c, r, bits, k, cache, lane):
         total = 0
         for i in range(c):
             w = cand[at + i]
-            total += _common_size(cand, at, at + c, indices, indptr[w], indptr[w + 1], cache,
+            total += common_size(cand, at, at + c, indices, indptr[w], indptr[w + 1], cache,
                                   lane)
         return total
     words = (c + 31) >> 5
@@ -289,7 +201,8 @@ def _count_candidates(indptr, indices, cand, at, c, r, bits, k, cache, lane):
 
 @cuda.jit(device=True, inline=True)
 def _warp_cache():
-    """This warp's 32 slots of shared memory for :func:`_sample`."""
+    """This warp's 32 slots of shared memory for :func:`warp_sets.sample
+    <gthinker.apps.matching.warp_sets.sample>`."""
     cache = cuda.shared.array(_CACHE, np.int32)
     w = cuda.threadIdx.x >> 5
     return cache[w * 32:(w + 1) * 32]
@@ -334,7 +247,7 @@ def _triangles(indptr, indices, src, spans, nranges, state, result, take):
         e = spans[nranges + 1 + t] + item - spans[t]
         v = src[e]
         u = indices[e]
-        total += _common_size(indices, indptr[v], indptr[v + 1], indices, indptr[u],
+        total += common_size(indices, indptr[v], indptr[v + 1], indices, indptr[u],
                               indptr[u + 1], cache, lane)
     _finish(state, result, total, take, lane)
 
@@ -359,7 +272,7 @@ def _cliques(indptr, indices, src, spans, nranges, k, state, result, take, cand,
         e = spans[nranges + 1 + t] + item - spans[t]
         v = src[e]
         u = indices[e]
-        n = _common_into(indices, indptr[v], indptr[v + 1], indices, indptr[u], indptr[u + 1],
+        n = common_into(indices, indptr[v], indptr[v + 1], indices, indptr[u], indptr[u + 1],
                          cand, at, cache, lane)
         total += _count_candidates(indptr, indices, cand, at, n, k - 2, mine, k, cache, lane)
     _finish(state, result, total, take, lane)
@@ -424,14 +337,14 @@ def _prefixes(indptr, indices, data, starts, nrec, k, state, result, take, cand,
         j = starts[t + 1] - s
         v = data[s]
         if j == 1:
-            n = _load_out(indptr, indices, v, cand, at, lane)
+            n = load_row(indptr, indices, v, cand, at, lane)
         else:
             x = data[s + 1]
-            n = _common_into(indices, indptr[v], indptr[v + 1], indices, indptr[x],
+            n = common_into(indices, indptr[v], indptr[v + 1], indices, indptr[x],
                              indptr[x + 1], cand, at, cache, lane)
         for p in range(2, j):
             x = data[s + p]
-            n = _keep_common(cand, at, n, indices, indptr[x], indptr[x + 1], cache, lane)
+            n = keep_common(cand, at, n, indices, indptr[x], indptr[x + 1], cache, lane)
         total += _count_candidates(indptr, indices, cand, at, n, k - j, mine, k, cache, lane)
     _finish(state, result, total, take, lane)
 

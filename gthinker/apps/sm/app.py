@@ -84,8 +84,9 @@ def count(data, query, unique: bool = False, mode: str = "auto", threads: int | 
         advice for SM, measured in docs/benchmarks.md), else the CPU; the CPU
         with ``limit`` or ``output``, for a search smaller than
         :data:`SMALL_SEARCH` partial matches, and for a shape counted by formula.
-    gpu_mode : {"auto", "prefix", "expand"}
-        GPU record layout (see :mod:`gthinker.apps.sm.gpu`); ``"auto"`` picks
+    gpu_mode : {"auto", "dfs", "prefix", "expand"}
+        GPU engine: the depth-first one (:mod:`gthinker.apps.sm.dfs_gpu`) or a record
+        layout of the level-by-level one (:mod:`gthinker.apps.sm.gpu`); ``"auto"`` picks
         it with :func:`choose_gpu_mode`.
     limit : int, optional
         Stop after this many matches (the count is then ``limit``, and

@@ -8,6 +8,8 @@ import os
 from gthinker.registry import DATA_AND_QUERY, App, positive_int_arg
 from gthinker.request import Request, max_compile, squared
 
+from .gpu_modes import GPU_MODES
+
 EPILOG = """\
 examples:
   gthinker sm email-Enron.txt.gz triangle --unique      # 727,044 triangles
@@ -23,6 +25,8 @@ keep every query edge); --unique counts distinct subgraphs instead
 (G-ThinkerCG's advice for subgraph matching; docs/benchmarks.md has the
 numbers); --limit and --output run on the CPU workers.
 """
+
+
 
 
 def as_query(query):
@@ -92,10 +96,13 @@ def request(query, **keywords) -> SMRequest:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--unique", action="store_true",
                    help="count distinct subgraphs (symmetry breaking) instead of embeddings")
-    p.add_argument("--gpu-mode", choices=["auto", "prefix", "expand"], default="auto",
-                   help="GPU record layout: prefix (a warp extends a partial match with all "
-                        "its candidates) or expand (one record per candidate, for very skewed "
-                        "fanouts); auto picks from the first level's fanouts (default: auto)")
+    p.add_argument("--gpu-mode", choices=GPU_MODES, default="auto",
+                   help="GPU engine: dfs (T-DFS's depth-first search, a warp per task, "
+                        "queries of up to 32 vertices), or the level-by-level engine in one of "
+                        "its record layouts, prefix (a warp extends a partial match with all "
+                        "its candidates) or expand (one record per candidate); auto: dfs "
+                        "where it takes the query, else prefix or expand by the first "
+                        "level's fanouts (default: auto)")
     p.add_argument("--limit", type=positive_int_arg, default=None, metavar="N",
                    help="stop after N matches (CPU)")
 
@@ -108,7 +115,7 @@ def from_args(args) -> dict:
 
 def describe(res, label=None) -> list[str]:
     what = "distinct subgraphs" if res.unique else "embeddings"
-    where = res.mode + (f", {res.gpu_mode} layout" if res.gpu_mode else "")
+    where = res.mode + (f", {res.gpu_mode} engine" if res.gpu_mode else "")
     return [f"{label}: {res.count:,} {what}"
             + (" (stopped at --limit)" if res.stopped == "limit" else "")
             + f" in {res.seconds:.3f}s ({where}; |Aut| = {res.automorphisms}, "
@@ -120,8 +127,8 @@ def warmup(graph, gpu: bool):
 
     steps = [("sm (cpu)", lambda: app.count(graph, "triangle", mode="cpu", threads=1))]
     if gpu:
-        steps += [(f"sm {layout} (gpu)", lambda layout=layout: app.count(
-            graph, "triangle", mode="gpu", gpu_mode=layout)) for layout in ("prefix", "expand")]
+        steps += [(f"sm {engine} (gpu)", lambda engine=engine: app.count(
+            graph, "triangle", mode="gpu", gpu_mode=engine)) for engine in GPU_MODES[1:]]
     return steps
 
 

@@ -16,6 +16,8 @@ import numpy as np
 import gthinker
 
 from ..matching.planner import Plan, edges_between
+from .dfs_plan import fits
+from .gpu_modes import check_layout
 from .search import SubgraphMatching
 
 __all__ = ["EXPAND_FANOUT", "SMALL_SEARCH", "SMResult", "check_layout", "choose_gpu_mode",
@@ -39,16 +41,20 @@ def fanouts(data: gthinker.Graph, p: Plan) -> np.ndarray:
 
 
 def choose_gpu_mode(data: gthinker.Graph, p: Plan) -> tuple[str, str]:
-    """``("prefix" | "expand", why)`` from the fanouts of the first level:
-    prefix (one warp extends a partial match with all its candidates, sharing
-    the work) unless some partial match has EXPAND_FANOUT candidates or more:
-    such a record would keep one warp busy while the others idle, and expand
-    (one record per candidate) spreads it over all warps."""
+    """``("dfs" | "prefix" | "expand", why)``: the depth-first engine
+    (:mod:`gthinker.apps.sm.dfs_gpu`) for every plan it takes; for the others, from the
+    fanouts of the first level, prefix (one warp extends a partial match with all its
+    candidates, sharing the work) unless some partial match has EXPAND_FANOUT
+    candidates or more: such a record would keep one warp busy while the others idle,
+    and expand (one record per candidate) spreads it over all warps."""
+    beyond = fits(p.params)
+    if not beyond:
+        return "dfs", "the depth-first engine takes the plan"
     f = fanouts(data, p)
     if not len(f):
-        return "prefix", "no candidates"
+        return "prefix", f"{beyond}; no candidates"
     top = int(f.max())
-    why = f"largest first-level fanout {top} (expand from {EXPAND_FANOUT})"
+    why = f"{beyond}; largest first-level fanout {top} (expand from {EXPAND_FANOUT})"
     return ("expand" if top >= EXPAND_FANOUT else "prefix"), why
 
 
@@ -82,7 +88,7 @@ class SMResult:
     threads: int
     order: list
     candidates: list  # |C(u)| per query vertex (empty when the count app counted it)
-    gpu_mode: str | None = None  # prefix or expand (gpu and hybrid modes)
+    gpu_mode: str | None = None  # dfs, prefix or expand (gpu and hybrid modes)
     stopped: str | None = None  # "limit" when the run stopped at its limit
     stats: dict = field(default_factory=dict, repr=False)
     compile_seconds: float = 0.0  # not in seconds; 0 when the compile cache had the code
@@ -99,10 +105,18 @@ class SMResult:
                 "stopped": self.stopped, "method": self.method}
 
 
-def check_layout(gpu_mode: str) -> None:
-    """ValueError unless ``gpu_mode`` names a GPU record layout (or ``"auto"``)."""
-    if gpu_mode not in ("auto", "prefix", "expand"):
-        raise ValueError(f"gpu_mode must be auto, prefix or expand, got {gpu_mode!r}")
+def gpu_engine(gpu_mode: str, p: Plan):
+    """The GPU side of the search for ``gpu_mode`` ("dfs", "prefix" or "expand")."""
+    if gpu_mode == "dfs":
+        beyond = fits(p.params)
+        if beyond:
+            raise ValueError(f"gpu_mode='dfs': {beyond}; use gpu_mode='prefix' or 'expand'")
+        from .dfs_gpu import DFSEngine
+
+        return DFSEngine
+    from .gpu import SubgraphMatchingExpandGPU, SubgraphMatchingPrefixGPU
+
+    return SubgraphMatchingPrefixGPU if gpu_mode == "prefix" else SubgraphMatchingExpandGPU
 
 
 def run_plan(data: gthinker.Graph, p: Plan, mode: str = "auto", gpu_mode: str = "auto",
@@ -115,10 +129,7 @@ def run_plan(data: gthinker.Graph, p: Plan, mode: str = "auto", gpu_mode: str = 
         "listing matches runs on the CPU" if listing else small_search(p)))
     chosen = None
     if mode in ("gpu", "hybrid"):
-        from .gpu import SubgraphMatchingExpandGPU, SubgraphMatchingPrefixGPU
-
         chosen = gpu_mode if gpu_mode != "auto" else choose_gpu_mode(data, p)[0]
-        options["gpu"] = (SubgraphMatchingPrefixGPU if chosen == "prefix"
-                          else SubgraphMatchingExpandGPU)
+        options["gpu"] = gpu_engine(chosen, p)
     res = gthinker.run(SubgraphMatching, data, mode=mode, params=p.params, **options)
     return res, chosen, why
