@@ -201,50 +201,204 @@ Csr build_csr(const Id* u, const Id* v, int64_t stride, int64_t count, int64_t n
 template Csr build_csr<int64_t>(const int64_t*, const int64_t*, int64_t, int64_t, int64_t, Parallel&);
 template Csr build_csr<int32_t>(const int32_t*, const int32_t*, int64_t, int64_t, int64_t, Parallel&);
 
-void degeneracy_order(const int64_t* indptr, const int32_t* indices, int64_t n, int32_t* vert,
-                      int32_t* core, Parallel& par) {
-  std::vector<int32_t> deg(static_cast<size_t>(n)), pos(static_cast<size_t>(n));
-  int32_t maxdeg = 0;
-  for (int64_t v = 0; v < n; ++v) {
-    deg[v] = static_cast<int32_t>(indptr[v + 1] - indptr[v]);
-    maxdeg = std::max(maxdeg, deg[v]);
+namespace {
+
+/// A round whose frontier has fewer entries plus neighbour entries than this runs on
+/// the calling thread (starting the threads costs about as much).
+constexpr int64_t kPeelSerialWork = int64_t{1} << 15;
+/// Entries of `rest` per chunk of a level scan.
+constexpr int64_t kScanGrain = int64_t{1} << 16;
+
+/// Level-synchronous peeling (as in ParK and PKC): for each level k, rounds place
+/// every remaining vertex whose remaining degree is at most k and take one from
+/// the degree of each neighbour still above k; a neighbour that drops to k joins
+/// the next round. A round is a set, placed in increasing id: the same arrays for
+/// any number of threads. A vertex placed at level k had at most k remaining
+/// neighbours, so at most core[v] = k come after it.
+class Peeler {
+ public:
+  Peeler(const int64_t* indptr, const int32_t* indices, int64_t n, int32_t* order, int32_t* core,
+         Parallel& par)
+      : indptr_(indptr), indices_(indices), n_(n), order_(order), core_(core), par_(par),
+        deg_(static_cast<size_t>(n)), rest_(static_cast<size_t>(n)),
+        found_(static_cast<size_t>(par.threads())) {}
+
+  void run() {
+    par_.for_chunks(n_, int64_t{1} << 18, [&](int64_t b, int64_t e) {
+      for (int64_t v = b; v < e; ++v) {
+        deg_[v] = static_cast<int32_t>(indptr_[v + 1] - indptr_[v]);
+        rest_[v] = static_cast<int32_t>(v);
+      }
+    });
+    while (placed_ < n_) {
+      if (frontier_.empty()) start_level();
+      round();
+    }
   }
-  std::vector<int32_t> bin_start(static_cast<size_t>(maxdeg) + 2, 0);
-  for (int64_t v = 0; v < n; ++v) bin_start[deg[v] + 1] += 1;
-  for (int32_t d = 1; d <= maxdeg + 1; ++d) bin_start[d] += bin_start[d - 1];
-  std::vector<int32_t> next(bin_start);
-  for (int64_t v = 0; v < n; ++v) {
-    pos[v] = next[deg[v]]++;
-    vert[pos[v]] = static_cast<int32_t>(v);
+
+ private:
+  static constexpr int32_t kPlaced = INT32_MIN;  // the degree of a placed vertex
+
+  static int64_t chunks(int64_t size) { return (size + kScanGrain - 1) / kScanGrain; }
+
+  /// Counts entries read on the calling thread; asks for Ctrl-C every few milliseconds.
+  void done(int64_t entries) {
+    unchecked_ += entries;
+    if (unchecked_ > (int64_t{1} << 22)) {
+      unchecked_ = 0;
+      par_.check();
+    }
   }
-  int64_t visits = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const int32_t v = vert[i];
-    const int32_t dv = deg[v];
-    for (int64_t k = indptr[v]; k < indptr[v + 1]; ++k) {
-      const int32_t u = indices[k];
-      const int32_t du = deg[u];
-      if (du > dv) {
-        const int32_t pu = pos[u];
-        const int32_t pw = bin_start[du];
-        const int32_t w = vert[pw];
-        if (u != w) {
-          pos[u] = pw;
-          vert[pu] = w;
-          pos[w] = pu;
-          vert[pw] = u;
+
+  /// The next level: k = the smallest remaining degree (above the last k), the
+  /// frontier = the remaining vertices of degree k, by id. `rest_` drops the placed
+  /// vertices once they are a quarter of it. Two passes over `rest_`.
+  void start_level() {
+    const int64_t size = static_cast<int64_t>(rest_.size());
+    const size_t nc = static_cast<size_t>(chunks(size));
+    std::vector<int32_t> lows(nc, INT32_MAX);
+    std::vector<int64_t> at(nc + 1, 0);  // remaining vertices per chunk, then where they go
+    par_.for_chunks(size, kScanGrain, [&](int64_t b, int64_t e) {
+      int32_t low = INT32_MAX;
+      int64_t left = 0;
+      for (int64_t i = b; i < e; ++i) {
+        const int32_t d = deg_[rest_[i]];
+        if (d != kPlaced) {
+          low = std::min(low, d);
+          ++left;
         }
-        bin_start[du] += 1;
-        deg[u] = du - 1;
+      }
+      lows[static_cast<size_t>(b / kScanGrain)] = low;
+      at[static_cast<size_t>(b / kScanGrain) + 1] = left;
+    });
+    k_ = std::max(k_, *std::min_element(lows.begin(), lows.end()));
+    for (size_t c = 0; c < nc; ++c) at[c + 1] += at[c];
+    const bool compact = at[nc] * 4 < size * 3;
+    std::vector<int32_t> kept(compact ? static_cast<size_t>(at[nc]) : 0);
+    std::vector<std::vector<int32_t>> parts(nc);
+    par_.for_chunks(size, kScanGrain, [&](int64_t b, int64_t e) {
+      auto& part = parts[static_cast<size_t>(b / kScanGrain)];
+      int64_t p = at[static_cast<size_t>(b / kScanGrain)];
+      for (int64_t i = b; i < e; ++i) {
+        const int32_t v = rest_[i];
+        if (deg_[v] == kPlaced) continue;
+        if (compact) kept[static_cast<size_t>(p++)] = v;
+        if (deg_[v] <= k_) part.push_back(v);
+      }
+    });
+    if (compact) rest_ = std::move(kept);
+    frontier_ = concat(parts);
+    done(size);
+  }
+
+  /// The remaining vertices of degree <= k, by id (a pass over `rest_`).
+  std::vector<int32_t> scan_frontier() {
+    const int64_t size = static_cast<int64_t>(rest_.size());
+    std::vector<std::vector<int32_t>> parts(static_cast<size_t>(chunks(size)));
+    par_.for_chunks(size, kScanGrain, [&](int64_t b, int64_t e) {
+      auto& part = parts[static_cast<size_t>(b / kScanGrain)];
+      for (int64_t i = b; i < e; ++i) {
+        const int32_t d = deg_[rest_[i]];
+        if (d != kPlaced && d <= k_) part.push_back(rest_[i]);
+      }
+    });
+    return concat(parts);
+  }
+
+  static std::vector<int32_t> concat(const std::vector<std::vector<int32_t>>& parts) {
+    size_t total = 0;
+    for (const auto& part : parts) total += part.size();
+    std::vector<int32_t> out;
+    out.reserve(total);
+    for (const auto& part : parts) out.insert(out.end(), part.begin(), part.end());
+    return out;
+  }
+
+  /// Places the frontier (the next ranks, core k) and takes one from the degree of
+  /// each neighbour above k; the next frontier is those that dropped to k, by id.
+  void round() {
+    const int64_t f = static_cast<int64_t>(frontier_.size());
+    int64_t work = f;
+    for (int64_t i = 0; i < f && work < kPeelSerialWork; ++i)
+      work += indptr_[frontier_[i] + 1] - indptr_[frontier_[i]];
+    std::vector<int32_t> next;
+    if (work < kPeelSerialWork || par_.threads() == 1) {
+      for (int64_t b = 0; b < f; b += 4096)
+        done(peel</*kShared=*/false>(b, std::min(f, b + 4096), next));
+    } else {
+      for (auto& found : found_) found.clear();
+      const int64_t grain = std::clamp<int64_t>(f / (8 * par_.threads()), 1, 1024);
+      std::atomic<int64_t> at{0};
+      par_.for_threads([&](int t) {
+        for (;;) {
+          const int64_t b = at.fetch_add(grain, std::memory_order_relaxed);
+          if (b >= f || par_.stopping()) return;
+          peel</*kShared=*/true>(b, std::min(f, b + grain), found_[static_cast<size_t>(t)]);
+        }
+      });
+      next = concat(found_);
+    }
+    placed_ += f;
+    if (static_cast<int64_t>(next.size()) * 16 > static_cast<int64_t>(rest_.size())) {
+      frontier_ = scan_frontier();  // the same vertices, in id order without a sort
+      done(static_cast<int64_t>(rest_.size()));
+    } else {
+      std::sort(next.begin(), next.end());
+      frontier_ = std::move(next);
+    }
+  }
+
+  /// Frontier entries [b, e): placed, their neighbours' degrees above k taken one
+  /// from; those that drop from k + 1 to k go to `next`. With kShared, other threads
+  /// peel other entries of the same frontier at once. Returns the entries it read.
+  template <bool kShared>
+  int64_t peel(int64_t b, int64_t e, std::vector<int32_t>& next) {
+    const int32_t k = k_;
+    int64_t read = e - b;
+    for (int64_t i = b; i < e; ++i) {
+      const int32_t v = frontier_[static_cast<size_t>(i)];
+      read += indptr_[v + 1] - indptr_[v];
+      order_[placed_ + i] = v;
+      core_[v] = k;
+      // a frontier vertex's degree is <= k before and kPlaced after: never taken from
+      if (kShared)
+        __atomic_store_n(&deg_[v], kPlaced, __ATOMIC_RELAXED);
+      else
+        deg_[v] = kPlaced;
+      for (int64_t j = indptr_[v]; j < indptr_[v + 1]; ++j) {
+        int32_t* du = &deg_[static_cast<size_t>(indices_[j])];
+        if (kShared) {
+          if (__atomic_load_n(du, __ATOMIC_RELAXED) > k &&
+              __atomic_fetch_sub(du, 1, __ATOMIC_RELAXED) == k + 1)
+            next.push_back(indices_[j]);
+        } else if (*du > k && (*du)-- == k + 1) {
+          next.push_back(indices_[j]);
+        }
       }
     }
-    visits += indptr[v + 1] - indptr[v] + 1;
-    if (visits > (int64_t{1} << 22)) {  // about every few milliseconds
-      visits = 0;
-      par.check();
-    }
+    return read;
   }
-  for (int64_t v = 0; v < n; ++v) core[v] = deg[v];
+
+  const int64_t* indptr_;
+  const int32_t* indices_;
+  int64_t n_;
+  int32_t* order_;
+  int32_t* core_;
+  Parallel& par_;
+  std::vector<int32_t> deg_;       // remaining degree; kPlaced once placed
+  std::vector<int32_t> rest_;      // the remaining vertices and some placed ones, by id
+  std::vector<int32_t> frontier_;  // this round's vertices, by id
+  std::vector<std::vector<int32_t>> found_;  // each thread's part of the next frontier
+  int64_t placed_ = 0;
+  int32_t k_ = 0;
+  int64_t unchecked_ = 0;  // entries read since the last check for Ctrl-C
+};
+
+}  // namespace
+
+void degeneracy_order(const int64_t* indptr, const int32_t* indices, int64_t n, int32_t* order,
+                      int32_t* core, Parallel& par) {
+  Peeler(indptr, indices, n, order, core, par).run();
 }
 
 /// Rows of a new CSR: count_rows(b, e, count) sets the sizes of the rows its range

@@ -35,8 +35,10 @@ void remap_dense(int64_t* a, int64_t count, const int64_t* extra, int64_t extra_
 template <typename Id>
 Csr build_csr(const Id* u, const Id* v, int64_t stride, int64_t count, int64_t n, Parallel& par);
 
-/// Batagelj-Zaversnik peeling (one thread: the order depends on every step
-/// before it): order[i] is the i-th vertex peeled, core[v] its core number.
+/// Level-synchronous peeling on all cores: order[i] is the i-th vertex peeled,
+/// core[v] its core number. Level k = 0, 1, ... removes, in rounds, every
+/// remaining vertex whose remaining degree is at most k, one round's vertices by
+/// increasing id; so each vertex has at most core[v] neighbours after it in order.
 void degeneracy_order(const int64_t* indptr, const int32_t* indices, int64_t n, int32_t* order,
                       int32_t* core, Parallel& par);
 

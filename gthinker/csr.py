@@ -65,8 +65,12 @@ def build(u: np.ndarray, v: np.ndarray, n: int):
 
 
 def degeneracy_order(indptr, indices):
-    """Batagelj-Zaversnik bucket peeling: ``(order, core)``, int32. The peel is
-    one thread's work by nature (each step depends on the one before)."""
+    """``(order, core)``, int32: level-synchronous peeling on all cores. Level ``k``
+    (rising from the smallest degree) removes, in rounds, every remaining vertex
+    whose remaining degree is at most ``k``; a round's vertices take the next ranks
+    by increasing id, so the order is the same for any number of threads. ``core``
+    holds the exact core numbers, and each vertex has at most ``core[v]``
+    neighbours later in ``order``."""
     return _core.degeneracy_order(indptr, indices, threads())
 
 

@@ -430,9 +430,12 @@ class Graph:
         Returns
         -------
         order : int32 array of length n
-            Vertices in the order they are peeled (each removed vertex has
-            minimum degree among the remaining ones), so every vertex has at
-            most :attr:`degeneracy` neighbours later in ``order``.
+            Vertices in the order they are peeled, level by level (at level ``k``
+            every remaining vertex with at most ``k`` remaining neighbours, in
+            rounds, by id within a round: :func:`gthinker.csr.degeneracy_order`),
+            so every vertex has at most its core number, and at most
+            :attr:`degeneracy`, neighbours later in ``order``. The same for any
+            number of threads.
         core : int32 array of length n
             Core number of each vertex.
         """

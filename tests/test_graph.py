@@ -11,6 +11,7 @@ import pytest
 import scipy.sparse as sp
 from conftest import DATA, TRUTH
 
+from gthinker import generate
 from gthinker.errors import GraphFormatError
 from gthinker.graph import Graph, LoadReport
 
@@ -309,10 +310,22 @@ def test_check_detects_violations():
 # --------------------------------------------------------------------------- algorithms
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_degeneracy_matches_networkx(seed):
-    G = nx.powerlaw_cluster_graph(300, 4, 0.3, seed=seed)
+def _with_clique(G):
     G.add_edges_from(nx.complete_graph(12).edges())
+    return G
+
+
+@pytest.mark.parametrize("make", [
+    *(lambda seed=seed: _with_clique(nx.powerlaw_cluster_graph(300, 4, 0.3, seed=seed))
+      for seed in range(4)),
+    lambda: nx.gnp_random_graph(400, 0.03, seed=5),
+    lambda: nx.gnp_random_graph(150, 0.4, seed=6),
+    lambda: nx.barabasi_albert_graph(2000, 6, seed=7),
+    lambda: generate.rmat(11, 8, seed=8).to_networkx(),
+], ids=["powerlaw0", "powerlaw1", "powerlaw2", "powerlaw3", "gnp-sparse", "gnp-dense",
+        "barabasi-albert", "rmat11"])
+def test_degeneracy_matches_networkx(make):
+    G = make()
     g = Graph.from_networkx(G)
     order, core = g.degeneracy_order()
     assert order.dtype == np.int32 and core.dtype == np.int32
@@ -325,7 +338,7 @@ def test_degeneracy_matches_networkx(seed):
     pos[order] = np.arange(g.num_vertices)
     rows = np.repeat(np.arange(g.num_vertices), g.degrees())
     later = np.bincount(rows[pos[g.indices] > pos[rows]], minlength=g.num_vertices)
-    assert later.max() <= k
+    assert np.all(later <= core) and later.max() == k  # at most its core number after each
 
 
 def test_reorder_invariants():
