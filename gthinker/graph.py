@@ -114,6 +114,14 @@ class Graph:
         that names the same file is refused: :func:`gthinker.outputs.check_output`).
     """
 
+    #: Prepared forms whose values changed with a gthinker version, by key: the
+    #: revision this one computes. A binary file that stores another revision of one
+    #: (or none) has it computed again, not restored (:mod:`gthinker.formats.binary`).
+    #: 2: the degeneracy order peeled level by level on all cores (1: Batagelj and
+    #: Zaversnik's peeling on one thread; another valid order, the same core numbers),
+    #: and the forms made from it.
+    FORM_REVISIONS = {"degeneracy": 2, "oriented": 2, "ordered": 2}
+
     def __init__(self, indptr, indices, ids=None, labels=None, report=None, node_names=None):
         self.indptr = csr.readonly(indptr, np.int64)
         self.indices = csr.readonly(indices, np.int32)

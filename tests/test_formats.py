@@ -191,6 +191,34 @@ def test_app_forms_kept_with_the_graph_are_saved(tmp_path):
     assert seven == 7 and np.array_equal(kept, g.degrees() * 2)
 
 
+def test_forms_of_an_older_revision_are_computed_again(tmp_path, monkeypatch):
+    """A file whose degeneracy order came from an older gthinker (no revision stored:
+    Batagelj-Zaversnik's order) has it and the forms made from it computed again, so
+    every copy of a graph gives the same order; the other forms are restored."""
+    g = gthinker.generate.rmat(9, 8, seed=3)
+    fresh = Graph(g.indptr, g.indices, g.ids)
+    order, core = fresh.degeneracy_order()
+    reverse = np.ascontiguousarray(order[::-1])  # stands for another order
+    stand_in = g.reorder(reverse)  # and for the forms made from it
+    g.derived("degeneracy", lambda _: (reverse, core))
+    g.derived("oriented", lambda _: stand_in)
+    g.derived("ordered", lambda _: stand_in)
+    g.degree_in_rows()
+    monkeypatch.setattr(Graph, "FORM_REVISIONS", {})  # written as before revisions
+    g.save(tmp_path / "old.csr")
+    monkeypatch.undo()
+    g.save(tmp_path / "new.csr")
+    old, new = Graph.load(tmp_path / "old.csr"), Graph.load(tmp_path / "new.csr")
+    assert np.array_equal(old.degeneracy_order()[0], fresh.degeneracy_order()[0])
+    assert old.oriented() == fresh.oriented()
+    assert old.degeneracy_ordered() == fresh.degeneracy_ordered()
+    assert np.array_equal(new.degeneracy_order()[0], reverse)  # this revision: restored
+    assert new.oriented() == stand_in
+    for h in (old, new):
+        kept = h.derived("degree-oriented", lambda _: pytest.fail("built again"))
+        assert kept == g.degree_oriented()
+
+
 @pytest.fixture
 def saved(tmp_path):
     g = gthinker.generate.rmat(10, 8, seed=1)
