@@ -80,7 +80,8 @@ void compact_rows(OwnedArray<int64_t>& indptr, OwnedArray<int32_t>& indices, con
 
 }  // namespace
 
-void min_max(const int64_t* a, int64_t count, int64_t* lo, int64_t* hi, Parallel& par) {
+template <typename Id>
+void min_max(const Id* a, int64_t count, int64_t* lo, int64_t* hi, Parallel& par) {
   std::vector<int64_t> los(static_cast<size_t>(par.threads()), INT64_MAX);
   std::vector<int64_t> his(static_cast<size_t>(par.threads()), INT64_MIN);
   if (count == 0) {
@@ -91,8 +92,8 @@ void min_max(const int64_t* a, int64_t count, int64_t* lo, int64_t* hi, Parallel
     auto [b, e] = par.share(count, t);
     int64_t l = INT64_MAX, h = INT64_MIN;
     for (int64_t i = b; i < e; ++i) {
-      l = std::min(l, a[i]);
-      h = std::max(h, a[i]);
+      l = std::min(l, static_cast<int64_t>(a[i]));
+      h = std::max(h, static_cast<int64_t>(a[i]));
     }
     los[static_cast<size_t>(t)] = l;
     his[static_cast<size_t>(t)] = h;
@@ -101,7 +102,8 @@ void min_max(const int64_t* a, int64_t count, int64_t* lo, int64_t* hi, Parallel
   *hi = *std::max_element(his.begin(), his.end());
 }
 
-void remap_dense(int64_t* a, int64_t count, const int64_t* extra, int64_t extra_count,
+template <typename Id>
+void remap_dense(Id* a, int64_t count, const int64_t* extra, int64_t extra_count,
                  int64_t max_id, OwnedArray<int64_t>& ids, Parallel& par) {
   const int64_t size = max_id + 1;
   OwnedArray<uint8_t> present(static_cast<size_t>(size));
@@ -118,9 +120,16 @@ void remap_dense(int64_t* a, int64_t count, const int64_t* extra, int64_t extra_
       if (present[static_cast<size_t>(x)]) ids[static_cast<size_t>(number[static_cast<size_t>(x)])] = x;
   });
   par.for_chunks(count, kItemGrain, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) a[i] = number[static_cast<size_t>(a[i])];
+    for (int64_t i = b; i < e; ++i) a[i] = static_cast<Id>(number[static_cast<size_t>(a[i])]);
   });
 }
+
+template void min_max<int64_t>(const int64_t*, int64_t, int64_t*, int64_t*, Parallel&);
+template void min_max<int32_t>(const int32_t*, int64_t, int64_t*, int64_t*, Parallel&);
+template void remap_dense<int64_t>(int64_t*, int64_t, const int64_t*, int64_t, int64_t,
+                                   OwnedArray<int64_t>&, Parallel&);
+template void remap_dense<int32_t>(int32_t*, int64_t, const int64_t*, int64_t, int64_t,
+                                   OwnedArray<int64_t>&, Parallel&);
 
 template <typename Id>
 Csr build_csr(const Id* u, const Id* v, int64_t stride, int64_t count, int64_t n, Parallel& par) {

@@ -20,14 +20,16 @@ struct Csr {
   int64_t duplicates = 0;       // repeated pairs dropped (u v after v u counts)
 };
 
-/// The smallest and largest of a[0, count) (0, 0 when empty).
-void min_max(const int64_t* a, int64_t count, int64_t* lo, int64_t* hi, Parallel& par);
+/// The smallest and largest of a[0, count) (0, 0 when empty); Id is int64_t or int32_t.
+template <typename Id>
+void min_max(const Id* a, int64_t count, int64_t* lo, int64_t* hi, Parallel& par);
 
 /// Renumbers the ids in a[0, count) (in place) as 0..n-1 by increasing id,
 /// with a table over 0..max_id (the caller checks that it is small enough);
 /// the ids extra[0, extra_count) (in range too) are numbered as well, without
 /// being renamed; ids gets the id of each new number.
-void remap_dense(int64_t* a, int64_t count, const int64_t* extra, int64_t extra_count,
+template <typename Id>
+void remap_dense(Id* a, int64_t count, const int64_t* extra, int64_t extra_count,
                  int64_t max_id, OwnedArray<int64_t>& ids, Parallel& par);
 
 /// The undirected graph on vertices 0..n-1 of the pairs (u[i*stride], v[i*stride]),

@@ -39,7 +39,7 @@ def readonly(arr, dtype):
 
 
 def remap_ids(ends: np.ndarray, extra=None) -> np.ndarray:
-    """Renumbers the non-negative int64 ids in ``ends`` (a writable C-contiguous
+    """Renumbers the non-negative ids in ``ends`` (int64 or int32, a writable C-contiguous
     array, changed in place) as ``0..n-1`` by increasing id; returns the ``n`` ids.
     The ids in ``extra`` (vertices without edges) are numbered too."""
     extra = np.zeros(0, np.int64) if extra is None else np.asarray(extra, np.int64)

@@ -69,6 +69,23 @@ def test_a_word_after_the_edge_is_an_error_naming_the_line(tmp_path, line):
     assert repr(line) in str(info.value)
 
 
+@pytest.mark.parametrize("block", [16, 1 << 25])
+def test_edge_list_pairs_are_int32_until_an_id_does_not_fit(tmp_path, monkeypatch, block):
+    """The scanner keeps pairs as int32 (half the memory while the rows are built) and
+    widens what it holds so far when a later block brings an id past int32."""
+    from gthinker.formats import text
+
+    monkeypatch.setattr(text, "BLOCK_BYTES", block)  # 16: a block every line or two
+    small = write(tmp_path / "s.txt", "".join(f"{i} {i + 1}\n" for i in range(0, 60, 3)))
+    assert text.scan(small, 2, {0: 2}, narrow=True).vals.dtype == np.int32
+    big = write(tmp_path / "b.txt", small.read_text() + "7 3000000000\n5 0\n")
+    rec = text.scan(big, 2, {0: 2}, narrow=True)
+    assert rec.vals.dtype == np.int64 and rec.vals[-2:].tolist() == [[7, 3_000_000_000], [5, 0]]
+    g = Graph.read(big)
+    edges = [(i, i + 1) for i in range(0, 60, 3)] + [(7, 3_000_000_000), (5, 0)]
+    assert g == Graph.from_edges(np.array(edges, np.int64))
+
+
 def test_self_loops_and_duplicates_counted(tmp_path):
     f = write(tmp_path / "d.txt", "0 1\n1 0\n0 1\n2 2\n1 2\n3 3\n")
     g = Graph.read(f)

@@ -95,7 +95,7 @@ def _describe(kind, line, token):
 def read(path, graph_cls):
     """The graph of a Matrix Market coordinate file."""
     head = _Header(path)
-    rec = text.scan(path, 2, {0: 2}, describe=_describe, header=head)
+    rec = text.scan(path, 2, {0: 2}, describe=_describe, header=head, narrow=True)
     n, entries = head.size
     pairs = rec.vals
     if pairs.shape[0] != entries:

@@ -32,7 +32,7 @@ def _describe(kind, line, token):
 
 def read(path, graph_cls):
     """The graph of a SNAP edge list (``graph_cls.from_pairs`` builds it)."""
-    rec = text.scan(path, 2, {0: 2}, isolated=True, describe=_describe)
+    rec = text.scan(path, 2, {0: 2}, isolated=True, describe=_describe, narrow=True)
     pairs = rec.vals
     ids = csr.remap_ids(pairs, rec.isolated)
     if ids.size > _INT32_MAX:
