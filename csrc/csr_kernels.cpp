@@ -131,8 +131,24 @@ template void remap_dense<int64_t>(int64_t*, int64_t, const int64_t*, int64_t, i
 template void remap_dense<int32_t>(int32_t*, int64_t, const int64_t*, int64_t, int64_t,
                                    OwnedArray<int64_t>&, Parallel&);
 
+namespace {
+
+/// Row boundaries that split rows [0, n) into one range per thread with about as many
+/// entries each (ptr: the row offsets).
+std::vector<int64_t> rows_by_entries(const int64_t* ptr, int64_t n, int threads) {
+  std::vector<int64_t> first(static_cast<size_t>(threads) + 1, n);
+  for (int t = 0; t <= threads; ++t)
+    first[static_cast<size_t>(t)] = std::lower_bound(ptr, ptr + n + 1, ptr[n] / threads * t) - ptr;
+  first.back() = n;
+  first.front() = 0;
+  return first;
+}
+
+/// The rows of the pairs: both entries of each pair (symmetric rows), or with `upper`
+/// only max(a, c) in row min(a, c); sorted, loops and repeats dropped and counted.
 template <typename Id>
-Csr build_csr(const Id* u, const Id* v, int64_t stride, int64_t count, int64_t n, Parallel& par) {
+Csr build_rows(const Id* u, const Id* v, int64_t stride, int64_t count, int64_t n, bool upper,
+               Parallel& par) {
   // Each thread owns a range of rows and reads every pair, keeping the entries of its
   // rows: no atomics (their fences would serialise the cache misses), and each row
   // gets its entries in input order, so sorted input gives sorted rows.
@@ -145,13 +161,14 @@ Csr build_csr(const Id* u, const Id* v, int64_t stride, int64_t count, int64_t n
     auto [lo, hi] = par.share(n, t);
     int64_t l = 0;
     for (int64_t i = 0; i < count; ++i) {
-      const int64_t a = static_cast<int64_t>(u[i * stride]), c = static_cast<int64_t>(v[i * stride]);
+      int64_t a = static_cast<int64_t>(u[i * stride]), c = static_cast<int64_t>(v[i * stride]);
       if (a == c) {
         ++l;
         continue;
       }
+      if (upper && c < a) std::swap(a, c);
       if (a >= lo && a < hi) ++cursor[static_cast<size_t>(a)];
-      if (c >= lo && c < hi) ++cursor[static_cast<size_t>(c)];
+      if (!upper && c >= lo && c < hi) ++cursor[static_cast<size_t>(c)];
       if ((i & 0xFFFFF) == 0 && par.stopping()) return;
     }
     if (t == 0) loops.store(l);
@@ -172,20 +189,15 @@ Csr build_csr(const Id* u, const Id* v, int64_t stride, int64_t count, int64_t n
   });
   out.indices.resize(static_cast<size_t>(ptr[n]));
   int32_t* idx = out.indices.data();
-  // rows split by entries, so that each thread writes about as much
-  std::vector<int64_t> first(static_cast<size_t>(par.threads()) + 1, n);
-  for (int t = 0; t <= par.threads(); ++t)
-    first[static_cast<size_t>(t)] =
-        std::lower_bound(ptr, ptr + n + 1, ptr[n] / par.threads() * t) - ptr;
-  first.back() = n;
-  first.front() = 0;
+  const std::vector<int64_t> first = rows_by_entries(ptr, n, par.threads());  // even writes
   par.for_threads([&](int t) {
     const int64_t lo = first[static_cast<size_t>(t)], hi = first[static_cast<size_t>(t) + 1];
     for (int64_t i = 0; i < count; ++i) {
-      const int64_t a = static_cast<int64_t>(u[i * stride]), c = static_cast<int64_t>(v[i * stride]);
+      int64_t a = static_cast<int64_t>(u[i * stride]), c = static_cast<int64_t>(v[i * stride]);
       if (a == c) continue;
+      if (upper && c < a) std::swap(a, c);
       if (a >= lo && a < hi) idx[cursor[static_cast<size_t>(a)]++] = static_cast<int32_t>(c);
-      if (c >= lo && c < hi) idx[cursor[static_cast<size_t>(c)]++] = static_cast<int32_t>(a);
+      if (!upper && c >= lo && c < hi) idx[cursor[static_cast<size_t>(c)]++] = static_cast<int32_t>(a);
       if ((i & 0xFFFFF) == 0 && par.stopping()) return;
     }
   });
@@ -202,13 +214,64 @@ Csr build_csr(const Id* u, const Id* v, int64_t stride, int64_t count, int64_t n
     }
     kept.fetch_add(k);
   });
-  out.duplicates = (count - out.loops) - kept.load() / 2;
+  out.duplicates = (count - out.loops) - (upper ? kept.load() : kept.load() / 2);
   if (kept.load() != ptr[n]) compact_rows(out.indptr, out.indices, cursor.data(), n, par);
   return out;
 }
 
+}  // namespace
+
+template <typename Id>
+Csr build_csr(const Id* u, const Id* v, int64_t stride, int64_t count, int64_t n, Parallel& par) {
+  return build_rows(u, v, stride, count, n, /*upper=*/false, par);
+}
+
 template Csr build_csr<int64_t>(const int64_t*, const int64_t*, int64_t, int64_t, int64_t, Parallel&);
 template Csr build_csr<int32_t>(const int32_t*, const int32_t*, int64_t, int64_t, int64_t, Parallel&);
+
+InPlaceCsr build_csr_in_place(int32_t* pairs, int64_t count, int64_t n, Parallel& par) {
+  // Stage 1: the upper rows (row min(a, c) holds max(a, c)), each thread owning a
+  // range of rows and reading every pair, as build_csr does; sorted and unique.
+  Csr upper = build_rows(pairs, pairs + 1, 2, count, n, /*upper=*/true, par);
+  const int64_t* up = upper.indptr.data();
+  const int32_t* ui = upper.indices.data();
+  // Stage 2, into the pairs' memory (2 * count slots, no longer needed): row x is the
+  // rows u < x that hold x, in increasing u (a pass over the upper rows), then upper
+  // row x itself. Sorted and unique without a sort.
+  InPlaceCsr out;
+  out.loops = upper.loops;
+  out.duplicates = upper.duplicates;
+  OwnedArray<int64_t> cursor(static_cast<size_t>(n) + 1);
+  fill<int64_t>(cursor.data(), n + 1, 0, par);
+  par.for_threads([&](int t) {
+    auto [lo, hi] = par.share(n, t);
+    for (int64_t x = lo; x < hi; ++x) cursor[static_cast<size_t>(x)] += up[x + 1] - up[x];
+    for (int64_t k = 0; k < up[n]; ++k) {
+      if (ui[k] >= lo && ui[k] < hi) ++cursor[static_cast<size_t>(ui[k])];
+      if ((k & 0xFFFFF) == 0 && par.stopping()) return;
+    }
+  });
+  out.indptr.resize(static_cast<size_t>(n) + 1);
+  exclusive_scan(cursor.data(), n, out.indptr.data(), par);
+  const int64_t* ptr = out.indptr.data();
+  par.for_chunks(n, int64_t{1} << 18, [&](int64_t b, int64_t e) {
+    std::memcpy(cursor.data() + b, ptr + b, static_cast<size_t>(e - b) * 8);
+  });
+  const std::vector<int64_t> first = rows_by_entries(ptr, n, par.threads());
+  par.for_threads([&](int t) {
+    const int64_t lo = first[static_cast<size_t>(t)], hi = first[static_cast<size_t>(t) + 1];
+    for (int64_t x = lo; x < hi; ++x) {  // upper row x at the end of row x
+      const int64_t len = up[x + 1] - up[x];
+      std::memcpy(pairs + ptr[x + 1] - len, ui + up[x], static_cast<size_t>(len) * 4);
+    }
+    for (int64_t u = 0; u < n; ++u) {
+      for (int64_t k = up[u]; k < up[u + 1]; ++k)
+        if (ui[k] >= lo && ui[k] < hi) pairs[cursor[static_cast<size_t>(ui[k])]++] = static_cast<int32_t>(u);
+      if ((u & 0xFFFF) == 0 && par.stopping()) return;
+    }
+  });
+  return out;
+}
 
 namespace {
 

@@ -37,6 +37,20 @@ void remap_dense(Id* a, int64_t count, const int64_t* extra, int64_t extra_count
 template <typename Id>
 Csr build_csr(const Id* u, const Id* v, int64_t stride, int64_t count, int64_t n, Parallel& par);
 
+/// Rows built in the memory of the pairs they come from: indices[0, indptr[n]) are
+/// the first entries of `pairs`.
+struct InPlaceCsr {
+  OwnedArray<int64_t> indptr;  // n + 1
+  int64_t loops = 0;
+  int64_t duplicates = 0;
+};
+
+/// build_csr of the pairs (pairs[2i], pairs[2i + 1]), i < count, written over them:
+/// the upper rows (row min(u, v) holds max(u, v), half the entries) are built first,
+/// then the symmetric rows from them into the pairs' memory, which is no longer
+/// needed. Holds 12 bytes an edge at its peak where build_csr holds 16.
+InPlaceCsr build_csr_in_place(int32_t* pairs, int64_t count, int64_t n, Parallel& par);
+
 /// Level-synchronous peeling on all cores: order[i] is the i-th vertex peeled,
 /// core[v] its core number. Level k = 0, 1, ... removes, in rounds, every
 /// remaining vertex whose remaining degree is at most k, one round's vertices by

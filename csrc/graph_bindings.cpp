@@ -232,6 +232,22 @@ void bind_graph_kernels(py::module_& m) {
   m.def("build_csr", &build, py::arg("u"), py::arg("v"), py::arg("n"), py::arg("threads"),
         "(indptr, indices, loops, duplicates) of the undirected graph of pairs (u[i], v[i]).");
 
+  m.def("build_csr_in_place", [](py::array pairs, int64_t n, int threads) {
+    if (!pairs.dtype().is(py::dtype::of<int32_t>()) || !(pairs.flags() & py::array::c_style) ||
+        !pairs.writeable() || pairs.ndim() != 2 || pairs.shape(1) != 2)
+      throw std::invalid_argument("build_csr_in_place needs a writable C-contiguous (m, 2) int32 array");
+    if (n < 0 || n > INT32_MAX) throw std::invalid_argument("n must be in [0, 2**31)");
+    auto* p = static_cast<int32_t*>(pairs.mutable_data());
+    const auto count = static_cast<int64_t>(pairs.shape(0));
+    InPlaceCsr c = interruptible(threads, [&](Parallel& par) {
+      return build_csr_in_place(p, count, n, par);
+    });
+    const int64_t entries = c.indptr[static_cast<size_t>(n)];
+    return py::make_tuple(to_numpy(std::move(c.indptr)), entries, c.loops, c.duplicates);
+  }, py::arg("pairs"), py::arg("n"), py::arg("threads"),
+     "(indptr, entries, loops, duplicates): build_csr of the rows of pairs, the neighbour ids "
+     "written over them (the first `entries` int32 of its memory).");
+
   m.def("degeneracy_order", [](const In<int64_t>& indptr, const In<int32_t>& indices, int threads) {
     const int64_t n = rows_of(indptr);
     OwnedArray<int32_t> order(static_cast<size_t>(n)), core(static_cast<size_t>(n));

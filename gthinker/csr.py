@@ -18,8 +18,8 @@ import numpy as np
 from gthinker import _core
 from gthinker.options import available_cores
 
-__all__ = ["readonly", "threads", "remap_ids", "build", "degeneracy_order", "orient",
-           "permute", "in_rows", "check_rows"]
+__all__ = ["readonly", "threads", "remap_ids", "build", "build_in_place", "degeneracy_order",
+           "orient", "permute", "in_rows", "check_rows"]
 
 #: Ids up to this many times the number of endpoints are renumbered through a table.
 _DENSE_FACTOR = 4
@@ -62,6 +62,15 @@ def build(u: np.ndarray, v: np.ndarray, n: int):
     ``u v`` is a repeat)."""
     indptr, indices, loops, dups = _core.build_csr(u, v, int(n), threads())
     return indptr, indices, int(loops), int(dups)
+
+
+def build_in_place(pairs: np.ndarray, n: int):
+    """:func:`build` of the rows of ``pairs``, an ``(m, 2)`` int32 array (writable,
+    C-contiguous) that is no longer needed: ``indices`` are written over it (a view of
+    its memory), through the upper rows (half the entries), so building holds 12
+    bytes an edge instead of 16."""
+    indptr, entries, loops, dups = _core.build_csr_in_place(pairs, int(n), threads())
+    return indptr, pairs.reshape(-1)[:entries], int(loops), int(dups)
 
 
 def degeneracy_order(indptr, indices):

@@ -133,6 +133,30 @@ def test_oriented_forms_against_brute_force():
     assert ordered == g.reorder(order) and edge_set(ordered) == edge_set(g)
 
 
+@pytest.mark.parametrize("threads", [1, 3])
+def test_build_in_place_gives_the_rows_of_build(threads, monkeypatch):
+    """Rows written over their own int32 pairs (through the upper rows) are build's:
+    random pairs with loops, repeats and reversed repeats, sorted input, no pairs."""
+    monkeypatch.setattr(csr, "threads", lambda: threads)
+    rng = np.random.default_rng(threads)
+    g = gthinker.generate.rmat(10, 8, seed=3)
+    cases = [rng.integers(0, 50, (400, 2)), rng.integers(0, 3000, (20_000, 2)),
+             g.edge_array(), np.zeros((0, 2), np.int64)]
+    for pairs, n in zip(cases, [50, 3000, g.num_vertices, 4], strict=True):
+        pairs = pairs.astype(np.int32)
+        want = csr.build(pairs[:, 0].copy(), pairs[:, 1].copy(), n)
+        mine = pairs.copy()
+        indptr, indices, loops, dups = csr.build_in_place(mine, n)
+        assert indices.size == 0 or np.shares_memory(indices, mine)
+        assert np.array_equal(indptr, want[0]) and np.array_equal(indices, want[1])
+        assert (loops, dups) == want[2:]
+        h = Graph.from_owned_pairs(pairs.copy(), n)
+        assert h == Graph.from_pairs(pairs[:, 0], pairs[:, 1], n)
+        assert vars(h.report) == vars(Graph.from_pairs(pairs[:, 0], pairs[:, 1], n).report)
+    with pytest.raises(IndexError):
+        csr.build_in_place(np.array([[0, 7]], np.int32), 5)
+
+
 def test_build_counts_loops_and_repeats_and_checks_ids():
     u = np.array([0, 1, 0, 2, 3, 1], np.int64)
     v = np.array([1, 0, 1, 2, 3, 2], np.int64)

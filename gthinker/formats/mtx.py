@@ -112,8 +112,8 @@ def read(path, graph_cls):
     labels = _restored(path, head.labels, n, "labels", np.int32)
     if ids is not None and np.unique(ids).size != n:
         raise GraphFormatError(f"{path}: the '% gthinker ids:' lines repeat an id")
-    return graph_cls.from_pairs(pairs[:, 0], pairs[:, 1], n, ids=ids, labels=labels,
-                                source=path.name, lines=rec.lines)
+    return graph_cls.from_owned_pairs(pairs, n, ids=ids, labels=labels, source=path.name,
+                                      lines=rec.lines)
 
 
 def _restored(path, tokens, n, what, dtype):
