@@ -281,6 +281,12 @@ constexpr int64_t kPeelSerialWork = int64_t{1} << 15;
 /// Entries of `rest` per chunk of a level scan.
 constexpr int64_t kScanGrain = int64_t{1} << 16;
 
+/// Vertices one thread appends to, on a cache line of their own: threads append to
+/// neighbouring parts at once, and a shared line would pass between their cores.
+struct alignas(64) Part {
+  std::vector<int32_t> ids;
+};
+
 /// Level-synchronous peeling (as in ParK and PKC): for each level k, rounds place
 /// every remaining vertex whose remaining degree is at most k and take one from
 /// the degree of each neighbour still above k; a neighbour that drops to k joins
@@ -347,9 +353,9 @@ class Peeler {
     for (size_t c = 0; c < nc; ++c) at[c + 1] += at[c];
     const bool compact = at[nc] * 4 < size * 3;
     std::vector<int32_t> kept(compact ? static_cast<size_t>(at[nc]) : 0);
-    std::vector<std::vector<int32_t>> parts(nc);
+    std::vector<Part> parts(nc);
     par_.for_chunks(size, kScanGrain, [&](int64_t b, int64_t e) {
-      auto& part = parts[static_cast<size_t>(b / kScanGrain)];
+      auto& part = parts[static_cast<size_t>(b / kScanGrain)].ids;
       int64_t p = at[static_cast<size_t>(b / kScanGrain)];
       for (int64_t i = b; i < e; ++i) {
         const int32_t v = rest_[i];
@@ -366,9 +372,9 @@ class Peeler {
   /// The remaining vertices of degree <= k, by id (a pass over `rest_`).
   std::vector<int32_t> scan_frontier() {
     const int64_t size = static_cast<int64_t>(rest_.size());
-    std::vector<std::vector<int32_t>> parts(static_cast<size_t>(chunks(size)));
+    std::vector<Part> parts(static_cast<size_t>(chunks(size)));
     par_.for_chunks(size, kScanGrain, [&](int64_t b, int64_t e) {
-      auto& part = parts[static_cast<size_t>(b / kScanGrain)];
+      auto& part = parts[static_cast<size_t>(b / kScanGrain)].ids;
       for (int64_t i = b; i < e; ++i) {
         const int32_t d = deg_[rest_[i]];
         if (d != kPlaced && d <= k_) part.push_back(rest_[i]);
@@ -377,12 +383,12 @@ class Peeler {
     return concat(parts);
   }
 
-  static std::vector<int32_t> concat(const std::vector<std::vector<int32_t>>& parts) {
+  static std::vector<int32_t> concat(const std::vector<Part>& parts) {
     size_t total = 0;
-    for (const auto& part : parts) total += part.size();
+    for (const auto& part : parts) total += part.ids.size();
     std::vector<int32_t> out;
     out.reserve(total);
-    for (const auto& part : parts) out.insert(out.end(), part.begin(), part.end());
+    for (const auto& part : parts) out.insert(out.end(), part.ids.begin(), part.ids.end());
     return out;
   }
 
@@ -398,14 +404,14 @@ class Peeler {
       for (int64_t b = 0; b < f; b += 4096)
         done(peel</*kShared=*/false>(b, std::min(f, b + 4096), next));
     } else {
-      for (auto& found : found_) found.clear();
+      for (auto& found : found_) found.ids.clear();
       const int64_t grain = std::clamp<int64_t>(f / (8 * par_.threads()), 1, 1024);
       std::atomic<int64_t> at{0};
       par_.for_threads([&](int t) {
         for (;;) {
           const int64_t b = at.fetch_add(grain, std::memory_order_relaxed);
           if (b >= f || par_.stopping()) return;
-          peel</*kShared=*/true>(b, std::min(f, b + grain), found_[static_cast<size_t>(t)]);
+          peel</*kShared=*/true>(b, std::min(f, b + grain), found_[static_cast<size_t>(t)].ids);
         }
       });
       next = concat(found_);
@@ -460,7 +466,7 @@ class Peeler {
   std::vector<int32_t> deg_;       // remaining degree; kPlaced once placed
   std::vector<int32_t> rest_;      // the remaining vertices and some placed ones, by id
   std::vector<int32_t> frontier_;  // this round's vertices, by id
-  std::vector<std::vector<int32_t>> found_;  // each thread's part of the next frontier
+  std::vector<Part> found_;        // each thread's part of the next frontier
   int64_t placed_ = 0;
   int32_t k_ = 0;
   int64_t unchecked_ = 0;  // entries read since the last check for Ctrl-C
