@@ -115,6 +115,8 @@ class PyTextScanner {
     TextScanner& s = *scanner_;
     const std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(s.records()),
                                          static_cast<py::ssize_t>(nfields_)};
+    s.vals.shrink_to_fit();  // the room for growth goes back: a graph may keep this memory
+    s.vals32.shrink_to_fit();
     py::array vals = s.narrowed() ? py::array(to_numpy(std::move(s.vals32), shape))
                                   : py::array(to_numpy(std::move(s.vals), shape));
     return py::make_tuple(vals, to_numpy(std::move(s.tags)), to_numpy(std::move(s.linenos)),
