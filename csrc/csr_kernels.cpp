@@ -80,7 +80,8 @@ void compact_rows(OwnedArray<int64_t>& indptr, OwnedArray<int32_t>& indices, con
 
 }  // namespace
 
-void min_max(const int64_t* a, int64_t count, int64_t* lo, int64_t* hi, Parallel& par) {
+template <typename Id>
+void min_max(const Id* a, int64_t count, int64_t* lo, int64_t* hi, Parallel& par) {
   std::vector<int64_t> los(static_cast<size_t>(par.threads()), INT64_MAX);
   std::vector<int64_t> his(static_cast<size_t>(par.threads()), INT64_MIN);
   if (count == 0) {
@@ -91,8 +92,8 @@ void min_max(const int64_t* a, int64_t count, int64_t* lo, int64_t* hi, Parallel
     auto [b, e] = par.share(count, t);
     int64_t l = INT64_MAX, h = INT64_MIN;
     for (int64_t i = b; i < e; ++i) {
-      l = std::min(l, a[i]);
-      h = std::max(h, a[i]);
+      l = std::min(l, static_cast<int64_t>(a[i]));
+      h = std::max(h, static_cast<int64_t>(a[i]));
     }
     los[static_cast<size_t>(t)] = l;
     his[static_cast<size_t>(t)] = h;
@@ -101,7 +102,8 @@ void min_max(const int64_t* a, int64_t count, int64_t* lo, int64_t* hi, Parallel
   *hi = *std::max_element(his.begin(), his.end());
 }
 
-void remap_dense(int64_t* a, int64_t count, const int64_t* extra, int64_t extra_count,
+template <typename Id>
+void remap_dense(Id* a, int64_t count, const int64_t* extra, int64_t extra_count,
                  int64_t max_id, OwnedArray<int64_t>& ids, Parallel& par) {
   const int64_t size = max_id + 1;
   OwnedArray<uint8_t> present(static_cast<size_t>(size));
@@ -118,12 +120,35 @@ void remap_dense(int64_t* a, int64_t count, const int64_t* extra, int64_t extra_
       if (present[static_cast<size_t>(x)]) ids[static_cast<size_t>(number[static_cast<size_t>(x)])] = x;
   });
   par.for_chunks(count, kItemGrain, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) a[i] = number[static_cast<size_t>(a[i])];
+    for (int64_t i = b; i < e; ++i) a[i] = static_cast<Id>(number[static_cast<size_t>(a[i])]);
   });
 }
 
+template void min_max<int64_t>(const int64_t*, int64_t, int64_t*, int64_t*, Parallel&);
+template void min_max<int32_t>(const int32_t*, int64_t, int64_t*, int64_t*, Parallel&);
+template void remap_dense<int64_t>(int64_t*, int64_t, const int64_t*, int64_t, int64_t,
+                                   OwnedArray<int64_t>&, Parallel&);
+template void remap_dense<int32_t>(int32_t*, int64_t, const int64_t*, int64_t, int64_t,
+                                   OwnedArray<int64_t>&, Parallel&);
+
+namespace {
+
+/// Row boundaries that split rows [0, n) into one range per thread with about as many
+/// entries each (ptr: the row offsets).
+std::vector<int64_t> rows_by_entries(const int64_t* ptr, int64_t n, int threads) {
+  std::vector<int64_t> first(static_cast<size_t>(threads) + 1, n);
+  for (int t = 0; t <= threads; ++t)
+    first[static_cast<size_t>(t)] = std::lower_bound(ptr, ptr + n + 1, ptr[n] / threads * t) - ptr;
+  first.back() = n;
+  first.front() = 0;
+  return first;
+}
+
+/// The rows of the pairs: both entries of each pair (symmetric rows), or with `upper`
+/// only max(a, c) in row min(a, c); sorted, loops and repeats dropped and counted.
 template <typename Id>
-Csr build_csr(const Id* u, const Id* v, int64_t stride, int64_t count, int64_t n, Parallel& par) {
+Csr build_rows(const Id* u, const Id* v, int64_t stride, int64_t count, int64_t n, bool upper,
+               Parallel& par) {
   // Each thread owns a range of rows and reads every pair, keeping the entries of its
   // rows: no atomics (their fences would serialise the cache misses), and each row
   // gets its entries in input order, so sorted input gives sorted rows.
@@ -136,13 +161,14 @@ Csr build_csr(const Id* u, const Id* v, int64_t stride, int64_t count, int64_t n
     auto [lo, hi] = par.share(n, t);
     int64_t l = 0;
     for (int64_t i = 0; i < count; ++i) {
-      const int64_t a = static_cast<int64_t>(u[i * stride]), c = static_cast<int64_t>(v[i * stride]);
+      int64_t a = static_cast<int64_t>(u[i * stride]), c = static_cast<int64_t>(v[i * stride]);
       if (a == c) {
         ++l;
         continue;
       }
+      if (upper && c < a) std::swap(a, c);
       if (a >= lo && a < hi) ++cursor[static_cast<size_t>(a)];
-      if (c >= lo && c < hi) ++cursor[static_cast<size_t>(c)];
+      if (!upper && c >= lo && c < hi) ++cursor[static_cast<size_t>(c)];
       if ((i & 0xFFFFF) == 0 && par.stopping()) return;
     }
     if (t == 0) loops.store(l);
@@ -163,20 +189,15 @@ Csr build_csr(const Id* u, const Id* v, int64_t stride, int64_t count, int64_t n
   });
   out.indices.resize(static_cast<size_t>(ptr[n]));
   int32_t* idx = out.indices.data();
-  // rows split by entries, so that each thread writes about as much
-  std::vector<int64_t> first(static_cast<size_t>(par.threads()) + 1, n);
-  for (int t = 0; t <= par.threads(); ++t)
-    first[static_cast<size_t>(t)] =
-        std::lower_bound(ptr, ptr + n + 1, ptr[n] / par.threads() * t) - ptr;
-  first.back() = n;
-  first.front() = 0;
+  const std::vector<int64_t> first = rows_by_entries(ptr, n, par.threads());  // even writes
   par.for_threads([&](int t) {
     const int64_t lo = first[static_cast<size_t>(t)], hi = first[static_cast<size_t>(t) + 1];
     for (int64_t i = 0; i < count; ++i) {
-      const int64_t a = static_cast<int64_t>(u[i * stride]), c = static_cast<int64_t>(v[i * stride]);
+      int64_t a = static_cast<int64_t>(u[i * stride]), c = static_cast<int64_t>(v[i * stride]);
       if (a == c) continue;
+      if (upper && c < a) std::swap(a, c);
       if (a >= lo && a < hi) idx[cursor[static_cast<size_t>(a)]++] = static_cast<int32_t>(c);
-      if (c >= lo && c < hi) idx[cursor[static_cast<size_t>(c)]++] = static_cast<int32_t>(a);
+      if (!upper && c >= lo && c < hi) idx[cursor[static_cast<size_t>(c)]++] = static_cast<int32_t>(a);
       if ((i & 0xFFFFF) == 0 && par.stopping()) return;
     }
   });
@@ -193,58 +214,269 @@ Csr build_csr(const Id* u, const Id* v, int64_t stride, int64_t count, int64_t n
     }
     kept.fetch_add(k);
   });
-  out.duplicates = (count - out.loops) - kept.load() / 2;
+  out.duplicates = (count - out.loops) - (upper ? kept.load() : kept.load() / 2);
   if (kept.load() != ptr[n]) compact_rows(out.indptr, out.indices, cursor.data(), n, par);
   return out;
+}
+
+}  // namespace
+
+template <typename Id>
+Csr build_csr(const Id* u, const Id* v, int64_t stride, int64_t count, int64_t n, Parallel& par) {
+  return build_rows(u, v, stride, count, n, /*upper=*/false, par);
 }
 
 template Csr build_csr<int64_t>(const int64_t*, const int64_t*, int64_t, int64_t, int64_t, Parallel&);
 template Csr build_csr<int32_t>(const int32_t*, const int32_t*, int64_t, int64_t, int64_t, Parallel&);
 
-void degeneracy_order(const int64_t* indptr, const int32_t* indices, int64_t n, int32_t* vert,
-                      int32_t* core, Parallel& par) {
-  std::vector<int32_t> deg(static_cast<size_t>(n)), pos(static_cast<size_t>(n));
-  int32_t maxdeg = 0;
-  for (int64_t v = 0; v < n; ++v) {
-    deg[v] = static_cast<int32_t>(indptr[v + 1] - indptr[v]);
-    maxdeg = std::max(maxdeg, deg[v]);
+InPlaceCsr build_csr_in_place(int32_t* pairs, int64_t count, int64_t n, Parallel& par) {
+  // Stage 1: the upper rows (row min(a, c) holds max(a, c)), each thread owning a
+  // range of rows and reading every pair, as build_csr does; sorted and unique.
+  Csr upper = build_rows(pairs, pairs + 1, 2, count, n, /*upper=*/true, par);
+  const int64_t* up = upper.indptr.data();
+  const int32_t* ui = upper.indices.data();
+  // Stage 2, into the pairs' memory (2 * count slots, no longer needed): row x is the
+  // rows u < x that hold x, in increasing u (a pass over the upper rows), then upper
+  // row x itself. Sorted and unique without a sort.
+  InPlaceCsr out;
+  out.loops = upper.loops;
+  out.duplicates = upper.duplicates;
+  OwnedArray<int64_t> cursor(static_cast<size_t>(n) + 1);
+  fill<int64_t>(cursor.data(), n + 1, 0, par);
+  par.for_threads([&](int t) {
+    auto [lo, hi] = par.share(n, t);
+    for (int64_t x = lo; x < hi; ++x) cursor[static_cast<size_t>(x)] += up[x + 1] - up[x];
+    for (int64_t k = 0; k < up[n]; ++k) {
+      if (ui[k] >= lo && ui[k] < hi) ++cursor[static_cast<size_t>(ui[k])];
+      if ((k & 0xFFFFF) == 0 && par.stopping()) return;
+    }
+  });
+  out.indptr.resize(static_cast<size_t>(n) + 1);
+  exclusive_scan(cursor.data(), n, out.indptr.data(), par);
+  const int64_t* ptr = out.indptr.data();
+  par.for_chunks(n, int64_t{1} << 18, [&](int64_t b, int64_t e) {
+    std::memcpy(cursor.data() + b, ptr + b, static_cast<size_t>(e - b) * 8);
+  });
+  const std::vector<int64_t> first = rows_by_entries(ptr, n, par.threads());
+  par.for_threads([&](int t) {
+    const int64_t lo = first[static_cast<size_t>(t)], hi = first[static_cast<size_t>(t) + 1];
+    for (int64_t x = lo; x < hi; ++x) {  // upper row x at the end of row x
+      const int64_t len = up[x + 1] - up[x];
+      std::memcpy(pairs + ptr[x + 1] - len, ui + up[x], static_cast<size_t>(len) * 4);
+    }
+    for (int64_t u = 0; u < n; ++u) {
+      for (int64_t k = up[u]; k < up[u + 1]; ++k)
+        if (ui[k] >= lo && ui[k] < hi) pairs[cursor[static_cast<size_t>(ui[k])]++] = static_cast<int32_t>(u);
+      if ((u & 0xFFFF) == 0 && par.stopping()) return;
+    }
+  });
+  return out;
+}
+
+namespace {
+
+/// A round whose frontier has fewer entries plus neighbour entries than this runs on
+/// the calling thread (starting the threads costs about as much).
+constexpr int64_t kPeelSerialWork = int64_t{1} << 15;
+/// Entries of `rest` per chunk of a level scan.
+constexpr int64_t kScanGrain = int64_t{1} << 16;
+
+/// Vertices one thread appends to, on a cache line of their own: threads append to
+/// neighbouring parts at once, and a shared line would pass between their cores.
+struct alignas(64) Part {
+  std::vector<int32_t> ids;
+};
+
+/// Level-synchronous peeling (as in ParK and PKC): for each level k, rounds place
+/// every remaining vertex whose remaining degree is at most k and take one from
+/// the degree of each neighbour still above k; a neighbour that drops to k joins
+/// the next round. A round is a set, placed in increasing id: the same arrays for
+/// any number of threads. A vertex placed at level k had at most k remaining
+/// neighbours, so at most core[v] = k come after it.
+class Peeler {
+ public:
+  Peeler(const int64_t* indptr, const int32_t* indices, int64_t n, int32_t* order, int32_t* core,
+         Parallel& par)
+      : indptr_(indptr), indices_(indices), n_(n), order_(order), core_(core), par_(par),
+        deg_(static_cast<size_t>(n)), rest_(static_cast<size_t>(n)),
+        found_(static_cast<size_t>(par.threads())) {}
+
+  void run() {
+    par_.for_chunks(n_, int64_t{1} << 18, [&](int64_t b, int64_t e) {
+      for (int64_t v = b; v < e; ++v) {
+        deg_[v] = static_cast<int32_t>(indptr_[v + 1] - indptr_[v]);
+        rest_[v] = static_cast<int32_t>(v);
+      }
+    });
+    while (placed_ < n_) {
+      if (frontier_.empty()) start_level();
+      round();
+    }
   }
-  std::vector<int32_t> bin_start(static_cast<size_t>(maxdeg) + 2, 0);
-  for (int64_t v = 0; v < n; ++v) bin_start[deg[v] + 1] += 1;
-  for (int32_t d = 1; d <= maxdeg + 1; ++d) bin_start[d] += bin_start[d - 1];
-  std::vector<int32_t> next(bin_start);
-  for (int64_t v = 0; v < n; ++v) {
-    pos[v] = next[deg[v]]++;
-    vert[pos[v]] = static_cast<int32_t>(v);
+
+ private:
+  static constexpr int32_t kPlaced = INT32_MIN;  // the degree of a placed vertex
+
+  static int64_t chunks(int64_t size) { return (size + kScanGrain - 1) / kScanGrain; }
+
+  /// Counts entries read on the calling thread; asks for Ctrl-C every few milliseconds.
+  void done(int64_t entries) {
+    unchecked_ += entries;
+    if (unchecked_ > (int64_t{1} << 22)) {
+      unchecked_ = 0;
+      par_.check();
+    }
   }
-  int64_t visits = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const int32_t v = vert[i];
-    const int32_t dv = deg[v];
-    for (int64_t k = indptr[v]; k < indptr[v + 1]; ++k) {
-      const int32_t u = indices[k];
-      const int32_t du = deg[u];
-      if (du > dv) {
-        const int32_t pu = pos[u];
-        const int32_t pw = bin_start[du];
-        const int32_t w = vert[pw];
-        if (u != w) {
-          pos[u] = pw;
-          vert[pu] = w;
-          pos[w] = pu;
-          vert[pw] = u;
+
+  /// The next level: k = the smallest remaining degree (above the last k), the
+  /// frontier = the remaining vertices of degree k, by id. `rest_` drops the placed
+  /// vertices once they are a quarter of it. Two passes over `rest_`.
+  void start_level() {
+    const int64_t size = static_cast<int64_t>(rest_.size());
+    const size_t nc = static_cast<size_t>(chunks(size));
+    std::vector<int32_t> lows(nc, INT32_MAX);
+    std::vector<int64_t> at(nc + 1, 0);  // remaining vertices per chunk, then where they go
+    par_.for_chunks(size, kScanGrain, [&](int64_t b, int64_t e) {
+      int32_t low = INT32_MAX;
+      int64_t left = 0;
+      for (int64_t i = b; i < e; ++i) {
+        const int32_t d = deg_[rest_[i]];
+        if (d != kPlaced) {
+          low = std::min(low, d);
+          ++left;
         }
-        bin_start[du] += 1;
-        deg[u] = du - 1;
+      }
+      lows[static_cast<size_t>(b / kScanGrain)] = low;
+      at[static_cast<size_t>(b / kScanGrain) + 1] = left;
+    });
+    k_ = std::max(k_, *std::min_element(lows.begin(), lows.end()));
+    for (size_t c = 0; c < nc; ++c) at[c + 1] += at[c];
+    const bool compact = at[nc] * 4 < size * 3;
+    std::vector<int32_t> kept(compact ? static_cast<size_t>(at[nc]) : 0);
+    std::vector<Part> parts(nc);
+    par_.for_chunks(size, kScanGrain, [&](int64_t b, int64_t e) {
+      auto& part = parts[static_cast<size_t>(b / kScanGrain)].ids;
+      int64_t p = at[static_cast<size_t>(b / kScanGrain)];
+      for (int64_t i = b; i < e; ++i) {
+        const int32_t v = rest_[i];
+        if (deg_[v] == kPlaced) continue;
+        if (compact) kept[static_cast<size_t>(p++)] = v;
+        if (deg_[v] <= k_) part.push_back(v);
+      }
+    });
+    if (compact) rest_ = std::move(kept);
+    frontier_ = concat(parts);
+    done(size);
+  }
+
+  /// The remaining vertices of degree <= k, by id (a pass over `rest_`).
+  std::vector<int32_t> scan_frontier() {
+    const int64_t size = static_cast<int64_t>(rest_.size());
+    std::vector<Part> parts(static_cast<size_t>(chunks(size)));
+    par_.for_chunks(size, kScanGrain, [&](int64_t b, int64_t e) {
+      auto& part = parts[static_cast<size_t>(b / kScanGrain)].ids;
+      for (int64_t i = b; i < e; ++i) {
+        const int32_t d = deg_[rest_[i]];
+        if (d != kPlaced && d <= k_) part.push_back(rest_[i]);
+      }
+    });
+    return concat(parts);
+  }
+
+  static std::vector<int32_t> concat(const std::vector<Part>& parts) {
+    size_t total = 0;
+    for (const auto& part : parts) total += part.ids.size();
+    std::vector<int32_t> out;
+    out.reserve(total);
+    for (const auto& part : parts) out.insert(out.end(), part.ids.begin(), part.ids.end());
+    return out;
+  }
+
+  /// Places the frontier (the next ranks, core k) and takes one from the degree of
+  /// each neighbour above k; the next frontier is those that dropped to k, by id.
+  void round() {
+    const int64_t f = static_cast<int64_t>(frontier_.size());
+    int64_t work = f;
+    for (int64_t i = 0; i < f && work < kPeelSerialWork; ++i)
+      work += indptr_[frontier_[i] + 1] - indptr_[frontier_[i]];
+    std::vector<int32_t> next;
+    if (work < kPeelSerialWork || par_.threads() == 1) {
+      for (int64_t b = 0; b < f; b += 4096)
+        done(peel</*kShared=*/false>(b, std::min(f, b + 4096), next));
+    } else {
+      for (auto& found : found_) found.ids.clear();
+      const int64_t grain = std::clamp<int64_t>(f / (8 * par_.threads()), 1, 1024);
+      std::atomic<int64_t> at{0};
+      par_.for_threads([&](int t) {
+        for (;;) {
+          const int64_t b = at.fetch_add(grain, std::memory_order_relaxed);
+          if (b >= f || par_.stopping()) return;
+          peel</*kShared=*/true>(b, std::min(f, b + grain), found_[static_cast<size_t>(t)].ids);
+        }
+      });
+      next = concat(found_);
+    }
+    placed_ += f;
+    if (static_cast<int64_t>(next.size()) * 16 > static_cast<int64_t>(rest_.size())) {
+      frontier_ = scan_frontier();  // the same vertices, in id order without a sort
+      done(static_cast<int64_t>(rest_.size()));
+    } else {
+      std::sort(next.begin(), next.end());
+      frontier_ = std::move(next);
+    }
+  }
+
+  /// Frontier entries [b, e): placed, their neighbours' degrees above k taken one
+  /// from; those that drop from k + 1 to k go to `next`. With kShared, other threads
+  /// peel other entries of the same frontier at once. Returns the entries it read.
+  template <bool kShared>
+  int64_t peel(int64_t b, int64_t e, std::vector<int32_t>& next) {
+    const int32_t k = k_;
+    int64_t read = e - b;
+    for (int64_t i = b; i < e; ++i) {
+      const int32_t v = frontier_[static_cast<size_t>(i)];
+      read += indptr_[v + 1] - indptr_[v];
+      order_[placed_ + i] = v;
+      core_[v] = k;
+      // a frontier vertex's degree is <= k before and kPlaced after: never taken from
+      if (kShared)
+        __atomic_store_n(&deg_[v], kPlaced, __ATOMIC_RELAXED);
+      else
+        deg_[v] = kPlaced;
+      for (int64_t j = indptr_[v]; j < indptr_[v + 1]; ++j) {
+        int32_t* du = &deg_[static_cast<size_t>(indices_[j])];
+        if (kShared) {
+          if (__atomic_load_n(du, __ATOMIC_RELAXED) > k &&
+              __atomic_fetch_sub(du, 1, __ATOMIC_RELAXED) == k + 1)
+            next.push_back(indices_[j]);
+        } else if (*du > k && (*du)-- == k + 1) {
+          next.push_back(indices_[j]);
+        }
       }
     }
-    visits += indptr[v + 1] - indptr[v] + 1;
-    if (visits > (int64_t{1} << 22)) {  // about every few milliseconds
-      visits = 0;
-      par.check();
-    }
+    return read;
   }
-  for (int64_t v = 0; v < n; ++v) core[v] = deg[v];
+
+  const int64_t* indptr_;
+  const int32_t* indices_;
+  int64_t n_;
+  int32_t* order_;
+  int32_t* core_;
+  Parallel& par_;
+  std::vector<int32_t> deg_;       // remaining degree; kPlaced once placed
+  std::vector<int32_t> rest_;      // the remaining vertices and some placed ones, by id
+  std::vector<int32_t> frontier_;  // this round's vertices, by id
+  std::vector<Part> found_;        // each thread's part of the next frontier
+  int64_t placed_ = 0;
+  int32_t k_ = 0;
+  int64_t unchecked_ = 0;  // entries read since the last check for Ctrl-C
+};
+
+}  // namespace
+
+void degeneracy_order(const int64_t* indptr, const int32_t* indices, int64_t n, int32_t* order,
+                      int32_t* core, Parallel& par) {
+  Peeler(indptr, indices, n, order, core, par).run();
 }
 
 /// Rows of a new CSR: count_rows(b, e, count) sets the sizes of the rows its range

@@ -20,14 +20,16 @@ struct Csr {
   int64_t duplicates = 0;       // repeated pairs dropped (u v after v u counts)
 };
 
-/// The smallest and largest of a[0, count) (0, 0 when empty).
-void min_max(const int64_t* a, int64_t count, int64_t* lo, int64_t* hi, Parallel& par);
+/// The smallest and largest of a[0, count) (0, 0 when empty); Id is int64_t or int32_t.
+template <typename Id>
+void min_max(const Id* a, int64_t count, int64_t* lo, int64_t* hi, Parallel& par);
 
 /// Renumbers the ids in a[0, count) (in place) as 0..n-1 by increasing id,
 /// with a table over 0..max_id (the caller checks that it is small enough);
 /// the ids extra[0, extra_count) (in range too) are numbered as well, without
 /// being renamed; ids gets the id of each new number.
-void remap_dense(int64_t* a, int64_t count, const int64_t* extra, int64_t extra_count,
+template <typename Id>
+void remap_dense(Id* a, int64_t count, const int64_t* extra, int64_t extra_count,
                  int64_t max_id, OwnedArray<int64_t>& ids, Parallel& par);
 
 /// The undirected graph on vertices 0..n-1 of the pairs (u[i*stride], v[i*stride]),
@@ -35,8 +37,24 @@ void remap_dense(int64_t* a, int64_t count, const int64_t* extra, int64_t extra_
 template <typename Id>
 Csr build_csr(const Id* u, const Id* v, int64_t stride, int64_t count, int64_t n, Parallel& par);
 
-/// Batagelj-Zaversnik peeling (one thread: the order depends on every step
-/// before it): order[i] is the i-th vertex peeled, core[v] its core number.
+/// Rows built in the memory of the pairs they come from: indices[0, indptr[n]) are
+/// the first entries of `pairs`.
+struct InPlaceCsr {
+  OwnedArray<int64_t> indptr;  // n + 1
+  int64_t loops = 0;
+  int64_t duplicates = 0;
+};
+
+/// build_csr of the pairs (pairs[2i], pairs[2i + 1]), i < count, written over them:
+/// the upper rows (row min(u, v) holds max(u, v), half the entries) are built first,
+/// then the symmetric rows from them into the pairs' memory, which is no longer
+/// needed. Holds 12 bytes an edge at its peak where build_csr holds 16.
+InPlaceCsr build_csr_in_place(int32_t* pairs, int64_t count, int64_t n, Parallel& par);
+
+/// Level-synchronous peeling on all cores: order[i] is the i-th vertex peeled,
+/// core[v] its core number. Level k = 0, 1, ... removes, in rounds, every
+/// remaining vertex whose remaining degree is at most k, one round's vertices by
+/// increasing id; so each vertex has at most core[v] neighbours after it in order.
 void degeneracy_order(const int64_t* indptr, const int32_t* indices, int64_t n, int32_t* order,
                       int32_t* core, Parallel& par);
 

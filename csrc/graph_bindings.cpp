@@ -80,7 +80,8 @@ int64_t rows_of(const In<int64_t>& indptr) {
 /// TextScanner as Python sees it: scan(buffer) block by block, then take().
 class PyTextScanner {
  public:
-  PyTextScanner(int nfields, py::bytes required, bool tagged, bool keep_meta, bool isolated) {
+  PyTextScanner(int nfields, py::bytes required, bool tagged, bool keep_meta, bool isolated,
+                bool narrow) {
     const std::string req = required;
     if (nfields < 1 || nfields > 8) throw std::invalid_argument("nfields must be in 1..8");
     if (req.size() != 256) throw std::invalid_argument("required must be 256 bytes");
@@ -93,6 +94,7 @@ class PyTextScanner {
     spec.tagged = tagged;
     spec.keep_meta = keep_meta;
     spec.isolated = isolated;
+    spec.narrow = narrow;
     scanner_ = std::make_unique<TextScanner>(spec);
     nfields_ = nfields;
   }
@@ -111,8 +113,12 @@ class PyTextScanner {
 
   py::tuple take() {
     TextScanner& s = *scanner_;
-    const auto r = static_cast<py::ssize_t>(s.records());
-    auto vals = to_numpy(std::move(s.vals), {r, static_cast<py::ssize_t>(nfields_)});
+    const std::vector<py::ssize_t> shape{static_cast<py::ssize_t>(s.records()),
+                                         static_cast<py::ssize_t>(nfields_)};
+    s.vals.shrink_to_fit();  // the room for growth goes back: a graph may keep this memory
+    s.vals32.shrink_to_fit();
+    py::array vals = s.narrowed() ? py::array(to_numpy(std::move(s.vals32), shape))
+                                  : py::array(to_numpy(std::move(s.vals), shape));
     return py::make_tuple(vals, to_numpy(std::move(s.tags)), to_numpy(std::move(s.linenos)),
                           to_numpy(std::move(s.isolated)));
   }
@@ -155,53 +161,94 @@ py::tuple build(const py::array& u, const py::array& v, int64_t n, int threads) 
   throw std::invalid_argument("u and v must both be int64 or both int32");
 }
 
+template <typename Id>
+py::tuple min_max_typed(const py::array& a, int threads) {
+  const auto* p = static_cast<const Id*>(a.data());
+  const auto n = static_cast<int64_t>(a.size());
+  int64_t lo = 0, hi = 0;
+  interruptible(threads, [&](Parallel& par) { min_max(p, n, &lo, &hi, par); return 0; });
+  return py::make_tuple(lo, hi);
+}
+
+py::tuple min_max_of(const py::array& a, int threads) {
+  if (!(a.flags() & py::array::c_style)) throw std::invalid_argument("min_max needs a C-contiguous array");
+  if (a.dtype().is(py::dtype::of<int64_t>())) return min_max_typed<int64_t>(a, threads);
+  if (a.dtype().is(py::dtype::of<int32_t>())) return min_max_typed<int32_t>(a, threads);
+  throw std::invalid_argument("min_max needs an int64 or int32 array");
+}
+
+template <typename Id>
+py::array_t<int64_t> remap_typed(py::array& a, const In<int64_t>& extra, int64_t max_id, int threads) {
+  auto* p = static_cast<Id*>(a.mutable_data());
+  const auto n = static_cast<int64_t>(a.size());
+  const auto ne = static_cast<int64_t>(extra.size());
+  for (int64_t i = 0; i < ne; ++i)
+    if (extra.data()[i] < 0 || extra.data()[i] > max_id) throw std::invalid_argument("extra id out of range");
+  OwnedArray<int64_t> ids;
+  interruptible(threads, [&](Parallel& par) {
+    remap_dense(p, n, extra.data(), ne, max_id, ids, par);
+    return 0;
+  });
+  return to_numpy(std::move(ids));
+}
+
+py::array_t<int64_t> remap(py::array a, const In<int64_t>& extra, int64_t max_id, int threads) {
+  if (!(a.flags() & py::array::c_style) || !a.writeable())
+    throw std::invalid_argument("remap_dense needs a writable C-contiguous array");
+  if (max_id < 0 || max_id >= INT32_MAX) throw std::invalid_argument("max_id must be in [0, 2**31 - 1)");
+  if (a.dtype().is(py::dtype::of<int64_t>())) return remap_typed<int64_t>(a, extra, max_id, threads);
+  if (a.dtype().is(py::dtype::of<int32_t>())) return remap_typed<int32_t>(a, extra, max_id, threads);
+  throw std::invalid_argument("remap_dense needs an int64 or int32 array");
+}
+
 }  // namespace
 
 void bind_graph_kernels(py::module_& m) {
   py::class_<PyTextScanner>(m, "TextScanner",
                             "Scans text blocks of whole lines into records of integers.")
-      .def(py::init<int, py::bytes, bool, bool, bool>(), py::arg("nfields"), py::arg("required"),
-           py::arg("tagged"), py::arg("keep_meta"), py::arg("isolated"))
+      .def(py::init<int, py::bytes, bool, bool, bool, bool>(), py::arg("nfields"),
+           py::arg("required"), py::arg("tagged"), py::arg("keep_meta"), py::arg("isolated"),
+           py::arg("narrow") = false)
       .def("scan", &PyTextScanner::scan, py::arg("data"), py::arg("threads"),
            "Scans a block of whole lines (the final block's last may lack its newline); "
            "False at the first bad line (see error).")
       .def_property_readonly("lines", [](PyTextScanner& s) { return s.scanner().lines(); })
       .def_property_readonly("records", [](PyTextScanner& s) { return s.scanner().records(); })
+      .def_property_readonly("narrowed", [](PyTextScanner& s) { return s.scanner().narrowed(); },
+                             "Whether the records so far are kept as int32")
       .def_property_readonly("first_record_line",
                              [](PyTextScanner& s) { return s.scanner().first_record_line(); })
       .def_property_readonly("error", &PyTextScanner::error, "(kind, line, field); kind 0: none")
       .def("take", &PyTextScanner::take,
-           "(vals (records, nfields) int64, tags uint8, line numbers int64, isolated ids int64)");
+           "(vals (records, nfields) int64, or int32 with narrow when every value fits; tags "
+           "uint8, line numbers int64, isolated ids int64)");
 
-  m.def("min_max", [](const In<int64_t>& a, int threads) {
-    const int64_t* p = a.data();
-    const auto n = static_cast<int64_t>(a.size());
-    int64_t lo = 0, hi = 0;
-    interruptible(threads, [&](Parallel& par) { min_max(p, n, &lo, &hi, par); return 0; });
-    return py::make_tuple(lo, hi);
-  }, py::arg("a"), py::arg("threads"), "(smallest, largest) of an int64 array ((0, 0) if empty)");
+  m.def("min_max", &min_max_of, py::arg("a"), py::arg("threads"),
+        "(smallest, largest) of an int64 or int32 array ((0, 0) if empty)");
 
-  m.def("remap_dense", [](py::array a, const In<int64_t>& extra, int64_t max_id, int threads) {
-    if (!a.dtype().is(py::dtype::of<int64_t>()) || !(a.flags() & py::array::c_style) || !a.writeable())
-      throw std::invalid_argument("remap_dense needs a writable C-contiguous int64 array");
-    if (max_id < 0 || max_id >= INT32_MAX) throw std::invalid_argument("max_id must be in [0, 2**31 - 1)");
-    auto* p = static_cast<int64_t*>(a.mutable_data());
-    const auto n = static_cast<int64_t>(a.size());
-    const auto ne = static_cast<int64_t>(extra.size());
-    for (int64_t i = 0; i < ne; ++i)
-      if (extra.data()[i] < 0 || extra.data()[i] > max_id) throw std::invalid_argument("extra id out of range");
-    OwnedArray<int64_t> ids;
-    interruptible(threads, [&](Parallel& par) {
-      remap_dense(p, n, extra.data(), ne, max_id, ids, par);
-      return 0;
-    });
-    return to_numpy(std::move(ids));
-  }, py::arg("a"), py::arg("extra"), py::arg("max_id"), py::arg("threads"),
-     "Renumbers the ids in a (in place) as 0..n-1 by increasing id, the extra ids numbered "
-     "too; returns the ids.");
+  m.def("remap_dense", &remap, py::arg("a"), py::arg("extra"), py::arg("max_id"),
+        py::arg("threads"),
+        "Renumbers the ids in a (int64 or int32, in place) as 0..n-1 by increasing id, the "
+        "extra ids numbered too; returns the ids.");
 
   m.def("build_csr", &build, py::arg("u"), py::arg("v"), py::arg("n"), py::arg("threads"),
         "(indptr, indices, loops, duplicates) of the undirected graph of pairs (u[i], v[i]).");
+
+  m.def("build_csr_in_place", [](py::array pairs, int64_t n, int threads) {
+    if (!pairs.dtype().is(py::dtype::of<int32_t>()) || !(pairs.flags() & py::array::c_style) ||
+        !pairs.writeable() || pairs.ndim() != 2 || pairs.shape(1) != 2)
+      throw std::invalid_argument("build_csr_in_place needs a writable C-contiguous (m, 2) int32 array");
+    if (n < 0 || n > INT32_MAX) throw std::invalid_argument("n must be in [0, 2**31)");
+    auto* p = static_cast<int32_t*>(pairs.mutable_data());
+    const auto count = static_cast<int64_t>(pairs.shape(0));
+    InPlaceCsr c = interruptible(threads, [&](Parallel& par) {
+      return build_csr_in_place(p, count, n, par);
+    });
+    const int64_t entries = c.indptr[static_cast<size_t>(n)];
+    return py::make_tuple(to_numpy(std::move(c.indptr)), entries, c.loops, c.duplicates);
+  }, py::arg("pairs"), py::arg("n"), py::arg("threads"),
+     "(indptr, entries, loops, duplicates): build_csr of the rows of pairs, the neighbour ids "
+     "written over them (the first `entries` int32 of its memory).");
 
   m.def("degeneracy_order", [](const In<int64_t>& indptr, const In<int32_t>& indices, int threads) {
     const int64_t n = rows_of(indptr);

@@ -1,5 +1,6 @@
 #include "text_scanner.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <utility>
@@ -32,6 +33,7 @@ struct TextScanner::Piece {
   std::vector<uint8_t> tags;
   std::vector<int64_t> linenos;
   std::vector<int64_t> isolated;  // ids of isolated-vertex lines before the piece's first record
+  int64_t top = 0;  // the largest value
   int64_t lines = 0;
   int64_t first_record = 0;
   ScanError err;       // the piece's first bad line
@@ -142,7 +144,10 @@ void TextScanner::scan_piece(const char* p, const char* end, Piece& out) const {
       if (p >= end || *p == '\n') break;
       if (!numeric_token(p, end, &p)) return fail(kScanExtra, tok);
     }
-    for (int k = 0; k < nf; ++k) out.vals.push_back(k < need ? field_vals[k] : 0);
+    for (int k = 0; k < nf; ++k) {
+      out.vals.push_back(k < need ? field_vals[k] : 0);
+      out.top = std::max(out.top, out.vals.back());
+    }
     if (spec_.keep_meta) {
       out.tags.push_back(static_cast<uint8_t>(tag));
       out.linenos.push_back(line);
@@ -208,7 +213,12 @@ bool TextScanner::scan(const char* data, size_t len, Parallel& par) {
   at[0] = count_;
   const size_t nf = static_cast<size_t>(spec_.nfields);
   for (int64_t i = 0; i < np; ++i) at[i + 1] = at[i] + pieces[i].vals.size() / nf;
-  vals.resize(at[np] * nf);
+  for (const Piece& piece : pieces)
+    if (narrowed_ && piece.top > INT32_MAX) widen(par);
+  if (narrowed_)
+    vals32.resize(at[np] * nf);
+  else
+    vals.resize(at[np] * nf);
   if (spec_.keep_meta) {
     tags.resize(at[np]);
     linenos.resize(at[np]);
@@ -216,7 +226,9 @@ bool TextScanner::scan(const char* data, size_t len, Parallel& par) {
   par.for_chunks(np, 1, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
       Piece& piece = pieces[static_cast<size_t>(i)];
-      if (!piece.vals.empty())
+      if (narrowed_)
+        std::copy(piece.vals.begin(), piece.vals.end(), vals32.data() + at[i] * nf);
+      else if (!piece.vals.empty())
         std::memcpy(vals.data() + at[i] * nf, piece.vals.data(), piece.vals.size() * sizeof(int64_t));
       if (spec_.keep_meta) {
         std::copy(piece.tags.begin(), piece.tags.end(), tags.data() + at[i]);
@@ -227,6 +239,16 @@ bool TextScanner::scan(const char* data, size_t len, Parallel& par) {
   });
   count_ = at[np];
   return true;
+}
+
+void TextScanner::widen(Parallel& par) {
+  const int64_t n = static_cast<int64_t>(vals32.size());
+  vals.resize(static_cast<size_t>(n));
+  par.for_chunks(n, int64_t{1} << 20, [&](int64_t b, int64_t e) {
+    std::copy(vals32.data() + b, vals32.data() + e, vals.data() + b);
+  });
+  vals32.clear();
+  narrowed_ = false;
 }
 
 }  // namespace gthinker

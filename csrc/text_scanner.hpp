@@ -33,6 +33,7 @@ struct ScanSpec {
   bool tagged = false;         // each record starts with a one-character tag
   bool keep_meta = false;      // keep each record's tag and line number
   bool isolated = false;       // read '# isolated vertices: id ...' lines before the first record
+  bool narrow = false;         // keep the values as int32 while every one fits (half the memory)
 };
 
 struct ScanError {
@@ -55,8 +56,11 @@ class TextScanner {
   const ScanError& error() const { return error_; }
   /// Line of the first record (0: none yet).
   int64_t first_record_line() const { return first_record_; }
+  /// Whether the records are in vals32 (with spec.narrow, while every value fits).
+  bool narrowed() const { return narrowed_; }
 
   OwnedArray<int64_t> vals;     // records x nfields
+  OwnedArray<int32_t> vals32;   // the same, narrowed
   OwnedArray<uint8_t> tags;     // with keep_meta
   OwnedArray<int64_t> linenos;  // with keep_meta
   OwnedArray<int64_t> isolated; // ids of the leading '# isolated vertices:' lines
@@ -64,8 +68,11 @@ class TextScanner {
  private:
   struct Piece;
   void scan_piece(const char* p, const char* end, Piece& out) const;
+  /// The records so far from vals32 to vals (a value past int32 came).
+  void widen(Parallel& par);
 
   ScanSpec spec_;
+  bool narrowed_ = spec_.narrow;
   ScanError error_;
   int64_t lines_ = 0;
   int64_t first_record_ = 0;

@@ -13,7 +13,7 @@ from pathlib import Path
 __all__ = ["add_parser", "add_prepare_flag", "main", "write_out", "DEFAULT_FORMS"]
 
 #: The prepared forms a binary file keeps unless ``--prepare`` says otherwise: the
-#: degeneracy order (every app's first step, and the one that runs on one core) and the
+#: degeneracy order (every app's first step, and the least parallel one) and the
 #: graph oriented by it (counting). R-MAT 24 with all of them: a 9.4 GB file, 42 s to
 #: convert on the 16-core GPU machine.
 DEFAULT_FORMS = "degeneracy,oriented"

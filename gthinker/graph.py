@@ -114,6 +114,14 @@ class Graph:
         that names the same file is refused: :func:`gthinker.outputs.check_output`).
     """
 
+    #: Prepared forms whose values changed with a gthinker version, by key: the
+    #: revision this one computes. A binary file that stores another revision of one
+    #: (or none) has it computed again, not restored (:mod:`gthinker.formats.binary`).
+    #: 2: the degeneracy order peeled level by level on all cores (1: Batagelj and
+    #: Zaversnik's peeling on one thread; another valid order, the same core numbers),
+    #: and the forms made from it.
+    FORM_REVISIONS = {"degeneracy": 2, "oriented": 2, "ordered": 2}
+
     def __init__(self, indptr, indices, ids=None, labels=None, report=None, node_names=None):
         self.indptr = csr.readonly(indptr, np.int64)
         self.indices = csr.readonly(indices, np.int32)
@@ -230,6 +238,26 @@ class Graph:
         m = int(indices.size // 2)
         report = LoadReport(source, lines, int(np.asarray(u).size), loops, dups, int(n), m)
         return cls(indptr, indices, ids=ids, labels=labels, report=report, node_names=node_names)
+
+    @classmethod
+    def from_owned_pairs(cls, pairs, n, ids=None, labels=None, source="arrays", lines=0) -> Graph:
+        """:meth:`from_pairs` of the rows of an ``(m, 2)`` array that nothing needs after
+        (a reader's own pairs). A writable C-contiguous int32 one is written over: the
+        graph's neighbour ids take its memory (:func:`gthinker.csr.build_in_place`), so
+        building holds 12 bytes an edge where :meth:`from_pairs` holds 16. Where loops
+        and repeats leave more than a tenth of it unused, the neighbour ids are copied
+        out, so that the graph keeps no more than it needs."""
+        pairs = np.asarray(pairs)
+        if not (pairs.dtype == np.int32 and pairs.ndim == 2 and pairs.shape[1] == 2
+                and pairs.flags.c_contiguous and pairs.flags.writeable):
+            return cls.from_pairs(pairs[:, 0], pairs[:, 1], n, ids, labels, source, lines)
+        count = int(pairs.shape[0])
+        indptr, indices, loops, dups = csr.build_in_place(pairs, n)
+        if indices.size * 10 < pairs.size * 9:
+            indices = indices.copy()
+        del pairs
+        report = LoadReport(source, lines, count, loops, dups, int(n), int(indices.size // 2))
+        return cls(indptr, indices, ids=ids, labels=labels, report=report)
 
     @classmethod
     def from_edges(cls, edges, num_vertices=None, labels=None) -> Graph:
@@ -430,9 +458,12 @@ class Graph:
         Returns
         -------
         order : int32 array of length n
-            Vertices in the order they are peeled (each removed vertex has
-            minimum degree among the remaining ones), so every vertex has at
-            most :attr:`degeneracy` neighbours later in ``order``.
+            Vertices in the order they are peeled, level by level (at level ``k``
+            every remaining vertex with at most ``k`` remaining neighbours, in
+            rounds, by id within a round: :func:`gthinker.csr.degeneracy_order`),
+            so every vertex has at most its core number, and at most
+            :attr:`degeneracy`, neighbours later in ``order``. The same for any
+            number of threads.
         core : int32 array of length n
             Core number of each vertex.
         """

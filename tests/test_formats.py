@@ -1,7 +1,7 @@
 """Graph formats and the CSR kernels behind them: the binary format (round trips,
 prepared forms, truncated and corrupt files), Matrix Market, scipy .npz, edge
 columns, the registry's detection by content, and the kernels checked against
-independent references (networkx, brute force, a Python Batagelj-Zaversnik)."""
+independent references (networkx, brute force, level-by-level peeling in Python)."""
 
 import gzip
 import json
@@ -39,43 +39,65 @@ def labeled_graph(seed=0, n=80, p=0.08):
 # --------------------------------------------------------------------------- kernels
 
 
-def bz_order(g):
-    """Batagelj-Zaversnik peeling written out in Python (the reference order)."""
-    n = g.num_vertices
-    deg = [int(x) for x in g.degrees()]
-    md = max(deg, default=0)
-    bins = [0] * (md + 2)
-    for d in deg:
-        bins[d + 1] += 1
-    for d in range(1, md + 2):
-        bins[d] += bins[d - 1]
-    nxt, pos, vert = list(bins), [0] * n, [0] * n
-    for v in range(n):
-        pos[v] = nxt[deg[v]]
-        vert[pos[v]] = v
-        nxt[deg[v]] += 1
-    for i in range(n):
-        v = vert[i]
-        for u in g.neighbors(v).tolist():
-            if deg[u] > deg[v]:
-                du, pu, pw = deg[u], pos[u], bins[deg[u]]
-                w = vert[pw]
-                if u != w:
-                    pos[u], vert[pu], pos[w], vert[pw] = pw, w, pu, u
-                bins[du] += 1
-                deg[u] = du - 1
-    return vert, deg
+def levels_order(g):
+    """The level-synchronous peeling written out in Python with sets (the reference
+    order): at level k, each round takes every remaining vertex of remaining degree
+    <= k, by id; the level rises to the smallest remaining degree when none is left."""
+    nbrs = [set(g.neighbors(v).tolist()) for v in range(g.num_vertices)]
+    deg = [len(s) for s in nbrs]
+    left, order, core, k = set(range(g.num_vertices)), [], [0] * g.num_vertices, 0
+    while left:
+        k = max(k, min(deg[v] for v in left))
+        while batch := sorted(v for v in left if deg[v] <= k):
+            left -= set(batch)
+            for v in batch:
+                order.append(v)
+                core[v] = k
+                for u in nbrs[v] & left:
+                    deg[u] -= 1
+    return order, core
+
+
+def later_neighbours(g, order):
+    """How many neighbours of each vertex come after it in ``order``."""
+    pos = np.empty(g.num_vertices, np.int64)
+    pos[order] = np.arange(g.num_vertices)
+    rows = np.repeat(np.arange(g.num_vertices), g.degrees())
+    return np.bincount(rows[pos[g.indices] > pos[rows]], minlength=g.num_vertices)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_degeneracy_order_is_batagelj_zaversnik_and_cores_match_networkx(seed):
+def test_degeneracy_order_is_level_peeling_and_cores_match_networkx(seed):
     G = nx.powerlaw_cluster_graph(300, 4, 0.3, seed=seed)
+    G.add_edges_from(nx.complete_graph(range(400, 412)).edges())  # a 12-clique apart
+    G.add_nodes_from([500, 501])  # level 0
     g = Graph.from_networkx(G)
     order, core = g.degeneracy_order()
-    want_order, want_core = bz_order(g)
+    want_order, want_core = levels_order(g)
     assert order.tolist() == want_order
     assert core.tolist() == want_core
     assert dict(zip(g.ids.tolist(), core.tolist(), strict=True)) == nx.core_number(G)
+    later = later_neighbours(g, order)
+    assert np.all(later <= core) and later.max() == g.degeneracy == 11
+
+
+@pytest.mark.parametrize("make", [
+    lambda: gthinker.generate.rmat(18, 4, seed=2),  # rounds and level scans on many threads
+    lambda: Graph.from_networkx(nx.path_graph(20_000)),  # 10,000 rounds of two vertices
+    lambda: Graph.from_networkx(nx.star_graph(40_000)),  # a hub in a round of its own
+    lambda: Graph.from_edges(np.zeros((0, 2), np.int64), num_vertices=5),
+], ids=["rmat18", "path", "star", "empty"])
+def test_degeneracy_order_is_the_same_on_any_number_of_threads(make):
+    g = make()
+    order, core = _core.degeneracy_order(g.indptr, g.indices, 1)
+    for threads in (2, 3, 8):
+        o, c = _core.degeneracy_order(g.indptr, g.indices, threads)
+        assert np.array_equal(o, order) and np.array_equal(c, core)
+    assert np.array_equal(np.sort(order), np.arange(g.num_vertices))
+    later = later_neighbours(g, order)
+    assert np.all(later <= core)
+    assert later.max(initial=0) == core.max(initial=0)
+    assert np.diff(g.oriented().indptr).max(initial=0) == g.degeneracy
 
 
 def test_kernels_give_the_same_arrays_on_one_thread_and_many():
@@ -109,6 +131,30 @@ def test_oriented_forms_against_brute_force():
     assert np.array_equal(deg_dag.ids, g.ids[by_degree])
     ordered = g.degeneracy_ordered()
     assert ordered == g.reorder(order) and edge_set(ordered) == edge_set(g)
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_build_in_place_gives_the_rows_of_build(threads, monkeypatch):
+    """Rows written over their own int32 pairs (through the upper rows) are build's:
+    random pairs with loops, repeats and reversed repeats, sorted input, no pairs."""
+    monkeypatch.setattr(csr, "threads", lambda: threads)
+    rng = np.random.default_rng(threads)
+    g = gthinker.generate.rmat(10, 8, seed=3)
+    cases = [rng.integers(0, 50, (400, 2)), rng.integers(0, 3000, (20_000, 2)),
+             g.edge_array(), np.zeros((0, 2), np.int64)]
+    for pairs, n in zip(cases, [50, 3000, g.num_vertices, 4], strict=True):
+        pairs = pairs.astype(np.int32)
+        want = csr.build(pairs[:, 0].copy(), pairs[:, 1].copy(), n)
+        mine = pairs.copy()
+        indptr, indices, loops, dups = csr.build_in_place(mine, n)
+        assert indices.size == 0 or np.shares_memory(indices, mine)
+        assert np.array_equal(indptr, want[0]) and np.array_equal(indices, want[1])
+        assert (loops, dups) == want[2:]
+        h = Graph.from_owned_pairs(pairs.copy(), n)
+        assert h == Graph.from_pairs(pairs[:, 0], pairs[:, 1], n)
+        assert vars(h.report) == vars(Graph.from_pairs(pairs[:, 0], pairs[:, 1], n).report)
+    with pytest.raises(IndexError):
+        csr.build_in_place(np.array([[0, 7]], np.int32), 5)
 
 
 def test_build_counts_loops_and_repeats_and_checks_ids():
@@ -167,6 +213,34 @@ def test_app_forms_kept_with_the_graph_are_saved(tmp_path):
     h = Graph.load(tmp_path / "a.csr")
     kept, seven = h.derived("some.app.form", lambda gr: pytest.fail("built again"))
     assert seven == 7 and np.array_equal(kept, g.degrees() * 2)
+
+
+def test_forms_of_an_older_revision_are_computed_again(tmp_path, monkeypatch):
+    """A file whose degeneracy order came from an older gthinker (no revision stored:
+    Batagelj-Zaversnik's order) has it and the forms made from it computed again, so
+    every copy of a graph gives the same order; the other forms are restored."""
+    g = gthinker.generate.rmat(9, 8, seed=3)
+    fresh = Graph(g.indptr, g.indices, g.ids)
+    order, core = fresh.degeneracy_order()
+    reverse = np.ascontiguousarray(order[::-1])  # stands for another order
+    stand_in = g.reorder(reverse)  # and for the forms made from it
+    g.derived("degeneracy", lambda _: (reverse, core))
+    g.derived("oriented", lambda _: stand_in)
+    g.derived("ordered", lambda _: stand_in)
+    g.degree_in_rows()
+    monkeypatch.setattr(Graph, "FORM_REVISIONS", {})  # written as before revisions
+    g.save(tmp_path / "old.csr")
+    monkeypatch.undo()
+    g.save(tmp_path / "new.csr")
+    old, new = Graph.load(tmp_path / "old.csr"), Graph.load(tmp_path / "new.csr")
+    assert np.array_equal(old.degeneracy_order()[0], fresh.degeneracy_order()[0])
+    assert old.oriented() == fresh.oriented()
+    assert old.degeneracy_ordered() == fresh.degeneracy_ordered()
+    assert np.array_equal(new.degeneracy_order()[0], reverse)  # this revision: restored
+    assert new.oriented() == stand_in
+    for h in (old, new):
+        kept = h.derived("degree-oriented", lambda _: pytest.fail("built again"))
+        assert kept == g.degree_oriented()
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ import pytest
 import scipy.sparse as sp
 from conftest import DATA, TRUTH
 
+from gthinker import generate
 from gthinker.errors import GraphFormatError
 from gthinker.graph import Graph, LoadReport
 
@@ -66,6 +67,23 @@ def test_a_word_after_the_edge_is_an_error_naming_the_line(tmp_path, line):
     with pytest.raises(GraphFormatError, match=re.escape(f"{f}:3: unexpected")) as info:
         Graph.read(f)
     assert repr(line) in str(info.value)
+
+
+@pytest.mark.parametrize("block", [16, 1 << 25])
+def test_edge_list_pairs_are_int32_until_an_id_does_not_fit(tmp_path, monkeypatch, block):
+    """The scanner keeps pairs as int32 (half the memory while the rows are built) and
+    widens what it holds so far when a later block brings an id past int32."""
+    from gthinker.formats import text
+
+    monkeypatch.setattr(text, "BLOCK_BYTES", block)  # 16: a block every line or two
+    small = write(tmp_path / "s.txt", "".join(f"{i} {i + 1}\n" for i in range(0, 60, 3)))
+    assert text.scan(small, 2, {0: 2}, narrow=True).vals.dtype == np.int32
+    big = write(tmp_path / "b.txt", small.read_text() + "7 3000000000\n5 0\n")
+    rec = text.scan(big, 2, {0: 2}, narrow=True)
+    assert rec.vals.dtype == np.int64 and rec.vals[-2:].tolist() == [[7, 3_000_000_000], [5, 0]]
+    g = Graph.read(big)
+    edges = [(i, i + 1) for i in range(0, 60, 3)] + [(7, 3_000_000_000), (5, 0)]
+    assert g == Graph.from_edges(np.array(edges, np.int64))
 
 
 def test_self_loops_and_duplicates_counted(tmp_path):
@@ -309,10 +327,22 @@ def test_check_detects_violations():
 # --------------------------------------------------------------------------- algorithms
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_degeneracy_matches_networkx(seed):
-    G = nx.powerlaw_cluster_graph(300, 4, 0.3, seed=seed)
+def _with_clique(G):
     G.add_edges_from(nx.complete_graph(12).edges())
+    return G
+
+
+@pytest.mark.parametrize("make", [
+    *(lambda seed=seed: _with_clique(nx.powerlaw_cluster_graph(300, 4, 0.3, seed=seed))
+      for seed in range(4)),
+    lambda: nx.gnp_random_graph(400, 0.03, seed=5),
+    lambda: nx.gnp_random_graph(150, 0.4, seed=6),
+    lambda: nx.barabasi_albert_graph(2000, 6, seed=7),
+    lambda: generate.rmat(11, 8, seed=8).to_networkx(),
+], ids=["powerlaw0", "powerlaw1", "powerlaw2", "powerlaw3", "gnp-sparse", "gnp-dense",
+        "barabasi-albert", "rmat11"])
+def test_degeneracy_matches_networkx(make):
+    G = make()
     g = Graph.from_networkx(G)
     order, core = g.degeneracy_order()
     assert order.dtype == np.int32 and core.dtype == np.int32
@@ -325,7 +355,7 @@ def test_degeneracy_matches_networkx(seed):
     pos[order] = np.arange(g.num_vertices)
     rows = np.repeat(np.arange(g.num_vertices), g.degrees())
     later = np.bincount(rows[pos[g.indices] > pos[rows]], minlength=g.num_vertices)
-    assert later.max() <= k
+    assert np.all(later <= core) and later.max() == k  # at most its core number after each
 
 
 def test_reorder_invariants():

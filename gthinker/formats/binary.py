@@ -15,7 +15,12 @@ Layout (version 1; every number little-endian)::
 
 The metadata gives ``n``, ``m``, the load report, the node names (JSON; tuples
 as ``{"tuple": [...]}``), each section's dtype, shape, offset, size and the CRC-32
-of each 64 MiB block of it, and the stored prepared forms by key.
+of each 64 MiB block of it, the stored prepared forms by key, and ``revisions``:
+for the forms the graph class names in ``FORM_REVISIONS`` (those an older gthinker
+computed differently), the revision stored. A stored form whose revision is not
+the reader's is not restored: the run computes it again, as on any other copy of
+the graph (so a file from before the parallel degeneracy order gives the same
+order as a fresh one, not the older one).
 
 What is checked when: opening a file checks the magic, the version, the
 metadata's CRC and that every section lies inside the file with the size its
@@ -119,6 +124,8 @@ def write(graph, fh, forms: dict) -> None:
         enc = w.value(f"derived/{key}", value)
         if enc is not None:
             meta["derived"][key] = enc
+    revisions = getattr(type(graph), "FORM_REVISIONS", {})
+    meta["revisions"] = {key: revisions[key] for key in meta["derived"] if key in revisions}
     sections = {}
     body = []
     meta["sections"] = sections
@@ -250,7 +257,8 @@ class _File:
 def load(path, graph_cls, verify: bool = False):
     """The graph in a binary file, its prepared forms offered to
     :meth:`Graph.derived <gthinker.Graph.derived>` (each restored, and checked, when
-    first asked for)."""
+    first asked for), but those of another revision than ``graph_cls.FORM_REVISIONS``
+    says (computed again when asked for)."""
     f = _File(Path(os.fspath(path)))
     if verify:
         f.verify()
@@ -258,8 +266,10 @@ def load(path, graph_cls, verify: bool = False):
     g = _graph(f, meta, graph_cls)
     if g.num_vertices != meta["n"] or g.num_edges != meta["m"]:
         raise f.fail("corrupt metadata: the graph's size does not match its sections")
+    current, stored = getattr(graph_cls, "FORM_REVISIONS", {}), meta.get("revisions", {})
     for key, enc in meta.get("derived", {}).items():
-        g.offer(key, lambda enc=enc: _value(f, enc, graph_cls))
+        if key not in current or stored.get(key) == current[key]:
+            g.offer(key, lambda enc=enc: _value(f, enc, graph_cls))
     return g
 
 

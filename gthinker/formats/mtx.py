@@ -95,7 +95,7 @@ def _describe(kind, line, token):
 def read(path, graph_cls):
     """The graph of a Matrix Market coordinate file."""
     head = _Header(path)
-    rec = text.scan(path, 2, {0: 2}, describe=_describe, header=head)
+    rec = text.scan(path, 2, {0: 2}, describe=_describe, header=head, narrow=True)
     n, entries = head.size
     pairs = rec.vals
     if pairs.shape[0] != entries:
@@ -112,8 +112,8 @@ def read(path, graph_cls):
     labels = _restored(path, head.labels, n, "labels", np.int32)
     if ids is not None and np.unique(ids).size != n:
         raise GraphFormatError(f"{path}: the '% gthinker ids:' lines repeat an id")
-    return graph_cls.from_pairs(pairs[:, 0], pairs[:, 1], n, ids=ids, labels=labels,
-                                source=path.name, lines=rec.lines)
+    return graph_cls.from_owned_pairs(pairs, n, ids=ids, labels=labels, source=path.name,
+                                      lines=rec.lines)
 
 
 def _restored(path, tokens, n, what, dtype):

@@ -36,8 +36,9 @@ _GZIP_MAGIC = b"\x1f\x8b"
 
 @dataclass
 class Records:
-    """What :func:`scan` read: ``vals`` (records x fields, int64, writable), and
-    with ``keep_meta`` each record's ``tags`` and 1-based ``linenos``;
+    """What :func:`scan` read: ``vals`` (records x fields, int64, writable; int32
+    with ``narrow`` when every value fits), and with ``keep_meta`` each record's
+    ``tags`` and 1-based ``linenos``;
     ``isolated``: the ids of leading ``# isolated vertices:`` lines; ``lines``:
     physical lines."""
 
@@ -119,17 +120,19 @@ def _blocks(path: Path, fh, first_line):
 
 def scan(path: Path, nfields: int, required: dict, tagged: bool = False,
          keep_meta: bool = False, isolated: bool = False, describe=None,
-         header=None) -> Records:
+         header=None, narrow: bool = False) -> Records:
     """The integer records of a text file. ``required[tag]``: the fields a line
     with that tag (0: untagged) needs; further tokens must be numbers (weights,
     timestamps), anything else is an error naming the line. ``describe(kind,
     line_text, token)`` words an error (:func:`message` by default). ``header``:
     called with each line (bytes) before the records start, until it returns
-    True (that line is the last of the header)."""
+    True (that line is the last of the header). ``narrow``: keep the values as
+    int32 while every one fits (half the memory: a graph's pairs, read to be
+    renumbered and built into rows)."""
     req = np.full(256, -1, np.int8)
     for tag, k in required.items():
         req[tag] = k
-    scanner = _core.TextScanner(nfields, req.tobytes(), tagged, keep_meta, isolated)
+    scanner = _core.TextScanner(nfields, req.tobytes(), tagged, keep_meta, isolated, narrow)
     cores = csr.threads()
     at = [0]  # header lines
     with open_input(path) as fh:
@@ -147,7 +150,7 @@ def scan(path: Path, nfields: int, required: dict, tagged: bool = False,
                 text = _nth_line(block, line - before)
                 msg = (describe or message)(kind, text, _token(text, field, tagged))
                 raise GraphFormatError(f"{path}:{line + at[0]}: {msg}")
-            memory.check_fits(scanner.records * nfields * 8 * 2,
+            memory.check_fits(scanner.records * nfields * (4 if scanner.narrowed else 8) * 2,
                               f"{path}: the {scanner.records:,} records read so far")
     if header is not None:
         header(None)  # the input ended before its header did
