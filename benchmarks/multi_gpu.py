@@ -1,14 +1,17 @@
-"""One GPU against N in one process: facebook_combined MCE and an R-MAT 4-clique count.
+"""1, 2 and 4 GPUs in one process: facebook_combined MCE, an R-MAT clique count and
+subgraph matching (the T-DFS patterns) on facebook.
 
-For each job and mode, runs ``--gpus 1`` and ``--gpus N`` alternately in this process,
-after one run of each that may compile and allocate (not counted): the warm times
-(``seconds``: the job, without loading, preparing or compiling), the speed-up of the
-medians, the counts of both (they must be equal: a mismatch makes the exit status 1)
-and each device's busy seconds per run (``busy_seconds`` of the levels engine, else
-``kernel_seconds``: launch to synchronisation). Needs N visible GPUs.
+For each job, runs every GPU count of ``--gpus`` (those the machine lacks are skipped)
+alternately in this process, after one run of each that may compile and allocate (not
+counted): the warm times (``seconds``: the job, without loading, preparing or compiling;
+``whole``: the call, wall clock), the speed-up of the medians over one GPU, the counts
+(they must be equal: a mismatch makes the exit status 1) and each device's busy seconds
+per run (``busy_seconds`` of the levels engine, else ``kernel_seconds``: launch to
+synchronisation). A table at the end.
 
     python benchmarks/multi_gpu.py --facebook facebook_combined.txt.gz \\
-        --rmat /tmp/rmat20.txt --gpus all --repeat 3 --out results/multi_gpu_h200x2.json
+        --rmat /tmp/rmat22.txt --pattern 5-clique --gpus 1,2,4 --repeat 3 \\
+        --out results/multi_gpu_h200x4.json
 
 On the device machine: ``bash benchmarks/device_multi_gpu.sh`` (its header says how).
 """
@@ -21,9 +24,12 @@ import platform
 import statistics
 import sys
 import time
+from pathlib import Path
 
 import gthinker
-from gthinker.apps import count, mce
+from gthinker.apps import count, mce, sm
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def _busy(stats) -> list[float]:
@@ -37,6 +43,27 @@ def _job(name, graph, run):
     return {"name": name, "graph": graph, "run": run}
 
 
+def _sm_query(name):
+    """A pattern name of gthinker's, or a T-DFS ``.g`` file (benchmarks/sm_tdfs.py)."""
+    if not name.endswith(".g"):
+        return name
+    from sm_tdfs import _query
+
+    return _query(Path(name))
+
+
+def _sm_jobs(args, fb):
+    jobs = []
+    for name in args.sm_patterns:
+        query = _sm_query(name)
+
+        def sm_run(gpus, query=query):
+            r = sm.count(fb, query, mode="gpu", gpus=gpus)
+            return r.count, r.seconds, r.stats
+        jobs.append(_job(f"facebook sm {Path(name).name}, gpu", args.facebook, sm_run))
+    return jobs
+
+
 def _jobs(args):
     jobs = []
     if args.facebook:
@@ -48,31 +75,53 @@ def _jobs(args):
             jobs.append(_job(f"facebook MCE, {mode}", args.facebook, mce_run))
     if args.rmat:
         rm = gthinker.Graph.read(args.rmat)
-        for mode in args.modes:
+        for mode in args.count_modes:
             def count_run(gpus, mode=mode):
                 r = count.count(rm, args.pattern, mode=mode, gpus=gpus, threads=args.threads)
                 return r.count, r.seconds, r.stats
             jobs.append(_job(f"R-MAT {args.pattern} count, {mode}", args.rmat, count_run))
+    if args.facebook and args.sm_patterns:
+        jobs += _sm_jobs(args, fb)
     return jobs
 
 
 def _measure(job, settings, repeat):
     """Warm-up runs, then ``repeat`` alternating rounds over ``settings``."""
-    out = {str(g): {"seconds": [], "busy_per_device": [], "counts": []} for g in settings}
+    out = {str(g): {"seconds": [], "whole": [], "busy_per_device": [], "counts": []}
+           for g in settings}
     for g in settings:  # may compile, allocate buffers, upload the graph
         job["run"](g)
     for _ in range(repeat):
         for g in settings:
+            t0 = time.perf_counter()
             found, seconds, stats = job["run"](g)
             row = out[str(g)]
+            row["whole"].append(round(time.perf_counter() - t0, 6))
             row["seconds"].append(round(seconds, 6))
             row["busy_per_device"].append(_busy(stats))
             row["counts"].append(found)
             row["device"] = stats.get("gpu", {}).get("device")
     for row in out.values():
         row["median"] = statistics.median(row["seconds"])
+        row["whole_median"] = statistics.median(row["whole"])
         row["min"] = min(row["seconds"])
     return out
+
+
+def _table(report) -> str:
+    """The runs as a Markdown table: job, GPUs, job and whole seconds (medians), busy
+    seconds per GPU (last run), speed-up of the job over one GPU."""
+    lines = ["| job | GPUs | job s | whole s | busy s per GPU | speed-up | counts |",
+             "| --- | --- | --- | --- | --- | --- | --- |"]
+    for row in report["jobs"]:
+        one = row["runs"].get("1", {}).get("median")
+        for g, run in row["runs"].items():
+            speed = f"{one / run['median']:.2f}x" if one and run["median"] else "-"
+            busy = " / ".join(f"{b:.3f}" for b in run["busy_per_device"][-1])
+            lines.append(f"| {row['job']} | {g} | {run['median']:.3f} | "
+                         f"{run['whole_median']:.3f} | {busy} | {speed} | "
+                         f"{'equal' if row['counts_equal'] else 'DIFFER'} |")
+    return "\n".join(lines)
 
 
 def main(argv=None) -> int:
@@ -81,33 +130,48 @@ def main(argv=None) -> int:
     p.add_argument("--rmat", help="an R-MAT edge list (gthinker generate rmat --scale 20 "
                                   "--edge-factor 16 --seed 1 -o rmat20.txt)")
     p.add_argument("--pattern", default="4-clique", help="counting pattern (default: 4-clique)")
-    p.add_argument("--gpus", default="all", help="N to compare with 1 (default: all visible)")
-    p.add_argument("--modes", default="gpu", help="comma-separated: gpu, hybrid (default: gpu)")
+    p.add_argument("--gpus", default="1,2,4",
+                   help="GPU counts, comma-separated; those not visible are skipped "
+                        "(default: 1,2,4; all: 1 and every visible)")
+    p.add_argument("--modes", default="gpu", help="MCE modes, comma-separated: gpu, hybrid")
+    p.add_argument("--count-modes", default="gpu", help="counting modes (default: gpu)")
+    p.add_argument("--sm-patterns", default="",
+                   help="patterns matched on facebook in gpu mode: gthinker names or T-DFS "
+                        ".g files, comma-separated (default: none)")
     p.add_argument("--threads", type=int, default=None, help="CPU threads in hybrid mode")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--out", help="JSON file")
     args = p.parse_args(argv)
     args.modes = args.modes.split(",")
-    n = gthinker.gpu.visible_devices() if args.gpus == "all" else int(args.gpus)
-    devices = gthinker.gpu.resolve_devices(n)  # fails at once when N are not there
+    args.count_modes = args.count_modes.split(",")
+    args.sm_patterns = [p for p in args.sm_patterns.split(",") if p]
+    have = gthinker.gpu.visible_devices()
+    asked = [1, have] if args.gpus == "all" else [int(g) for g in args.gpus.split(",")]
+    settings = sorted({g for g in asked if 1 <= g <= have})
+    skipped = sorted(set(asked) - set(settings))
+    if skipped:
+        print(f"skipped: {skipped} GPUs ({have} visible)", flush=True)
+    n = settings[-1]
+    devices = gthinker.gpu.resolve_devices(n)
     report = {"machine": platform.node(), "device": gthinker.gpu.require_device(),
-              "gpus": n, "date": time.strftime("%Y-%m-%d %H:%M"), "jobs": []}
-    settings = [1, n] if n > 1 else [1]
+              "gpus": settings, "date": time.strftime("%Y-%m-%d %H:%M"), "jobs": []}
     ok = True
     for job in _jobs(args):
         runs = _measure(job, settings, args.repeat)
         counts = {c for row in runs.values() for c in map(json.dumps, row["counts"])}
         row = {"job": job["name"], "graph": job["graph"], "devices": devices,
                "counts_equal": len(counts) == 1, "runs": runs}
-        if n > 1:
-            row["speedup"] = round(runs["1"]["median"] / runs[str(n)]["median"], 3)
+        if n > 1 and "1" in runs:
+            row["speedup"] = {g: round(runs["1"]["median"] / runs[g]["median"], 3)
+                              for g in runs}
         ok &= row["counts_equal"]
         report["jobs"].append(row)
         print(f"{job['name']}: " + ", ".join(
             f"--gpus {g}: {runs[str(g)]['median']:.3f} s (busy per GPU "
             f"{runs[str(g)]['busy_per_device'][-1]})" for g in settings)
-            + (f", speed-up {row['speedup']}x" if n > 1 else "")
+            + (f", speed-up {row['speedup']}" if "speedup" in row else "")
             + ("" if row["counts_equal"] else "  COUNTS DIFFER"), flush=True)
+    print(_table(report), flush=True)
     text = json.dumps(report, indent=1, default=str)
     if args.out:
         with open(args.out, "w") as f:

@@ -381,6 +381,7 @@ PYBIND11_MODULE(_core, m) {
       .def_readwrite("gpu_idle_split", &JobConfig::gpu_idle_split)
       .def_readwrite("cpu_chunk", &JobConfig::cpu_chunk)
       .def_readwrite("gpu_chunk", &JobConfig::gpu_chunk)
+      .def_readwrite("gpu_cuts", &JobConfig::gpu_cuts)
       .def_readwrite("gpu_task_batch", &JobConfig::gpu_task_batch)
       .def_readwrite("cpu_task_batch", &JobConfig::cpu_task_batch)
       .def_readwrite("flush_batch", &JobConfig::flush_batch)

@@ -40,6 +40,10 @@ Master::Master(const GraphView& graph, std::vector<int32_t> initial_vertices,
   if (config_.limit == 0 || config_.limit < -1)
     throw std::invalid_argument("limit must be at least 1 (or -1 for none)");
   quota_.store(config_.limit, std::memory_order_relaxed);
+  for (size_t i = 0; i < config_.gpu_cuts.size(); ++i)
+    if (config_.gpu_cuts[i] < 1 || (i > 0 && config_.gpu_cuts[i] <= config_.gpu_cuts[i - 1]))
+      throw std::invalid_argument("gpu cuts must be positive and increasing");
+  deque_.set_cuts(config_.gpu_cuts);
   if (!config_.output.empty()) writer_ = std::make_unique<ResultWriter>(config_.output);
 
   for (int i = 0; i < config_.threads; ++i) {

@@ -64,6 +64,9 @@ struct JobConfig {
   double gpu_idle_split{};           // the same while a GPU worker waits (S empty)
   int64_t cpu_chunk{};               // most vertices per CPU assignment (from the back of V)
   int64_t gpu_chunk{};               // vertices per external assignment (from the front of V)
+  std::vector<int64_t> gpu_cuts;     // ends of the external assignments in V (positions,
+                                     // increasing; empty: gpu_chunk alone): chunks of about
+                                     // even estimated cost, heavy first (gthinker/gpu/sharing.py)
   int64_t gpu_task_batch{};          // spilled tasks per external assignment, once V is empty
   int64_t cpu_task_batch{};          // spilled tasks per CPU assignment (from the top of S)
   int64_t flush_batch{};             // L_o records flushed to S in one lock

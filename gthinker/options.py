@@ -194,6 +194,10 @@ def describe(cls, name) -> dataclasses.Field:
 
 # ---- the options ----------------------------------------------------------------------
 
+#: Initial vertices per GPU assignment by default (G-ThinkerCG's).
+GPU_CHUNK = 500_000
+
+
 @dataclass(frozen=True)
 class GPUOptions:
     """What the master hands the GPU worker, and how the GPU worker uses the device.
@@ -209,7 +213,7 @@ class GPUOptions:
     gpu_chunk: int | None = option_field(
         None, "initial vertices per GPU assignment, from the front of the vertex order",
         positive_int, metavar="N",
-        default_text="500000; with several GPUs at most half the vertices over their number")
+        default_text="500000; with several GPUs, chunks of even estimated cost")
     gpu_task_batch: int = option_field(
         100_000, "spilled tasks the idle GPU takes from S at a time once the vertex deque "
         "is empty (CPU-to-GPU stealing)", positive_int, metavar="N")
@@ -240,18 +244,19 @@ class GPUOptions:
     def __post_init__(self):
         _check_fields(self)
 
-    def chunk_for(self, vertices: int, workers: int) -> int:
+    def chunk_for(self, vertices: int, workers: int, guided: bool = False) -> int:
         """``gpu_chunk``, or its default for ``vertices`` initial vertices and
         ``workers`` GPU workers: G-ThinkerCG's 500,000, but with several GPUs
         at most ``vertices / (2 x workers)``, so that every GPU gets about two
         chunks. Chunks stay large (a GPU fills its warps with a chunk's
         subtrees); the GPUs balance the end by handing work to an idle one
-        through S."""
+        through S. ``guided``: the runtime cuts the chunks by estimated cost
+        (:mod:`gthinker.gpu.sharing`), and this is only their cap, 500,000."""
         if self.gpu_chunk is not None:
             return self.gpu_chunk
-        if workers <= 1:
-            return 500_000
-        return max(1, min(500_000, -(-vertices // (2 * workers))))
+        if workers <= 1 or guided:
+            return GPU_CHUNK
+        return max(1, min(GPU_CHUNK, -(-vertices // (2 * workers))))
 
 
 @dataclass(frozen=True)

@@ -383,6 +383,8 @@ class Job:
         self._prepare_inputs(graph, vertices, params, histogram_bins)
         self.gpu_workers: list = []  # one GPU engine per device (gpu and hybrid modes)
         self.devices: list[int] = []
+        #: Ends of the GPU workers' chunks in :attr:`init` (several GPUs; see _share_roots).
+        self.gpu_cuts = np.zeros(0, np.int64)
         self.tracer = None
         self.out = None  # the output file while the job runs (outputs.Output)
 
@@ -499,6 +501,24 @@ class Job:
             self.tracer = Tracer(self.threads,
                                  [w for w in self.external if hasattr(w, "timeline")])
 
+    def _share_roots(self):
+        """With several GPUs: the roots by the engine's cost estimate, heavy first (gpu
+        mode; hybrid mode keeps their order, whose back the CPU workers take), and the
+        GPUs' chunks cut to even estimated cost (:mod:`gthinker.gpu.sharing`), so that
+        the heavy roots spread over every GPU and each GPU takes the next chunk from
+        the master's deque as it finishes one."""
+        from .gpu.sharing import guided_cuts, heavy_first
+
+        if len(self.devices) < 2 or not len(self.init):
+            return
+        costs = self.engine.root_costs(self.graph, self.init)
+        if costs is None:
+            return
+        if self.mode == "gpu":
+            order = heavy_first(costs)
+            self.init, costs = self.init[order], costs[order]
+        self.gpu_cuts = guided_cuts(costs, len(self.devices))
+
     def _engine_setup(self, device):
         from .gpu.engine import EngineSetup
 
@@ -523,7 +543,9 @@ class Job:
             "flush_batch": o.flush_batch,
             "spill_limit": self.spill_limit,
             "timeout_check_interval": o.timeout_check_interval,
-            "gpu_chunk": o.gpu.chunk_for(len(self.init), len(self.external)),
+            "gpu_chunk": o.gpu.chunk_for(len(self.init), len(self.external),
+                                         guided=len(self.gpu_cuts) > 0),
+            "gpu_cuts": self.gpu_cuts.tolist(),
             "gpu_task_batch": o.gpu.gpu_task_batch,
             "n_counters": len(names_from.counters),
             "n_maxima": len(names_from.maxima),
@@ -620,6 +642,7 @@ class Job:
             whole = self._run_whole()
             if whole is not None:
                 return whole
+            self._share_roots()
         self._start_gpu_workers()
         on_tick, tick_interval = self._tick()
         job = self._core_job()

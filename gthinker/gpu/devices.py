@@ -11,6 +11,7 @@ keeps each graph's copy on a device with the graph, for the next run.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import numbers
 import threading
@@ -123,7 +124,53 @@ def on_device(device: int | None):
         return contextlib.nullcontext()
     from .availability import numba_cuda
 
+    _note_driven(device)
     return numba_cuda().gpus[device]
+
+
+# ---- leaving the process cleanly ---------------------------------------------------------
+#
+# cuda.core (under numba-cuda) keeps each thread's primary contexts in a thread_local cache
+# of reference-counted handles whose last release calls cuDevicePrimaryCtxRelease through
+# cuda.bindings' Cython wrapper. The main thread's cache is destroyed by libc after
+# Py_Finalize, where that wrapper touches a finalized interpreter's thread state: the
+# process aborts at exit (NVIDIA/cuda-python#2743, fixed upstream by #2744; seen here as
+# "double free or corruption (!prev)" after tests/test_multi_gpu.py passed on 2 H200s, where
+# the runtime closes every engine on the main thread, inside its device). While Python is alive
+# (atexit), one more reference to the main thread's handle of each device this process drove
+# is taken and never given back, so no release runs after finalization; the driver frees the
+# contexts when the process ends, as it does for any process.
+
+_driven: set = set()  # real CUDA devices this process drove
+
+
+def _note_driven(device: int) -> None:
+    from . import simulator
+
+    if device in _driven or simulator.enabled():
+        return
+    with _KEEPING:
+        if not _driven:
+            atexit.register(_pin_primary_contexts)
+        _driven.add(int(device))
+
+
+def _pin_primary_contexts() -> None:
+    """At exit: the main thread's primary-context handle of each device in ``_driven``,
+    with a reference that outlives the interpreter (see above)."""
+    import ctypes
+
+    from .availability import numba_cuda
+
+    cuda = numba_cuda()
+    for device in sorted(_driven):
+        try:
+            core = type(cuda.gpus[device]._device._dev)(device)  # cuda.core's, this thread's
+            core.set_current()
+            context = core.context
+        except Exception:  # noqa: BLE001 - another numba-cuda or cuda.core: nothing to pin
+            continue
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(context))
 
 
 @contextlib.contextmanager

@@ -119,6 +119,15 @@ class GPUEngine:
         """Called once the job is over (on any thread)."""
 
     @classmethod
+    def root_costs(cls, graph, roots: np.ndarray) -> np.ndarray | None:
+        """The estimated work under each of ``roots`` (float64, only their order and
+        ratios matter), by which a job on several GPUs puts the heavy roots first and
+        cuts them into chunks of even cost (:mod:`gthinker.gpu.sharing`); None keeps
+        the roots' order and equal chunks. Default: the squared degree (the wedges at
+        a root, what a search of two levels or more grows with)."""
+        return np.diff(graph.indptr)[roots].astype(np.float64) ** 2
+
+    @classmethod
     def run_whole(cls, graph, setup: EngineSetup, devices, vertices):
         """The whole gpu-mode job on ``devices`` without the master, where the engine
         can: ``(EngineResults, [snapshot per device])``, or None (the job runs

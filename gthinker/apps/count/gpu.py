@@ -42,7 +42,6 @@ more of them.
 
 from __future__ import annotations
 
-import itertools
 import math
 import threading
 import time
@@ -66,7 +65,7 @@ from ..matching.warp_sets import (
     sample,
 )
 
-__all__ = ["CliqueDevice", "CliqueEngine", "count", "edge_ranges", "WARPS_PER_BLOCK"]
+__all__ = ["CliqueDevice", "CliqueEngine", "count", "shared_ranges", "WARPS_PER_BLOCK"]
 
 WARPS_PER_BLOCK = 8
 THREADS = 32 * WARPS_PER_BLOCK  # per block
@@ -582,33 +581,45 @@ class CliqueEngine(GPUEngine):
 
     @classmethod
     def run_whole(cls, dag, setup, devices, vertices):
-        """The k-cliques whose first vertex is in ``vertices`` (a range of them), on
-        each device alone: one launch over the edges of its share of the first
-        vertices (split by out-edges), one thread each."""
+        """The k-cliques whose first vertex is in ``vertices`` (a range of them), without
+        the master: on one device, one launch over their edges; on several, one thread
+        per device takes ranges of first vertices of about even estimated cost, the
+        heavy ones in small ranges, from one shared cursor until none is left
+        (:func:`shared_ranges`), a launch each."""
         if not isinstance(vertices, range) or vertices.step != 1:
             return None
-        parts = edge_ranges(dag, len(devices), vertices)
-
-        def count_on(device, part):
-            with gthinker.gpu.driving(device):
-                return count(dag, int(setup.params[0]), part)
-
+        k = int(setup.params[0])
         if len(devices) == 1:
-            done = [count_on(devices[0], parts[0])]
+            with gthinker.gpu.driving(devices[0]):
+                done = [count(dag, k, vertices)]
         else:
+            cursor = shared_ranges(dag, len(devices), vertices)
             with ThreadPoolExecutor(len(devices), "gthinker-count-gpu") as pool:
-                done = list(pool.map(count_on, devices, parts))
+                done = list(pool.map(lambda d: _count_shared(dag, k, d, cursor), devices))
         total = np.array([sum(c for c, _ in done)], np.int64)
         return EngineResults(total, np.zeros(0, np.int64), []), [f for _, f in done]
 
 
-def edge_ranges(dag, parts: int, within: range) -> list[range]:
-    """``within`` cut into ``parts`` ranges of first vertices with about as many
-    out-edges each (some may be empty)."""
-    if parts == 1:  # one device: no cut to find (the search took a small count's 25 us)
-        return [within]
-    lo, hi = within.start, within.stop
-    edges = dag.indptr[lo : hi + 1] - dag.indptr[lo]
-    cuts = lo + np.searchsorted(edges, np.linspace(0, edges[-1], parts + 1)[1:-1])
-    bounds = [lo, *cuts.tolist(), hi]
-    return [range(a, b) for a, b in itertools.pairwise(bounds)]
+def shared_ranges(dag, workers: int, within: range):
+    """A :class:`~gthinker.gpu.sharing.SharedCursor` over ranges of first vertices of
+    ``within`` with about even estimated cost, guided (:func:`~gthinker.gpu.sharing.
+    guided_cuts`): a vertex's cost is its out-degree squared (the wedges its edges
+    start, which every clique count above 2 grows with)."""
+    from gthinker.gpu.sharing import SharedCursor, guided_cuts
+
+    out = np.diff(dag.indptr[within.start : within.stop + 1]).astype(np.float64)
+    return SharedCursor(within.start + guided_cuts(out * out, workers), start=within.start)
+
+
+def _count_shared(dag, k, device, cursor):
+    """The k-cliques of the ranges this device's thread takes from ``cursor``, and its
+    figures summed over its launches."""
+    total, seconds, launches = 0, 0.0, 0
+    with gthinker.gpu.driving(device):
+        description = gthinker.gpu.device_status()[1]
+        while (got := cursor.next()) is not None:
+            found, figures = count(dag, k, range(*got))
+            total += found
+            seconds += figures["kernel_seconds"]
+            launches += figures["launches"]
+    return total, {"kernel_seconds": seconds, "launches": launches, "device": description}
