@@ -83,10 +83,14 @@ def test_mce_on_two_gpu_workers(engine, mode):
 
 def test_subgraph_matching_on_two_gpu_workers():
     G = _graph()
-    # (a clique would go to the clique engine: a wedge runs the matcher)
-    r = sm.count(G, "3-path", unique=True, mode="gpu", gpus=_two(), gpu_chunk=3)
-    assert r.count == sum(d * (d - 1) // 2 for _, d in G.degree())
+    # (a clique would go to the clique engine: a wedge runs the matcher; the level-by-level
+    # one runs a worker per GPU, the depth-first one an engine per device)
+    want = sum(d * (d - 1) // 2 for _, d in G.degree())
+    r = sm.count(G, "3-path", unique=True, mode="gpu", gpus=_two(), gpu_chunk=3,
+                 gpu_mode="prefix")
+    assert r.count == want
     _per_device_sums(r.stats, "initial_vertices")
+    assert sm.count(G, "3-path", unique=True, mode="gpu", gpus=_two(), gpu_chunk=3).count == want
 
 
 class Edges(gthinker.GPUContext):

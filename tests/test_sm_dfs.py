@@ -5,12 +5,13 @@ decomposition and a full queue, from CPU records and in hybrid jobs; its program
 intersections it keeps) checked on every small pattern."""
 
 import itertools
+import os
 import random
 
 import networkx as nx
 import numpy as np
 import pytest
-from test_sm import _embeddings, _random_walk_query
+from test_sm import _automorphisms, _embeddings, _random_walk_query
 
 import gthinker
 from gthinker.apps import count, sm
@@ -60,6 +61,22 @@ def test_shapes_of_every_tail_match_networkx():
         assert res.count == _embeddings(G, sm.pattern(name).to_networkx()), name
     assert _dfs(G, "house", unique=True).count * 2 == _embeddings(
         G, sm.pattern("house").to_networkx())
+
+
+#: Every connected pattern of 3 to 6 vertices (networkx's graph atlas): all of them on a
+#: real GPU, every 25th on the simulator (a run there takes seconds).
+ATLAS = [Q for Q in nx.graph_atlas_g() if 3 <= len(Q) <= 6 and nx.is_connected(Q)]
+ATLAS_RUN = ATLAS if os.environ.get("GTHINKER_TEST_REAL_GPU") == "1" else ATLAS[::25]
+
+
+def test_atlas_patterns_count_exactly_unique_or_not():
+    G = nx.gnp_random_graph(8, 0.6, seed=12)
+    for Q in ATLAS_RUN:
+        q = gthinker.Graph.from_networkx(Q)
+        want = _embeddings(G, Q)
+        res = _dfs(G, q)
+        assert res.count == want and res.gpu_mode == "dfs", sorted(Q.edges)
+        assert _dfs(G, q, unique=True).count * _automorphisms(Q) == want, sorted(Q.edges)
 
 
 def test_a_six_vertex_pattern_and_single_vertices_and_edges():
