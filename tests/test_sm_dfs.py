@@ -64,13 +64,15 @@ def test_shapes_of_every_tail_match_networkx():
 
 
 #: Every connected pattern of 3 to 6 vertices (networkx's graph atlas): all of them on a
-#: real GPU, every 25th on the simulator (a run there takes seconds).
+#: real GPU; on the simulator (where a six-vertex pattern takes seconds) every fifth of
+#: 3 to 5 vertices and the densest of 6.
 ATLAS = [Q for Q in nx.graph_atlas_g() if 3 <= len(Q) <= 6 and nx.is_connected(Q)]
-ATLAS_RUN = ATLAS if os.environ.get("GTHINKER_TEST_REAL_GPU") == "1" else ATLAS[::25]
+ATLAS_RUN = ATLAS if os.environ.get("GTHINKER_TEST_REAL_GPU") == "1" else (
+    [Q for Q in ATLAS if len(Q) <= 5][::5] + ATLAS[-1:])
 
 
 def test_atlas_patterns_count_exactly_unique_or_not():
-    G = nx.gnp_random_graph(8, 0.6, seed=12)
+    G = nx.gnp_random_graph(7, 0.65, seed=3)
     for Q in ATLAS_RUN:
         q = gthinker.Graph.from_networkx(Q)
         want = _embeddings(G, Q)

@@ -11,6 +11,7 @@ from test_sm import _embeddings, _random_walk_query
 
 import gthinker
 from gthinker.apps import sm
+from gthinker.apps.sm.engine import choose_layout
 from gthinker.apps.sm.gpu import SubgraphMatchingPrefixGPU, _prefix_to_cpu
 
 LAYOUTS = ["prefix", "expand"]
@@ -79,10 +80,11 @@ def test_prefix_records_convert_to_cpu_records():
 def test_layout_choice_follows_fanout_skew():
     star = nx.star_graph(9000)  # one vertex with 9000 candidates, the rest with 1
     p = sm.plan(star, "3-path")
-    assert sm.choose_gpu_mode(gthinker.as_graph(star), p)[0] == "expand"
+    assert choose_layout(gthinker.as_graph(star), p)[0] == "expand"
     G = nx.gnp_random_graph(200, 0.05, seed=1)
     g = gthinker.as_graph(G)
-    assert sm.choose_gpu_mode(g, sm.plan(g, "triangle"))[0] == "prefix"
+    assert choose_layout(g, sm.plan(g, "triangle"))[0] == "prefix"
+    assert sm.choose_gpu_mode(g, sm.plan(g, "triangle"))[0] == "dfs"  # the engine first
     # fanouts are the real first-level branching: |N(v) & C(second)| per first
     # candidate; for a triangle, C = the vertices of degree >= 2
     f = sm.fanouts(g, sm.plan(g, "triangle"))

@@ -311,18 +311,25 @@ def _write_record(queue, slot, M, k, c):
 
 
 @cuda.jit(device=True)
+def _room(arr, records, lane):
+    """Lane 0 reserves ``records`` queue records and counts them as split off (or the
+    queue as full): their first slot on every lane, or -1."""
+    pos = np.int64(-1)
+    if lane == 0:
+        pos = _reserve(arr, records)
+        if pos >= 0:
+            cuda.atomic.add(arr, C_SPLITS, records)
+        else:
+            cuda.atomic.add(arr, C_FULL, 1)
+    return cuda.shfl_sync(FULL_MASK, pos, 0)
+
+
+@cuda.jit(device=True)
 def _split(queue, arr, M, lists, at, i, n, lvl, lane):
     """Tasks ``[lvl + 1, M[:lvl], c]`` for the candidates ``c = lists[at + i .. at + n)``
     of position lvl, written by the lanes; False when the queue is full."""
     count = n - i
-    pos = np.int64(-1)
-    if lane == 0:
-        pos = _reserve(arr, count)
-        if pos >= 0:
-            cuda.atomic.add(arr, C_SPLITS, count)
-        else:
-            cuda.atomic.add(arr, C_FULL, 1)
-    pos = cuda.shfl_sync(FULL_MASK, pos, 0)
+    pos = _room(arr, count, lane)
     if pos < 0:
         return False
     qcap = arr[C_QCAP]
@@ -471,14 +478,7 @@ def _split_edges(queue, arr, P, indptr, indices, roots, rcum, first, count, lane
     below, passed = warp_prefix(ok)
     if passed == 0:
         return True
-    pos = np.int64(-1)
-    if lane == 0:
-        pos = _reserve(arr, passed)
-        if pos >= 0:
-            cuda.atomic.add(arr, C_SPLITS, passed)
-        else:
-            cuda.atomic.add(arr, C_FULL, 1)
-    pos = cuda.shfl_sync(FULL_MASK, pos, 0)
+    pos = _room(arr, passed, lane)
     if pos < 0:
         return False
     if ok:

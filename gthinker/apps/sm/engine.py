@@ -21,10 +21,10 @@ from .gpu_modes import check_layout
 from .search import SubgraphMatching
 
 __all__ = ["EXPAND_FANOUT", "SMALL_SEARCH", "SMResult", "check_layout", "choose_gpu_mode",
-           "fanouts", "run_plan", "small_search"]
+           "choose_layout", "fanouts", "run_plan", "small_search"]
 
 #: GPU record layout: expand once some partial match of the first level has at
-#: least this many candidates (see :func:`choose_gpu_mode`). Measured on an
+#: least this many candidates (see :func:`choose_layout`). Measured on an
 #: H200 (docs/benchmarks.md): prefix was faster on email-Enron (largest fanout
 #: 1,383), expand on an R-MAT graph with hubs of tens of thousands; the value
 #: between them is a choice, not a measured optimum.
@@ -42,19 +42,26 @@ def fanouts(data: gthinker.Graph, p: Plan) -> np.ndarray:
 
 def choose_gpu_mode(data: gthinker.Graph, p: Plan) -> tuple[str, str]:
     """``("dfs" | "prefix" | "expand", why)``: the depth-first engine
-    (:mod:`gthinker.apps.sm.dfs_gpu`) for every plan it takes; for the others, from the
-    fanouts of the first level, prefix (one warp extends a partial match with all its
-    candidates, sharing the work) unless some partial match has EXPAND_FANOUT
-    candidates or more: such a record would keep one warp busy while the others idle,
-    and expand (one record per candidate) spreads it over all warps."""
+    (:mod:`gthinker.apps.sm.dfs_gpu`) for every plan it takes; for the others, the
+    level-by-level engine in the layout :func:`choose_layout` picks."""
     beyond = fits(p.params)
     if not beyond:
         return "dfs", "the depth-first engine takes the plan"
+    layout, why = choose_layout(data, p)
+    return layout, f"{beyond}; {why}"
+
+
+def choose_layout(data: gthinker.Graph, p: Plan) -> tuple[str, str]:
+    """``("prefix" | "expand", why)``, the level-by-level engine's record layout, from
+    the fanouts of the first level: prefix (one warp extends a partial match with all
+    its candidates, sharing the work) unless some partial match has EXPAND_FANOUT
+    candidates or more: such a record would keep one warp busy while the others idle,
+    and expand (one record per candidate) spreads it over all warps."""
     f = fanouts(data, p)
     if not len(f):
-        return "prefix", f"{beyond}; no candidates"
+        return "prefix", "no candidates"
     top = int(f.max())
-    why = f"{beyond}; largest first-level fanout {top} (expand from {EXPAND_FANOUT})"
+    why = f"largest first-level fanout {top} (expand from {EXPAND_FANOUT})"
     return ("expand" if top >= EXPAND_FANOUT else "prefix"), why
 
 
