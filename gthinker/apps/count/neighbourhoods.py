@@ -195,42 +195,52 @@ def _neighbourhood_graph(indptr, indices, h, pos, lptr, lidx, lslot):
 
 
 @gthinker.cache.jit("neighbourhood formulas", nogil=True)
-def _local_triangles(dh, lptr, lidx, lmark, common):
-    """The triangles of ``G_h``, each once (``i < j < l``); ``common[k]``: those on
-    each local edge (the 4-cliques on the triangle of ``h`` and the edge), filled for
-    both entries of an edge. Returns how many (the 4-cliques at ``h``)."""
+def _upper_rows(dh, lptr, lidx, upper):
+    """``upper[i]``: where row ``i`` of ``G_h`` goes past ``i`` (binary search)."""
+    for i in range(dh):
+        lo, hi = lptr[i], lptr[i + 1]
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if lidx[mid] < i:
+                lo = mid + 1
+            else:
+                hi = mid
+        upper[i] = lo
+
+
+@gthinker.cache.jit("neighbourhood formulas", nogil=True)
+def _local_triangles(dh, lptr, lidx, upper, lmark, common):
+    """The triangles of ``G_h``, each once (``i < j < l``, from the upper parts of the
+    rows, :func:`_upper_rows`); ``common[k]``: those on each local edge (the 4-cliques
+    on the triangle of ``h`` and the edge), for both entries of an edge. Returns how
+    many (the 4-cliques at ``h``); ``lmark`` all zero."""
     total = 0
     for k in range(lptr[dh]):
         common[k] = 0
     for i in range(dh):
-        for s in range(lptr[i], lptr[i + 1]):
+        for s in range(upper[i], lptr[i + 1]):
             lmark[lidx[s]] = s + 1
-        for s in range(lptr[i], lptr[i + 1]):
+        for s in range(upper[i], lptr[i + 1]):
             j = lidx[s]
-            if j <= i:
-                continue
-            for s2 in range(lptr[j], lptr[j + 1]):
+            for s2 in range(upper[j], lptr[j + 1]):
                 m = lmark[lidx[s2]]
-                if lidx[s2] > j and m != 0:
+                if m != 0:
                     total += 1
                     common[s] += 1
                     common[s2] += 1
                     common[m - 1] += 1
-        for s in range(lptr[i], lptr[i + 1]):
+        for s in range(upper[i], lptr[i + 1]):
             lmark[lidx[s]] = 0
-    for i in range(dh):  # the entry (i, j), j < i, from (j, i)
-        for s in range(lptr[i], lptr[i + 1]):
+    # the entry (j, i), j > i, from (i, j): row j's lower entries come in the order of i
+    for i in range(dh):
+        lmark[i] = lptr[i]
+    for i in range(dh):
+        for s in range(upper[i], lptr[i + 1]):
             j = lidx[s]
-            if j >= i:
-                break
-            lo, hi = lptr[j], lptr[j + 1]
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if lidx[mid] < i:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            common[s] = common[lo]
+            common[lmark[j]] = common[s]
+            lmark[j] += 1
+    for i in range(dh):
+        lmark[i] = 0
     return total
 
 
@@ -318,7 +328,7 @@ def _spokes_at(indptr, indices, tptr, tidx, a, lptr, lidx, lslot, cnt):
 
 
 @gthinker.cache.jit("neighbourhood formulas", nogil=True)
-def _cycles5_at(indptr, indices, x, lptr, lidx, cnt, touched):
+def _cycles5_at(indptr, indices, x, lptr, upper, cnt, touched):
     """Twice the 5-cycles whose largest vertex is ``x``, plus twice the triangles
     ``{a, b, c}`` below ``x`` with ``a`` joined to x, less twice ``sum over x' > x in
     N(x) of tau(x, x')`` (see the module docstring); ``cnt`` all zero."""
@@ -358,17 +368,15 @@ def _cycles5_at(indptr, indices, x, lptr, lidx, cnt, touched):
     for r in range(nt):
         cnt[touched[r]] = 0
     # a = d, summed at a = x: the triangles at x by the position of their larger other
-    # vertex (G_x's entries j < i of row i), then tau(x, x') for every x' > x
+    # vertex (G_x's entries j < i of row i, before upper[i]), then tau(x, x') for every
+    # x' > x
     base = indptr[x]
     tau = np.int64(0)
     taus = np.int64(0)
     for i in range(indptr[x + 1] - base):
         if indices[base + i] > x:
             taus += tau
-        for s in range(lptr[i], lptr[i + 1]):
-            if lidx[s] >= i:
-                break
-            tau += 1
+        tau += upper[i] - lptr[i]
     return walks - 2 * taus
 
 
@@ -387,6 +395,7 @@ def _range_sums(ctx, lo, hi):
     touched = np.empty(n, np.int32)
     lptr = np.zeros(maxd + 1, np.int64)
     lmark = np.zeros(maxd, np.int64)
+    upper = np.empty(maxd, np.int64)
     size = 0
     for v in range(lo, hi):
         size = max(size, local[rank[v]])
@@ -403,11 +412,12 @@ def _range_sums(ctx, lo, hi):
         if dh < 2:
             continue
         _neighbourhood_graph(indptr, indices, h, pos, lptr, lidx, lslot)
-        k4 = _local_triangles(dh, lptr, lidx, lmark, common)
+        _upper_rows(dh, lptr, lidx, upper)
+        k4 = _local_triangles(dh, lptr, lidx, upper, lmark, common)
         _hub_sums(indices, indptr[h], h, dh, lptr, lidx, common, k4, sums)
         sums[_WHEEL] += _local_cycles(dh, lptr, lidx, lmark)
         sums[_SPOKE] += _spokes_at(indptr, indices, tptr, tidx, h, lptr, lidx, lslot, cnt)
-        sums[_CYCLE] += _cycles5_at(indptr, indices, h, lptr, lidx, cnt, touched) // 2
+        sums[_CYCLE] += _cycles5_at(indptr, indices, h, lptr, upper, cnt, touched) // 2
     for t in range(len(SHAPES)):
         ctx.count(t, sums[t])
 
