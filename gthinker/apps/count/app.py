@@ -494,8 +494,10 @@ def count(graph, pattern: str = "triangle", mode: str = "auto", threads: int | N
     vertices (:mod:`gthinker.apps.count.motifs`).
 
     How: a clique (named, or a file or graph that is one) on the degeneracy-oriented
-    graph; 4-cycles, tailed triangles and houses by formulas from per-edge triangle
-    and 4-cycle counts (:mod:`gthinker.apps.count.formulas`, CPU); any other pattern
+    graph; 4-cycles, tailed triangles, houses and most 5-vertex shapes by formulas from
+    per-edge triangle and 4-cycle counts (:mod:`gthinker.apps.count.formulas`) or from
+    each vertex's neighbourhood graph (:mod:`gthinker.apps.count.neighbourhoods`), on
+    the CPU; any other pattern
     by the matching search under the symmetry-breaking restrictions of its pattern
     plan (:mod:`gthinker.apps.matching.pattern_plan`), its last levels counted from
     intersection sizes.
