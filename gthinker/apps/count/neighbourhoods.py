@@ -61,6 +61,7 @@ import numpy as np
 from numba import carray, types
 
 import gthinker
+from gthinker.memory import check_fits
 from gthinker.task import pointer_intrinsic
 
 from .ranges import spill_rest, work_ranges
@@ -80,11 +81,10 @@ _i32_pointer = pointer_intrinsic(types.int32)
 
 
 @gthinker.cache.jit("neighbourhood formulas", nogil=True)
-def _triangle_lists(indptr, indices):
-    """``T(x, y)`` for every edge, in ``tidx[tptr[s]:tptr[s + 1]]`` at the slot ``s``
-    of ``y`` in ``x``'s row when ``x < y`` (empty for ``x > y``), sorted; and per
-    vertex ``h``, ``sum over a in N(h) of t(h, a)`` (the size of ``G_h``'s rows) and
-    an estimate of its work (wedges, and ``t(h, a)^2``)."""
+def _triangle_counts(indptr, indices):
+    """``tptr``: where each edge's triangle list starts (:func:`_triangle_lists`); per
+    vertex ``h``, ``sum over a in N(h) of t(h, a)`` (the size of ``G_h``'s rows) and an
+    estimate of its work (wedges, and ``t(h, a)^2``)."""
     n = indptr.size - 1
     mark = np.zeros(n, np.uint8)
     tptr = np.zeros(indices.size + 1, np.int64)
@@ -95,7 +95,7 @@ def _triangle_lists(indptr, indices):
             mark[indices[i]] = 1
         for i in range(indptr[x], indptr[x + 1]):
             y = indices[i]
-            t = 0
+            t = np.int64(0)
             for j in range(indptr[y], indptr[y + 1]):
                 t += mark[indices[j]]
             local[x] += t
@@ -106,7 +106,15 @@ def _triangle_lists(indptr, indices):
             mark[indices[i]] = 0
     for s in range(indices.size):
         tptr[s + 1] += tptr[s]
-    tidx = np.empty(tptr[-1], np.int32)
+    return tptr, local, work
+
+
+@gthinker.cache.jit("neighbourhood formulas", nogil=True)
+def _triangle_lists(indptr, indices, tptr, tidx):
+    """``T(x, y)`` for every edge into ``tidx[tptr[s]:tptr[s + 1]]``, ``s`` the slot of
+    ``y`` in ``x``'s row when ``x < y`` (empty for ``x > y``), sorted."""
+    n = indptr.size - 1
+    mark = np.zeros(n, np.uint8)
     for x in range(n):
         for i in range(indptr[x], indptr[x + 1]):
             mark[indices[i]] = 1
@@ -120,7 +128,6 @@ def _triangle_lists(indptr, indices):
                         k += 1
         for i in range(indptr[x], indptr[x + 1]):
             mark[indices[i]] = 0
-    return tptr, tidx, local, work
 
 
 @dataclass
@@ -153,7 +160,11 @@ def _neighbourhoods(graph):
     ranked = graph.reorder(order)
     rank = np.empty(graph.num_vertices, np.int32)
     rank[order] = np.arange(graph.num_vertices, dtype=np.int32)
-    tptr, tidx, local, work = _triangle_lists(ranked.indptr, ranked.indices)
+    tptr, local, work = _triangle_counts(ranked.indptr, ranked.indices)
+    check_fits(4 * int(tptr[-1]), "the triangle lists of the 5-vertex formulas (one int32 "
+               "per triangle and edge)")
+    tidx = np.empty(tptr[-1], np.int32)
+    _triangle_lists(ranked.indptr, ranked.indices, tptr, tidx)
     cumulative = np.concatenate([[0], np.cumsum(work[rank])]).astype(np.int64)
     return Neighbourhoods(ranked, rank, tptr, tidx, local, cumulative)
 
