@@ -15,7 +15,7 @@ from networkx.algorithms import isomorphism as iso
 
 import gthinker
 from gthinker.apps import count, sm
-from gthinker.apps.count import formulas, motifs
+from gthinker.apps.count import formulas, motifs, neighbourhoods
 from gthinker.apps.matching import symmetry
 from gthinker.apps.matching.pattern_plan import pattern_plan
 from gthinker.apps.matching.patterns import pattern
@@ -143,7 +143,7 @@ def test_the_search_counts_the_formula_shapes_too():
 
     G = nx.gnp_random_graph(25, 0.35, seed=11)
     g = gthinker.Graph.from_networkx(G)
-    for name in formulas.FORMULAS:
+    for name in formulas.FORMULAS + neighbourhoods.SHAPES:
         res = count.count(g, name, mode="cpu", threads=2)
         assert res.method == f"formula ({name})"
         job, _, _ = engine.run_plan(g, planner.plan(g, name, unique=True), "cpu", threads=2)
@@ -151,6 +151,40 @@ def test_the_search_counts_the_formula_shapes_too():
         parts = [count.count(g, name, mode="cpu", threads=2, vertices=range(a, b)).count
                  for a, b in ((0, 7), (7, 25))]
         assert sum(parts) == res.count, name
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_neighbourhood_formulas_against_brute_force(seed):
+    """The dense shapes and the 5-cycle (neighbourhoods.py) on small random graphs,
+    odd seeds with a hub joined to every vertex and a second one to half of them."""
+    n = 13
+    G = nx.gnp_random_graph(n, 0.35 + 0.1 * (seed % 3), seed=seed)
+    if seed % 2:
+        G.add_edges_from((0, v) for v in range(1, n))
+        G.add_edges_from((1, v) for v in range(2, n, 2))
+    brute = _Brute(G)
+    for name in neighbourhoods.SHAPES:
+        Q = pattern(name).to_networkx()
+        res = count.count(G, name, mode="cpu", threads=2)
+        assert res.method == f"formula ({name})"
+        assert res.count * _automorphisms(Q) == brute.embeddings(Q), name
+
+
+def test_neighbourhood_formulas_on_cliques_and_empty_graphs():
+    """In K5 a 5-vertex shape has 5! / |Aut| copies; K5 with a pendant and an isolated
+    vertex has no more of the dense shapes; a graph without edges has none."""
+    k5 = nx.complete_graph(5)
+    tailed = k5.copy()
+    tailed.add_edges_from([(4, 5)])
+    tailed.add_node(6)
+    counts = count.count(tailed, "motifs", size=5, mode="cpu", threads=2, induced=False).counts
+    for name in neighbourhoods.SHAPES:
+        want = 120 // pattern_plan(pattern(name)).automorphisms
+        assert count.count(k5, name, mode="cpu", threads=2).count == want, name
+        if name not in ("tailed-4-clique", "4-clique-wedge", "gem", "4-wheel-minus-spoke"):
+            assert counts[name] == want, name  # a pendant makes none of these
+        assert count.count(nx.empty_graph(6), name, mode="cpu", threads=2).count == 0
+    assert counts["tailed-4-clique"] == 20 + 4  # K5's, and the pendant on the 4-cliques at 4
 
 
 def test_listing_still_enumerates_every_embedding():

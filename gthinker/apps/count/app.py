@@ -63,7 +63,7 @@ from ..matching.patterns import PATTERNS, as_query, is_pattern
 from ..matching.patterns import pattern as named_pattern
 from ..matching.planner import check_query
 from ..sm import engine
-from . import formulas, motifs
+from . import formulas, motifs, neighbourhoods
 from .local_graphs import local_graph
 from .pivoter import CliqueTree, clique_counts, tally_bins
 from .ranges import spill_rest, work_ranges
@@ -494,8 +494,10 @@ def count(graph, pattern: str = "triangle", mode: str = "auto", threads: int | N
     vertices (:mod:`gthinker.apps.count.motifs`).
 
     How: a clique (named, or a file or graph that is one) on the degeneracy-oriented
-    graph; 4-cycles, tailed triangles and houses by formulas from per-edge triangle
-    and 4-cycle counts (:mod:`gthinker.apps.count.formulas`, CPU); any other pattern
+    graph; 4-cycles, tailed triangles, houses and most 5-vertex shapes by formulas from
+    per-edge triangle and 4-cycle counts (:mod:`gthinker.apps.count.formulas`) or from
+    each vertex's neighbourhood graph (:mod:`gthinker.apps.count.neighbourhoods`), on
+    the CPU; any other pattern
     by the matching search under the symmetry-breaking restrictions of its pattern
     plan (:mod:`gthinker.apps.matching.pattern_plan`), its last levels counted from
     intersection sizes.
@@ -576,7 +578,11 @@ def takes(plan: PatternPlan, mode: str = "auto") -> bool:
 
 def _by_formula(plan: PatternPlan, mode: str) -> bool:
     """Formulas count their shapes on the CPU (modes cpu and auto)."""
-    return plan.shape in formulas.FORMULAS and mode in ("auto", "cpu")
+    return plan.shape in _FORMULA_SHAPES and mode in ("auto", "cpu")
+
+
+#: The shapes counted by formulas: from per-edge sums, or from neighbourhood graphs.
+_FORMULA_SHAPES = frozenset(formulas.FORMULAS) | frozenset(neighbourhoods.SHAPES)
 
 
 def count_plan(graph, plan: PatternPlan, name: str | None = None, mode: str = "auto",
@@ -585,7 +591,8 @@ def count_plan(graph, plan: PatternPlan, name: str | None = None, mode: str = "a
     """Counts the distinct subgraphs of the unlabeled ``graph`` isomorphic to the
     pattern of ``plan`` (:func:`gthinker.apps.matching.pattern_plan.pattern_plan`;
     its labels, if any, are ignored): a clique on the oriented graph, a shape of
-    :data:`gthinker.apps.count.formulas.FORMULAS` by its formula (CPU), anything
+    :data:`gthinker.apps.count.formulas.FORMULAS` or
+    :data:`gthinker.apps.count.neighbourhoods.SHAPES` by its formula (CPU), anything
     else by the matching search under the plan's restrictions, its last levels
     counted from intersection sizes."""
     graph = gthinker.as_graph(graph)
@@ -620,9 +627,34 @@ def _edge_sums(graph, threads, time_budget, progress, options):
                         progress=progress, **options)
 
 
+def _neighbourhood_sums(graph, threads, time_budget, progress, options):
+    """The job of :class:`neighbourhoods.NeighbourhoodStats` (its counters: the counts
+    of :data:`neighbourhoods.SHAPES`) and the seconds spent preparing its graph."""
+    threads = threads or gthinker.default_threads()
+    options.setdefault("cpu_task_batch", 1)
+    t0 = time.perf_counter()
+    prepared = neighbourhoods.neighbourhoods(graph)
+    prepare = time.perf_counter() - t0
+    records = neighbourhoods.records(prepared, 16 * threads, options.pop("vertices", None))
+    res = gthinker.run(neighbourhoods.NeighbourhoodStats, prepared.graph, mode="cpu",
+                       threads=threads, time_budget=time_budget, params=prepared.params(),
+                       vertices=[], records=records, progress=progress, **options)
+    return res, prepare
+
+
 def _formula(graph, name, shape, threads, time_budget, progress, options, prepare, res=None):
-    """A shape of :data:`formulas.FORMULAS`, from per-edge sums (CPU); ``res``: the
-    sums' job when it already ran."""
+    """A shape of :data:`formulas.FORMULAS` from per-edge sums, or of
+    :data:`neighbourhoods.SHAPES` from neighbourhood graphs (CPU); ``res``: that job
+    when it already ran."""
+    if shape in neighbourhoods.SHAPES:
+        if res is None:
+            res, seconds = _neighbourhood_sums(graph, threads, time_budget, progress,
+                                               dict(options))
+            prepare += seconds
+        return CountResult(name, res.counters[shape], res.seconds, "cpu", res.threads,
+                           f"formula ({shape})", prepare_seconds=prepare,
+                           compile_seconds=res.compile_seconds,
+                           mode_reason=f"a formula counts {shape} (CPU)", stats=res.stats)
     res = res or _edge_sums(graph, threads, time_budget, progress, dict(options))
     cliques, seconds = 0, res.seconds
     if shape in formulas.CLIQUE_TERMS:
@@ -645,14 +677,19 @@ def _motifs(graph, size, induced, mode, threads, time_budget, progress, options)
         raise ValueError("motif counts take no vertices range")
     names = motifs.motif_names(size)
     plans = {n: pattern_plan(named_pattern(n)) for n in names}
-    sums = None
+    sums = local = None
+    prepare = 0.0  # the neighbourhoods' graph, once
     if any(p.shape in formulas.FORMULAS for p in plans.values()):
         sums = _edge_sums(graph, threads, time_budget, progress, dict(options))
+    if any(p.shape in neighbourhoods.SHAPES for p in plans.values()):
+        local, prepare = _neighbourhood_sums(graph, threads, time_budget, progress,
+                                             dict(options))
     parts = {}
     for n, p in plans.items():
-        if p.shape in formulas.FORMULAS:
+        if p.shape in _FORMULA_SHAPES:
+            job = local if p.shape in neighbourhoods.SHAPES else sums
             parts[n] = _formula(graph, n, p.shape, threads, time_budget, progress, options,
-                                0.0, sums)
+                                0.0, job)
         else:
             parts[n] = count_plan(graph, p, n, "cpu", threads, time_budget, progress,
                                   **options)
@@ -660,11 +697,12 @@ def _motifs(graph, size, induced, mode, threads, time_budget, progress, options)
     if induced:
         counts = motifs.induced_counts(size, counts)
     seconds = sum(r.seconds for r in parts.values() if r.method != f"formula ({r.pattern})")
+    seconds += sum(job.seconds for job in (sums, local) if job is not None)
     return CountResult(
-        "motifs", sum(counts.values()), seconds + (sums.seconds if sums else 0.0), "cpu",
+        "motifs", sum(counts.values()), seconds, "cpu",
         max(r.threads for r in parts.values()),
         f"motifs ({'induced' if induced else 'non-induced'})", counts=counts,
-        prepare_seconds=sum(r.prepare_seconds for r in parts.values()),
+        prepare_seconds=prepare + sum(r.prepare_seconds for r in parts.values()),
         compile_seconds=sum(r.compile_seconds for r in parts.values()),
         mode_reason="motif counts run on the CPU",
         stats={"methods": {n: r.method for n, r in parts.items()},

@@ -25,8 +25,9 @@ docs/matching.md), k-path, k-star (k vertices), or a pattern file (an edge list 
 induced (as igraph and ESCAPE do) unless --non-induced. A clique, however it is
 given, is counted on the graph oriented by degeneracy order, each clique once, the
 last level by intersection sizes; "cliques" walks Pivoter's clique tree and is
-exact however large the counts. 4-cycle, tailed-triangle and house are counted by
-formulas from per-edge triangle and 4-cycle counts (CPU). Other patterns run the
+exact however large the counts. 4-cycle, tailed-triangle, house and most 5-vertex
+shapes are counted by formulas from per-edge triangle and 4-cycle counts, or from each
+vertex's neighbourhood graph (CPU; docs/matching.md). Other patterns run the
 subgraph-matching search with symmetry breaking, the last levels counted from
 intersection sizes. With a CUDA GPU, auto counts cliques on the GPU; motifs run
 on the CPU.

@@ -41,6 +41,9 @@ subgraphs):
   the sum over its common neighbours a of ``deg a - 2``, less twice the edges among the
   common neighbours: ``12`` per 4-clique (each has six edges, each edge one such edge).
 
+The dense 5-vertex shapes and the 5-cycle need each vertex's neighbourhood graph:
+:mod:`gthinker.apps.count.neighbourhoods`.
+
 Each is checked against the matching search in the tests. One job (:class:`EdgeStats`)
 computes all these sums in ``O(sum of deg(v)^2)`` work: the count app uses them where
 the matching search would enumerate far more (docs/benchmarks.md, "Pattern-aware
