@@ -250,8 +250,16 @@ def test_motif_and_pattern_errors():
         count.count(nx.path_graph(4), "motifs", mode="cpu")
     with pytest.raises(ValueError, match="size"):
         count.count(nx.path_graph(4), "triangle", size=3, mode="cpu")
-    with pytest.raises(ValueError, match="CPU"):
-        count.count(nx.path_graph(4), "motifs", size=3, mode="gpu")
+
+
+def test_motifs_in_gpu_mode_equal_the_cpu_counts():
+    """Modes gpu and hybrid run the cliques and the searched shapes there (the simulator
+    here), the formulas on the CPU; the counts are the CPU's."""
+    G = nx.gnp_random_graph(9, 0.5, seed=4)
+    cpu = count.count(G, "motifs", size=4, mode="cpu", threads=1)
+    gpu = count.count(G, "motifs", size=4, mode="gpu")
+    assert gpu.counts == cpu.counts and gpu.mode == "gpu"
+    assert "diamond" in gpu.mode_reason and "4-cycle" not in gpu.mode_reason
 
 
 def test_gpu_mode_counts_embeddings_as_distinct_times_automorphisms():

@@ -30,7 +30,8 @@ shapes are counted by formulas from per-edge triangle and 4-cycle counts, or fro
 vertex's neighbourhood graph (CPU; docs/matching.md). Other patterns run the
 subgraph-matching search with symmetry breaking, the last levels counted from
 intersection sizes. With a CUDA GPU, auto counts cliques on the GPU; motifs run
-on the CPU.
+on the CPU unless --mode gpu or hybrid asks for it (then their cliques and searched
+shapes run there, the formulas on the CPU).
 """
 
 
