@@ -58,7 +58,7 @@ import gthinker
 
 from .ranges import spill_rest
 
-__all__ = ["CLIQUE_TERMS", "EdgeStats", "FORMULAS", "SUMS", "from_sums", "wedge_work"]
+__all__ = ["CLIQUE_TERMS", "EdgeStats", "FORMULAS", "SUMS", "cycles_at", "from_sums", "wedge_work"]
 
 #: The shapes these formulas count, and the sums (counters of :class:`EdgeStats`)
 #: each is made of.
@@ -75,7 +75,7 @@ CLIQUE_TERMS = {"kite": (4, -12)}
 
 
 @gthinker.cache.jit("counting formulas", nogil=True)
-def _cycles_at(indptr, indices, x, cnt):
+def cycles_at(indptr, indices, x, cnt):
     """The 4-cycles whose largest vertex is ``x``: pairs of wedges ``x-v-w`` with
     ``v, w < x`` and the same ``w`` (rows are sorted: each stops at ``x``)."""
     total = 0
@@ -105,7 +105,7 @@ def _vertex_sums(indptr, indices, x, cnt, mark, sums):
     """Adds vertex ``x``'s part to ``sums`` (in the order of :data:`SUMS`; see the
     module docstring for each)."""
     dx = indptr[x + 1] - indptr[x]
-    sums[2] += _cycles_at(indptr, indices, x, cnt)
+    sums[2] += cycles_at(indptr, indices, x, cnt)
     pairs = 0  # sum over w != x of c(x, w) (c(x, w) - 1)
     for i in range(indptr[x], indptr[x + 1]):  # wedges x-v-p: cnt[p] = c(x, p)
         v = indices[i]

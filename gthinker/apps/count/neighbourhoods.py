@@ -62,8 +62,10 @@ from numba import carray, types
 
 import gthinker
 from gthinker.memory import check_fits
+from gthinker.setops import lower_bound
 from gthinker.task import pointer_intrinsic
 
+from .formulas import cycles_at
 from .ranges import spill_rest, work_ranges
 
 __all__ = ["SHAPES", "Neighbourhoods", "NeighbourhoodStats", "neighbourhoods", "records"]
@@ -209,14 +211,7 @@ def _neighbourhood_graph(indptr, indices, h, pos, lptr, lidx, lslot):
 def _upper_rows(dh, lptr, lidx, upper):
     """``upper[i]``: where row ``i`` of ``G_h`` goes past ``i`` (binary search)."""
     for i in range(dh):
-        lo, hi = lptr[i], lptr[i + 1]
-        while lo < hi:
-            mid = (lo + hi) >> 1
-            if lidx[mid] < i:
-                lo = mid + 1
-            else:
-                hi = mid
-        upper[i] = lo
+        upper[i] = lower_bound(lidx, lptr[i], lptr[i + 1], i)
 
 
 @gthinker.cache.jit("neighbourhood formulas", nogil=True)
@@ -260,24 +255,7 @@ def _local_cycles(dh, lptr, lidx, lmark):
     """The 4-cycles of ``G_h``, each at its largest vertex (``lmark`` all zero)."""
     total = 0
     for x in range(dh):
-        for s in range(lptr[x], lptr[x + 1]):
-            v = lidx[s]
-            if v >= x:
-                break
-            for s2 in range(lptr[v], lptr[v + 1]):
-                w = lidx[s2]
-                if w >= x:
-                    break
-                total += lmark[w]  # sum of C(wedges, 2), one increment at a time
-                lmark[w] += 1
-        for s in range(lptr[x], lptr[x + 1]):
-            v = lidx[s]
-            if v >= x:
-                break
-            for s2 in range(lptr[v], lptr[v + 1]):
-                if lidx[s2] >= x:
-                    break
-                lmark[lidx[s2]] = 0
+        total += cycles_at(lptr, lidx, x, lmark)
     return total
 
 
