@@ -251,7 +251,7 @@ print("done")
 """
 
 
-def test_multi_gpu_process_exits_cleanly():
+def test_multi_gpu_process_exits_cleanly(tmp_path):
     # The real-GPU run of this file passed and then aborted at exit ("double free or
     # corruption (!prev)", gthinker/gpu/devices.py says why): a child process runs
     # multi-GPU jobs and must exit with status 0. On the simulator two workers share its
@@ -261,7 +261,9 @@ def test_multi_gpu_process_exits_cleanly():
 
     from conftest import child_env
 
-    done = subprocess.run([sys.executable, "-c", _CHILD_JOB], env=child_env(),
+    # (cwd: a `python -c` child puts its current folder first on sys.path, and the
+    # checkout's source folder has no built core when CI installs without -e)
+    done = subprocess.run([sys.executable, "-c", _CHILD_JOB], env=child_env(), cwd=tmp_path,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().endswith("done")
