@@ -278,3 +278,15 @@ def test_auto_leaves_count_only_levels_out_of_the_small_search_rule():
     # a 5-star enumerates only its centre: at most 3,000 partial matches
     assert "small search" in engine.small_search(sm.plan(big, "5-star", True))
     assert engine.small_search(sm.plan(big, "5-path", True)) == ""
+
+
+def test_neighbourhood_preparation_runs_in_short_steps():
+    """The neighbourhood formulas prepare in calls of about STEP_ENTRIES row entries (a
+    Ctrl-C lands between two of them): the steps cover every vertex once, in order, and
+    only a step of one vertex holds more."""
+    g = gthinker.Graph.from_networkx(nx.barabasi_albert_graph(3000, 30, seed=1))
+    steps = neighbourhoods._steps(g.indptr)
+    assert steps[0] == 0 and steps[-1] == g.num_vertices and (np.diff(steps) > 0).all()
+    entries = np.diff(g.indptr[steps])
+    assert len(steps) > 2
+    assert ((entries <= 2 * neighbourhoods.STEP_ENTRIES) | (np.diff(steps) == 1)).all()

@@ -55,6 +55,7 @@ are checked against the matching search in tests/test_pattern_plan.py.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -82,17 +83,27 @@ _i32_pointer = pointer_intrinsic(types.int32)
 # ---- the prepared graph: renumbered by degree, with every edge's triangle list ---------
 
 
+#: Neighbour-list entries of the vertices one call of the preparation kernels covers (their
+#: rows' entries are read once more each): the calls return to Python often enough that a
+#: Ctrl-C, raised between two of them, stops the preparation within a fraction of a second.
+STEP_ENTRIES = 1 << 16
+
+
+def _steps(indptr) -> np.ndarray:
+    """Vertex bounds of the preparation's calls: about :data:`STEP_ENTRIES` entries each."""
+    n, m = indptr.size - 1, int(indptr[-1])
+    cuts = np.searchsorted(indptr, np.arange(STEP_ENTRIES, m, STEP_ENTRIES), side="right")
+    return np.unique(np.concatenate([[0], cuts, [n]])).astype(np.int64)
+
+
 @gthinker.cache.jit("neighbourhood formulas", nogil=True)
-def _triangle_counts(indptr, indices):
-    """``tptr``: where each edge's triangle list starts (:func:`_triangle_lists`); per
-    vertex ``h``, ``sum over a in N(h) of t(h, a)`` (the size of ``G_h``'s rows) and an
-    estimate of its work (wedges, and ``t(h, a)^2``)."""
-    n = indptr.size - 1
-    mark = np.zeros(n, np.uint8)
-    tptr = np.zeros(indices.size + 1, np.int64)
-    local = np.zeros(n, np.int64)
-    work = np.ones(n, np.int64)
-    for x in range(n):
+def _triangle_counts(indptr, indices, lo, hi, mark, tptr, local, work):
+    """For the vertices ``x`` in ``[lo, hi)``: ``tptr[s + 1] = t(x, y)`` at each slot ``s``
+    of ``y > x`` in ``x``'s row (its cumulative sum says where each edge's triangle list
+    starts, :func:`_triangle_lists`); ``local[x]``, ``sum over a in N(x) of t(x, a)`` (the
+    size of ``G_x``'s rows); ``work[x]``, an estimate of its work (wedges, and ``t(x,
+    a)^2``). ``mark`` all zero, and so left."""
+    for x in range(lo, hi):
         for i in range(indptr[x], indptr[x + 1]):
             mark[indices[i]] = 1
         for i in range(indptr[x], indptr[x + 1]):
@@ -106,18 +117,14 @@ def _triangle_counts(indptr, indices):
                 tptr[i + 1] = t
         for i in range(indptr[x], indptr[x + 1]):
             mark[indices[i]] = 0
-    for s in range(indices.size):
-        tptr[s + 1] += tptr[s]
-    return tptr, local, work
 
 
 @gthinker.cache.jit("neighbourhood formulas", nogil=True)
-def _triangle_lists(indptr, indices, tptr, tidx):
-    """``T(x, y)`` for every edge into ``tidx[tptr[s]:tptr[s + 1]]``, ``s`` the slot of
-    ``y`` in ``x``'s row when ``x < y`` (empty for ``x > y``), sorted."""
-    n = indptr.size - 1
-    mark = np.zeros(n, np.uint8)
-    for x in range(n):
+def _triangle_lists(indptr, indices, lo, hi, mark, tptr, tidx):
+    """``T(x, y)`` for every edge with ``x`` in ``[lo, hi)`` into ``tidx[tptr[s]:tptr[s +
+    1]]``, ``s`` the slot of ``y`` in ``x``'s row when ``x < y`` (empty for ``x > y``),
+    sorted. ``mark`` all zero, and so left."""
+    for x in range(lo, hi):
         for i in range(indptr[x], indptr[x + 1]):
             mark[indices[i]] = 1
         for i in range(indptr[x], indptr[x + 1]):
@@ -162,11 +169,20 @@ def _neighbourhoods(graph):
     ranked = graph.reorder(order)
     rank = np.empty(graph.num_vertices, np.int32)
     rank[order] = np.arange(graph.num_vertices, dtype=np.int32)
-    tptr, local, work = _triangle_counts(ranked.indptr, ranked.indices)
+    indptr, indices, n = ranked.indptr, ranked.indices, ranked.num_vertices
+    steps = _steps(indptr)
+    mark = np.zeros(n, np.uint8)
+    tptr = np.zeros(indices.size + 1, np.int64)
+    local = np.zeros(n, np.int64)
+    work = np.ones(n, np.int64)
+    for lo, hi in itertools.pairwise(steps.tolist()):
+        _triangle_counts(indptr, indices, lo, hi, mark, tptr, local, work)
+    np.cumsum(tptr, out=tptr)
     check_fits(4 * int(tptr[-1]), "the triangle lists of the 5-vertex formulas (one int32 "
                "per triangle and edge)")
     tidx = np.empty(tptr[-1], np.int32)
-    _triangle_lists(ranked.indptr, ranked.indices, tptr, tidx)
+    for lo, hi in itertools.pairwise(steps.tolist()):
+        _triangle_lists(indptr, indices, lo, hi, mark, tptr, tidx)
     cumulative = np.concatenate([[0], np.cumsum(work[rank])]).astype(np.int64)
     return Neighbourhoods(ranked, rank, tptr, tidx, local, cumulative)
 
