@@ -54,6 +54,7 @@ import gthinker
 from gthinker.gpu import launch
 from gthinker.gpu.device_helpers import FULL_MASK, warp_sum
 from gthinker.gpu.engine import EngineResults, GPUEngine
+from gthinker.gpu.sharing import SharedCursor, guided_cuts
 
 from ..matching.warp_sets import (
     NONE,
@@ -605,8 +606,6 @@ def shared_ranges(dag, workers: int, within: range):
     ``within`` with about even estimated cost, guided (:func:`~gthinker.gpu.sharing.
     guided_cuts`): a vertex's cost is its out-degree squared (the wedges its edges
     start, which every clique count above 2 grows with)."""
-    from gthinker.gpu.sharing import SharedCursor, guided_cuts
-
     out = np.diff(dag.indptr[within.start : within.stop + 1]).astype(np.float64)
     return SharedCursor(within.start + guided_cuts(out * out, workers), start=within.start)
 
