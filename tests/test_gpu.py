@@ -191,6 +191,45 @@ def test_warp_helpers():
         assert (o[:, 5] == int((v == 11).any())).all()
 
 
+def _shared_arrays_asked_at_once(shared, threads):
+    """The arrays ``threads`` threads got from ``shared.array`` (one line), started together."""
+    import threading
+
+    start = threading.Barrier(threads)
+    got = []
+
+    def ask():
+        start.wait()
+        got.append(shared.array((4,), np.int32))
+
+    running = [threading.Thread(target=ask) for _ in range(threads)]
+    for t in running:
+        t.start()
+    for t in running:
+        t.join()
+    return got
+
+
+@pytest.mark.skipif(REAL_GPU, reason="the simulator's shared memory")
+def test_simulated_shared_array_is_one_array_for_every_thread():
+    """Numba's simulator creates a block's shared array when the first thread asks for it,
+    without a lock: two threads could each create one (seen as garbage read by one lane of
+    the depth-first matcher in CI). gthinker's shim creates it under a lock."""
+    from numba.cuda.simulator import kernelapi
+
+    from gthinker.gpu.availability import numba_cuda
+
+    numba_cuda()  # installs the shim, as every GPU job does first
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch as often as they can
+    try:
+        for _ in range(100):
+            got = _shared_arrays_asked_at_once(kernelapi.FakeCUDAShared(0), 16)
+            assert len(got) == 16 and all(a is got[0] for a in got)
+    finally:
+        sys.setswitchinterval(old)
+
+
 # ---- host stack H ---------------------------------------------------------------------
 
 

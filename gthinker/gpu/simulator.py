@@ -7,7 +7,8 @@ module adds them: the lanes of a warp meet at a barrier, publish their value
 in an exchange slot, meet again, and each computes its result from the
 warp's values. That is exact for converged warps, which is what warp-centric
 code (and every kernel of gthinker) requires; a lane that skips a call makes
-the others fail with a clear error instead of hanging.
+the others fail with a clear error instead of hanging. It also puts a lock
+around the simulator's creation of shared arrays, which lacks one.
 
 :func:`install` is called by :mod:`gthinker.gpu` when the simulator is on,
 so apps (and their tests) can run GPU code on any machine.
@@ -200,6 +201,36 @@ def turn_given_up():
         _turn.acquire()
 
 
+_shared_lock = threading.Lock()
+
+
+def _shared_array(self, shape, dtype, alignment=None):
+    """The simulator's ``cuda.shared.array``, with its one missing piece: a lock. Every
+    thread of a block asks for the array, and the first to ask creates it; without the
+    lock two threads could both find none and create one each, so that lanes of one warp
+    wrote and read different "shared" arrays (a rare failure, seen on loaded 2-core
+    machines). Same rules otherwise: an allocation is known by its caller's file and
+    line; size 0 is the dynamic shared memory."""
+    import numpy as np
+    from numba.core import types
+    from numba.np import numpy_support
+
+    if alignment is not None:
+        raise RuntimeError("Array alignment is not supported in cudasim")
+    if isinstance(dtype, types.Type):
+        dtype = numpy_support.as_dtype(dtype)
+    if shape == 0:
+        count = self._dynshared_size // dtype.itemsize
+        return np.frombuffer(self._dynshared.data, dtype=dtype, count=count)
+    frame = sys._getframe(1)
+    caller = (frame.f_code.co_filename, frame.f_lineno)
+    with _shared_lock:
+        res = self._allocations.get(caller)
+        if res is None:
+            res = self._allocations[caller] = np.empty(shape, dtype)
+    return res
+
+
 #: Seconds between two looks of a block's manager at its threads.
 _POLL = 0.001
 
@@ -239,12 +270,16 @@ def _run_block(self, grid_point, *args):
 
 
 def install() -> None:
-    """Adds the warp intrinsics to the simulator's fake ``cuda`` module, and a
-    block manager that does not spin (idempotent)."""
+    """Adds the warp intrinsics to the simulator's fake ``cuda`` module, a block
+    manager that does not spin and shared arrays created under a lock (idempotent)."""
     from numba.cuda.simulator import kernel, kernelapi
 
     if {"_block_dim", "_f", "_debug"} <= set(vars(kernel.BlockManager(None, (1,), (1,), False))):
         kernel.BlockManager.run = _run_block  # else a numba-cuda of another layout: keep its own
+
+    shared = kernelapi.FakeCUDAShared
+    if {"_allocations", "_dynshared", "_dynshared_size"} <= set(vars(shared(0))):
+        shared.array = _shared_array  # else a numba-cuda of another layout: keep its own
 
     module = kernelapi.FakeCUDAModule
     for name, fn in {
