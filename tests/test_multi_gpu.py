@@ -6,6 +6,7 @@ against networkx."""
 
 import itertools
 import math
+import os
 
 import networkx as nx
 import numpy as np
@@ -251,11 +252,13 @@ print("done")
 """
 
 
+@pytest.mark.skipif(os.environ.get("GTHINKER_TEST_REAL_GPU") != "1",
+                    reason="the exit abort is a CUDA driver's; the simulator has no contexts "
+                           "to pin (a 25 s child process that could not fail)")
 def test_multi_gpu_process_exits_cleanly(tmp_path):
     # The real-GPU run of this file passed and then aborted at exit ("double free or
     # corruption (!prev)", gthinker/gpu/devices.py says why): a child process runs
-    # multi-GPU jobs and must exit with status 0. On the simulator two workers share its
-    # one device; with GTHINKER_TEST_REAL_GPU=1 (the child inherits it) on devices 0 and 1.
+    # multi-GPU jobs on devices 0 and 1 (0 twice with one GPU) and must exit with status 0.
     import subprocess
     import sys
 
