@@ -1,6 +1,8 @@
 # Sourced by the device_*.sh scripts, from the repository root on the GPU machine: installs
 # the carried wheels (.whl/) and gthinker itself, then moves to /tmp so that Python imports
-# the installed package, not the checkout. Sets ROOT and OUT.
+# the installed package, not the checkout. Sets ROOT and OUT. It turns on `set -euo pipefail`
+# for the scripts; a one-off command that sources it should `set +e` after, or its first
+# failing step ends the whole command with nothing printed.
 set -euo pipefail
 ROOT=$(pwd)
 OUT=${OUT:-$ROOT/benchmarks/results/device}
