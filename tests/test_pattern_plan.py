@@ -206,21 +206,22 @@ def _prepared_by_networkx(G):
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_neighbourhood_preparation_matches_networkx(seed, monkeypatch):
+def test_neighbourhood_preparation_on_threads_matches_networkx(seed, monkeypatch):
     """The prepared graph (each edge's triangles counted once, from its larger end, and
-    listed from its smaller end's row) in calls of 64 row entries: the arrays networkx
-    gives."""
-    monkeypatch.setattr(neighbourhoods, "STEP_ENTRIES", 64)
+    listed from its smaller end's row) in steps of 64 row entries on 1 and 3 threads:
+    the same arrays, and those networkx gives."""
+    monkeypatch.setattr(gthinker.steps, "STEP_ENTRIES", 64)
     G = nx.gnp_random_graph(60, 0.1 + 0.1 * seed, seed=seed)
     G.add_edges_from((0, v) for v in range(1, 60, 2))  # a hub
     G.add_nodes_from(range(60, 63))  # and isolated vertices
     rank, lists, local, work = _prepared_by_networkx(G)
-    p = neighbourhoods.neighbourhoods(gthinker.Graph.from_networkx(G))
-    assert p.rank.tolist() == rank
-    assert [p.tidx[a:b].tolist() for a, b in itertools.pairwise(p.tptr)] == lists
-    assert p.local.tolist() == local and p.work.tolist() == work
-    rows = [sorted(rank[u] for u in G[v]) for v in sorted(G, key=rank.__getitem__)]
-    assert [p.graph.neighbors(r).tolist() for r in range(len(G))] == rows
+    for threads in (1, 3):
+        p = neighbourhoods.neighbourhoods(gthinker.Graph.from_networkx(G), threads)
+        assert p.rank.tolist() == rank
+        assert [p.tidx[a:b].tolist() for a, b in itertools.pairwise(p.tptr)] == lists
+        assert p.local.tolist() == local and p.work.tolist() == work
+        rows = [sorted(rank[u] for u in G[v]) for v in sorted(G, key=rank.__getitem__)]
+        assert [p.graph.neighbors(r).tolist() for r in range(len(G))] == rows
 
 
 def test_listing_still_enumerates_every_embedding():
@@ -314,15 +315,3 @@ def test_auto_leaves_count_only_levels_out_of_the_small_search_rule():
     # a 5-star enumerates only its centre: at most 3,000 partial matches
     assert "small search" in engine.small_search(sm.plan(big, "5-star", True))
     assert engine.small_search(sm.plan(big, "5-path", True)) == ""
-
-
-def test_neighbourhood_preparation_runs_in_short_steps():
-    """The neighbourhood formulas prepare in calls of about STEP_ENTRIES row entries (a
-    Ctrl-C lands between two of them): the steps cover every vertex once, in order, and
-    only a step of one vertex holds more."""
-    g = gthinker.Graph.from_networkx(nx.barabasi_albert_graph(3000, 30, seed=1))
-    steps = neighbourhoods._steps(g.indptr)
-    assert steps[0] == 0 and steps[-1] == g.num_vertices and (np.diff(steps) > 0).all()
-    entries = np.diff(g.indptr[steps])
-    assert len(steps) > 2
-    assert ((entries <= 2 * neighbourhoods.STEP_ENTRIES) | (np.diff(steps) == 1)).all()
