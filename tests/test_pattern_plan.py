@@ -187,6 +187,43 @@ def test_neighbourhood_formulas_on_cliques_and_empty_graphs():
     assert counts["tailed-4-clique"] == 20 + 4  # K5's, and the pendant on the 4-cliques at 4
 
 
+def _prepared_by_networkx(G):
+    """The arrays of neighbourhoods.Neighbourhoods from networkx, in its numbering (rank:
+    by degree, ties by vertex): each row's triangle lists (empty towards a smaller
+    vertex), the ranked vertices' triangle entries, every vertex's cumulative work."""
+    order = sorted(G, key=lambda v: (G.degree(v), v))
+    rank = {v: r for r, v in enumerate(order)}
+    lists, local, work = [], [], [0]
+    for v in order:
+        for u in sorted(G[v], key=rank.get):
+            common = nx.common_neighbors(G, v, u) if rank[u] > rank[v] else ()
+            lists.append(sorted(rank[w] for w in common))
+        local.append(2 * nx.triangles(G, v))
+    for v in sorted(G):
+        work.append(work[-1] + 1 + sum(G.degree(u) + len(list(nx.common_neighbors(G, v, u)))
+                                       ** 2 for u in G[v]))
+    return [rank[v] for v in sorted(G)], lists, local, work
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_neighbourhood_preparation_on_threads_matches_networkx(seed, monkeypatch):
+    """The prepared graph (each edge's triangles counted once, from its larger end, and
+    listed from its smaller end's row) in steps of 64 row entries on 1 and 3 threads:
+    the same arrays, and those networkx gives."""
+    monkeypatch.setattr(gthinker.steps, "STEP_ENTRIES", 64)
+    G = nx.gnp_random_graph(60, 0.1 + 0.1 * seed, seed=seed)
+    G.add_edges_from((0, v) for v in range(1, 60, 2))  # a hub
+    G.add_nodes_from(range(60, 63))  # and isolated vertices
+    rank, lists, local, work = _prepared_by_networkx(G)
+    for threads in (1, 3):
+        p = neighbourhoods.neighbourhoods(gthinker.Graph.from_networkx(G), threads)
+        assert p.rank.tolist() == rank
+        assert [p.tidx[a:b].tolist() for a, b in itertools.pairwise(p.tptr)] == lists
+        assert p.local.tolist() == local and p.work.tolist() == work
+        rows = [sorted(rank[u] for u in G[v]) for v in sorted(G, key=rank.__getitem__)]
+        assert [p.graph.neighbors(r).tolist() for r in range(len(G))] == rows
+
+
 def test_listing_still_enumerates_every_embedding():
     G = nx.gnp_random_graph(12, 0.5, seed=4)
     for name in ["diamond", "5-star", "4-cycle"]:
@@ -278,15 +315,3 @@ def test_auto_leaves_count_only_levels_out_of_the_small_search_rule():
     # a 5-star enumerates only its centre: at most 3,000 partial matches
     assert "small search" in engine.small_search(sm.plan(big, "5-star", True))
     assert engine.small_search(sm.plan(big, "5-path", True)) == ""
-
-
-def test_neighbourhood_preparation_runs_in_short_steps():
-    """The neighbourhood formulas prepare in calls of about STEP_ENTRIES row entries (a
-    Ctrl-C lands between two of them): the steps cover every vertex once, in order, and
-    only a step of one vertex holds more."""
-    g = gthinker.Graph.from_networkx(nx.barabasi_albert_graph(3000, 30, seed=1))
-    steps = neighbourhoods._steps(g.indptr)
-    assert steps[0] == 0 and steps[-1] == g.num_vertices and (np.diff(steps) > 0).all()
-    entries = np.diff(g.indptr[steps])
-    assert len(steps) > 2
-    assert ((entries <= 2 * neighbourhoods.STEP_ENTRIES) | (np.diff(steps) == 1)).all()

@@ -633,7 +633,7 @@ def _neighbourhood_sums(graph, threads, time_budget, progress, options):
     threads = threads or gthinker.default_threads()
     options.setdefault("cpu_task_batch", 1)
     t0 = time.perf_counter()
-    prepared = neighbourhoods.neighbourhoods(graph)
+    prepared = neighbourhoods.neighbourhoods(graph, threads)
     prepare = time.perf_counter() - t0
     records = neighbourhoods.records(prepared, 16 * threads, options.pop("vertices", None))
     res = gthinker.run(neighbourhoods.NeighbourhoodStats, prepared.graph, mode="cpu",

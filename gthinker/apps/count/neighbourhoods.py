@@ -55,13 +55,14 @@ are checked against the matching search in tests/test_pattern_plan.py.
 
 from __future__ import annotations
 
-import itertools
+import functools
 from dataclasses import dataclass
 
 import numpy as np
 from numba import carray, types
 
 import gthinker
+from gthinker import steps
 from gthinker.memory import check_fits
 from gthinker.setops import lower_bound
 from gthinker.task import pointer_intrinsic
@@ -83,58 +84,73 @@ _i32_pointer = pointer_intrinsic(types.int32)
 # ---- the prepared graph: renumbered by degree, with every edge's triangle list ---------
 
 
-#: Neighbour-list entries of the vertices one call of the preparation kernels covers (their
-#: rows' entries are read once more each): the calls return to Python often enough that a
-#: Ctrl-C, raised between two of them, stops the preparation within a fraction of a second.
-STEP_ENTRIES = 1 << 16
-
-
-def _steps(indptr) -> np.ndarray:
-    """Vertex bounds of the preparation's calls: about :data:`STEP_ENTRIES` entries each."""
-    n, m = indptr.size - 1, int(indptr[-1])
-    cuts = np.searchsorted(indptr, np.arange(STEP_ENTRIES, m, STEP_ENTRIES), side="right")
-    return np.unique(np.concatenate([[0], cuts, [n]])).astype(np.int64)
-
-
 @gthinker.cache.jit("neighbourhood formulas", nogil=True)
-def _triangle_counts(indptr, indices, lo, hi, mark, tptr, local, work):
-    """For the vertices ``x`` in ``[lo, hi)``: ``tptr[s + 1] = t(x, y)`` at each slot ``s``
-    of ``y > x`` in ``x``'s row (its cumulative sum says where each edge's triangle list
-    starts, :func:`_triangle_lists`); ``local[x]``, ``sum over a in N(x) of t(x, a)`` (the
-    size of ``G_x``'s rows); ``work[x]``, an estimate of its work (wedges, and ``t(x,
-    a)^2``). ``mark`` all zero, and so left."""
+def _triangle_counts(indptr, indices, lo, hi, mark, tptr):
+    """For the vertices ``x`` in ``[lo, hi)``: ``t(x, y)`` of each edge to a smaller
+    ``y`` (counted once, over ``y``'s row, the shorter one), at both of its slots:
+    ``tptr[s + 1]`` for ``s`` the slot of ``y`` in ``x``'s row and the slot of ``x``
+    in ``y``'s row. Only the steps of an edge's larger end write its slots. ``mark``
+    all zero, and so left."""
     for x in range(lo, hi):
         for i in range(indptr[x], indptr[x + 1]):
             mark[indices[i]] = 1
         for i in range(indptr[x], indptr[x + 1]):
             y = indices[i]
+            if y >= x:
+                break
             t = np.int64(0)
+            back = indptr[y]
             for j in range(indptr[y], indptr[y + 1]):
-                t += mark[indices[j]]
-            local[x] += t
-            work[x] += indptr[y + 1] - indptr[y] + t * t
-            if y > x:
-                tptr[i + 1] = t
+                z = indices[j]
+                t += mark[z]
+                if z == x:
+                    back = j
+            tptr[i + 1] = t
+            tptr[back + 1] = t
         for i in range(indptr[x], indptr[x + 1]):
             mark[indices[i]] = 0
 
 
 @gthinker.cache.jit("neighbourhood formulas", nogil=True)
+def _vertex_sums(indptr, indices, lo, hi, tptr, local, work):
+    """For the vertices ``x`` in ``[lo, hi)``, from ``t(x, a)`` at every slot of
+    ``x``'s row (:func:`_triangle_counts`): ``local[x]``, ``sum over a in N(x) of t(x,
+    a)`` (the size of ``G_x``'s rows); ``work[x]``, an estimate of its work (one, plus
+    wedges, plus ``t(x, a)^2``). Then zeroes the slots of ``a < x``, leaving ``t(x,
+    y)`` at the slots of ``y > x`` only."""
+    for x in range(lo, hi):
+        total = np.int64(0)
+        cost = np.int64(1)
+        for i in range(indptr[x], indptr[x + 1]):
+            a = indices[i]
+            t = tptr[i + 1]
+            total += t
+            cost += indptr[a + 1] - indptr[a] + t * t
+            if a < x:
+                tptr[i + 1] = 0
+        local[x] = total
+        work[x] = cost
+
+
+@gthinker.cache.jit("neighbourhood formulas", nogil=True)
 def _triangle_lists(indptr, indices, lo, hi, mark, tptr, tidx):
-    """``T(x, y)`` for every edge with ``x`` in ``[lo, hi)`` into ``tidx[tptr[s]:tptr[s +
-    1]]``, ``s`` the slot of ``y`` in ``x``'s row when ``x < y`` (empty for ``x > y``),
-    sorted. ``mark`` all zero, and so left."""
+    """``T(y, x)`` for every edge with its larger end ``x`` in ``[lo, hi)``, sorted, into
+    ``tidx[tptr[s]:tptr[s + 1]]``, ``s`` the slot of ``x`` in ``y``'s row (found by
+    binary search; read over ``y``'s row, the shorter one). ``mark`` all zero, and so
+    left."""
     for x in range(lo, hi):
         for i in range(indptr[x], indptr[x + 1]):
             mark[indices[i]] = 1
         for i in range(indptr[x], indptr[x + 1]):
             y = indices[i]
-            if y > x:
-                k = tptr[i]
-                for j in range(indptr[y], indptr[y + 1]):
-                    if mark[indices[j]] != 0:
-                        tidx[k] = indices[j]
-                        k += 1
+            if y >= x:
+                break
+            k = tptr[lower_bound(indices, indptr[y], indptr[y + 1], x)]
+            for j in range(indptr[y], indptr[y + 1]):
+                z = indices[j]
+                if mark[z] != 0:
+                    tidx[k] = z
+                    k += 1
         for i in range(indptr[x], indptr[x + 1]):
             mark[indices[i]] = 0
 
@@ -158,31 +174,36 @@ class Neighbourhoods:
                 self.local.ctypes.data, self.graph.max_degree, self.tidx.size]
 
 
-def neighbourhoods(graph: gthinker.Graph) -> Neighbourhoods:
+def neighbourhoods(graph: gthinker.Graph, threads: int | None = None) -> Neighbourhoods:
     """The :class:`Neighbourhoods` of ``graph``, kept with it
-    (:meth:`gthinker.Graph.derived`)."""
-    return graph.derived("count.neighbourhoods", _neighbourhoods)
+    (:meth:`gthinker.Graph.derived`), prepared on ``threads`` threads (all cores by
+    default; the arrays are the same for any number)."""
+    return graph.derived("count.neighbourhoods", lambda g: _neighbourhoods(g, threads))
 
 
-def _neighbourhoods(graph):
+def _neighbourhoods(graph, threads):
+    """Three passes over the degree-ranked graph in short steps (:mod:`gthinker.steps`):
+    the triangle counts of the edges, each vertex's sums, the triangle lists."""
     order = np.argsort(graph.degrees(), kind="stable")
     ranked = graph.reorder(order)
     rank = np.empty(graph.num_vertices, np.int32)
     rank[order] = np.arange(graph.num_vertices, dtype=np.int32)
     indptr, indices, n = ranked.indptr, ranked.indices, ranked.num_vertices
-    steps = _steps(indptr)
-    mark = np.zeros(n, np.uint8)
+    cuts = steps.bounds(indptr)
+    mark = functools.partial(np.zeros, n, np.uint8)  # each thread's own
     tptr = np.zeros(indices.size + 1, np.int64)
-    local = np.zeros(n, np.int64)
-    work = np.ones(n, np.int64)
-    for lo, hi in itertools.pairwise(steps.tolist()):
-        _triangle_counts(indptr, indices, lo, hi, mark, tptr, local, work)
+    local = np.empty(n, np.int64)
+    work = np.empty(n, np.int64)
+    steps.run(lambda lo, hi, m: _triangle_counts(indptr, indices, lo, hi, m, tptr), cuts,
+              threads, mark)
+    steps.run(lambda lo, hi, _: _vertex_sums(indptr, indices, lo, hi, tptr, local, work),
+              cuts, threads)
     np.cumsum(tptr, out=tptr)
     check_fits(4 * int(tptr[-1]), "the triangle lists of the 5-vertex formulas (one int32 "
                "per triangle and edge)")
     tidx = np.empty(tptr[-1], np.int32)
-    for lo, hi in itertools.pairwise(steps.tolist()):
-        _triangle_lists(indptr, indices, lo, hi, mark, tptr, tidx)
+    steps.run(lambda lo, hi, m: _triangle_lists(indptr, indices, lo, hi, m, tptr, tidx),
+              cuts, threads, mark)
     cumulative = np.concatenate([[0], np.cumsum(work[rank])]).astype(np.int64)
     return Neighbourhoods(ranked, rank, tptr, tidx, local, cumulative)
 
