@@ -271,6 +271,20 @@ def test_motifs_match_igraph_and_brute_force():
         assert plain[name] == count.count(G, name, mode="cpu", threads=2).count
 
 
+def test_stopped_motifs_start_nothing_more():
+    """A stop token set before (as Ctrl-C sets it during a job) ends a motif run after
+    its first job: no neighbourhood graph prepared, no further shape started."""
+    g = gthinker.as_graph(nx.gnp_random_graph(12, 0.5, seed=2))
+    stop = gthinker.StopToken()
+    stop.set()
+    res = count.count(g, "motifs", size=5, mode="cpu", threads=2, stop=stop)
+    assert res.stats["not_counted"] == motifs.motif_names(5)
+    assert set(res.counts.values()) == {0}
+    assert "count.neighbourhoods" not in g.prepared()
+    whole = count.count(g, "motifs", size=5, mode="cpu", threads=2)
+    assert whole.stats["not_counted"] == [] and whole.counts == _induced_brute(g.to_networkx(), 5)
+
+
 def test_motif_names_are_every_connected_graph_once():
     for k in motifs.SIZES:
         names = motifs.motif_names(k)

@@ -673,7 +673,9 @@ def _motifs(graph, size, induced, mode, threads, time_budget, progress, options)
     the per-edge sums of the formulas computed once, on the CPU. In modes gpu and
     hybrid the cliques and the searched shapes run in that mode (the clique engine, the
     depth-first matcher); mode auto keeps them all on the CPU, where a motif run of a
-    graph the size of facebook_combined takes seconds."""
+    graph the size of facebook_combined takes seconds. A stop token set during one of its
+    jobs (Ctrl-C on the command line) ends the run after that job: the motifs not
+    counted then are 0 and listed in ``stats["not_counted"]``, and stay non-induced."""
     search_mode = mode if mode in ("gpu", "hybrid") else "cpu"
     if "vertices" in options:
         raise ValueError("motif counts take no vertices range")
@@ -683,11 +685,13 @@ def _motifs(graph, size, induced, mode, threads, time_budget, progress, options)
     prepare = 0.0  # the neighbourhoods' graph, once
     if any(p.shape in formulas.FORMULAS for p in plans.values()):
         sums = _edge_sums(graph, threads, time_budget, progress, dict(options))
-    if any(p.shape in neighbourhoods.SHAPES for p in plans.values()):
+    if any(p.shape in neighbourhoods.SHAPES for p in plans.values()) and not _stopped(options):
         local, prepare = _neighbourhood_sums(graph, threads, time_budget, progress,
                                              dict(options))
     parts = {}
     for n, p in plans.items():
+        if _stopped(options):  # stopped (Ctrl-C in a job): the rest is not started
+            break
         if p.shape in _FORMULA_SHAPES:
             job = local if p.shape in neighbourhoods.SHAPES else sums
             parts[n] = _formula(graph, n, p.shape, threads, time_budget, progress, options,
@@ -695,22 +699,30 @@ def _motifs(graph, size, induced, mode, threads, time_budget, progress, options)
         else:
             parts[n] = count_plan(graph, p, n, search_mode, threads, time_budget, progress,
                                   **options)
-    counts = {n: r.count for n, r in parts.items()}
-    if induced:
+    counts = {n: parts[n].count if n in parts else 0 for n in names}
+    if induced and len(parts) == len(names):
         counts = motifs.induced_counts(size, counts)
     seconds = sum(r.seconds for r in parts.values() if r.method != f"formula ({r.pattern})")
     seconds += sum(job.seconds for job in (sums, local) if job is not None)
     on_gpu = sorted(n for n, r in parts.items() if r.mode != "cpu")
     return CountResult(
         "motifs", sum(counts.values()), seconds, search_mode if on_gpu else "cpu",
-        max(r.threads for r in parts.values()),
+        max((r.threads for r in parts.values()), default=0),
         f"motifs ({'induced' if induced else 'non-induced'})", counts=counts,
         prepare_seconds=prepare + sum(r.prepare_seconds for r in parts.values()),
         compile_seconds=sum(r.compile_seconds for r in parts.values()),
         mode_reason=(f"{', '.join(on_gpu)} on the GPU; the formulas on the CPU" if on_gpu
                      else "motif counts run on the CPU unless a GPU mode is asked for"),
         stats={"methods": {n: r.method for n, r in parts.items()},
-               "seconds": {n: r.seconds for n, r in parts.items()}})
+               "seconds": {n: r.seconds for n, r in parts.items()},
+               "not_counted": [n for n in names if n not in parts]})
+
+
+def _stopped(options) -> bool:
+    """Has the run's stop token (``options["stop"]``, a :class:`gthinker.StopToken`)
+    been set: by the caller, or by Ctrl-C during one of its jobs?"""
+    stop = options.get("stop")
+    return stop is not None and stop.is_set()
 
 
 def _cliques(graph, name, k, mode, threads, time_budget, progress, options):
