@@ -26,9 +26,14 @@ def _jobs(data: Path, gpu: bool, threads: int):
     import gthinker
     from gthinker.apps import count, gsword, mce, sm
 
+    try:
+        from gthinker.graphs.generate import rmat as generate_rmat
+    except ImportError:  # a tree from before the graphs package (the A side of an A/B)
+        from gthinker.generate import rmat as generate_rmat
+
     fb = gthinker.Graph.read(data / "snap" / "facebook_combined.txt.gz")
     enron = gthinker.Graph.read(data / "snap" / "email-Enron.txt.gz")
-    rmat = gthinker.generate.rmat(20, 16, 0.5, 0.2, 0.2, seed=1)
+    rmat = generate_rmat(20, 16, 0.5, 0.2, 0.2, seed=1)
     hprd = gthinker.Graph.read(data / "labeled" / "hprd.graph")
     q = str(data / "labeled" / "queries" / "hprd" / "query_dense_16_1.graph")
     jobs = []

@@ -3,7 +3,7 @@
     python benchmarks/ab_processes.py --a /tmp/site_old --b /tmp/site_new --runs 5 \\
         -- gthinker mce email-Enron.txt.gz --mode gpu -q
 
-Each run is ``python -m gthinker.cli ARGS`` with ``PYTHONPATH`` set to one tree (first
+Each run is ``python -m gthinker.cli.main ARGS`` with ``PYTHONPATH`` set to one tree (first
 entry) and a compile cache of its own per tree (filled by one untimed run first), A and
 B alternating so that drift on a shared machine hits both alike. Prints min / median /
 max per tree and the median ratio B / A.
@@ -25,7 +25,7 @@ def _once(tree, cache, args):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [tree, *filter(None, [os.environ.get("PYTHONPATH")])]), GTHINKER_CACHE_DIR=cache)
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "gthinker.cli", *args], env=env, check=True,
+    subprocess.run([sys.executable, "-m", "gthinker", *args], env=env, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return time.perf_counter() - t0
 

@@ -16,7 +16,7 @@
 # commands' stderr as RESULTS_DIR/<step>.err. Locally, at a small scale:
 #   SCALE=18 BIG_SCALE=0 MODE=cpu benchmarks/big_graphs.sh /tmp/big
 # gthinker must be installed (pip install .), or GT_COMMAND say how to run it, e.g.
-#   GT_COMMAND="python3 -m gthinker.cli" with PYTHONPATH set to a checkout built in place.
+#   GT_COMMAND="python3 -m gthinker.cli.main" with PYTHONPATH set to a checkout built in place.
 set -uo pipefail
 out=$(mkdir -p "${1:?usage: big_graphs.sh RESULTS_DIR}" && cd "$1" && pwd)
 SCALE=${SCALE:-24}
@@ -33,7 +33,7 @@ log="$out/big_graphs.jsonl"
 # package is imported, not the source folder
 if [ -n "${GT_COMMAND:-}" ]; then read -r -a GT <<< "$GT_COMMAND"
 elif command -v gthinker > /dev/null; then GT=(gthinker)
-else GT=("$PY" -m gthinker.cli); fi
+else GT=("$PY" -m gthinker.cli.main); fi
 cd "$WORK"
 
 # step NAME COMMAND...: runs it under /usr/bin/time -v, appends a JSON line

@@ -29,7 +29,7 @@ def step(name: str, fn):
 
 
 from gthinker import Graph  # noqa: E402
-from gthinker.convert_command import DEFAULT_FORMS, write_out  # noqa: E402
+from gthinker.cli.convert import DEFAULT_FORMS, write_out  # noqa: E402
 
 print(f"{'imported':11s} {'':9s}  rss  {status('VmRSS'):7.0f} MiB")
 src, out = Path(sys.argv[1]), Path(sys.argv[2])

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import gthinker
 from gthinker.apps import mce
-from gthinker.generate import rmat
+from gthinker.graphs.generate import rmat
 
 
 def timed(fn):
@@ -106,7 +106,7 @@ def bench_graph(name, graph, threads, args, rows):
 
 
 def facebook_capped(path, threads, seconds):
-    cmd = ["timeout", "-s", "INT", str(seconds), sys.executable, "-m", "gthinker.cli", "mce",
+    cmd = ["timeout", "-s", "INT", str(seconds), sys.executable, "-m", "gthinker", "mce",
            str(path), "--threads", str(threads)]
     start = time.perf_counter()
     r = subprocess.run(cmd, capture_output=True, text=True, cwd=tempfile.gettempdir())

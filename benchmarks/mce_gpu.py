@@ -29,7 +29,7 @@ from mce_cpu import run_igraph
 
 import gthinker
 from gthinker.apps import mce
-from gthinker.cli import _progress_printer
+from gthinker.cli.main import _progress_printer
 
 
 def gpu_figures(stats: dict) -> dict:

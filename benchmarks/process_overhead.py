@@ -17,7 +17,7 @@ env = {**os.environ, "PYTHONPATH": tree}
 rows = []
 for _ in range(runs + 1):
     t0 = time.perf_counter()
-    r = subprocess.run([sys.executable, "-m", "gthinker.cli", "count", graph, "triangle",
+    r = subprocess.run([sys.executable, "-m", "gthinker", "count", graph, "triangle",
                         "--mode", "cpu", "--threads", "2", "--json", "-q"],
                        capture_output=True, text=True, env=env, cwd="/tmp")
     wall = time.perf_counter() - t0

@@ -23,6 +23,7 @@ import tempfile
 import time
 
 import gthinker
+import gthinker.graphs.generate
 
 COMMANDS = {"count": ["count", "{graph}", "triangle", "-q"], "mce": ["mce", "{graph}", "-q"]}
 
@@ -30,7 +31,7 @@ COMMANDS = {"count": ["count", "{graph}", "triangle", "-q"], "mce": ["mce", "{gr
 def _run(command, graph, sig=None, delay=0.0):
     """(exit status, seconds, stderr) of one ``gthinker COMMAND GRAPH`` process."""
     args = [a.format(graph=graph) for a in COMMANDS[command]]
-    proc = subprocess.Popen([sys.executable, "-m", "gthinker.cli", *args],
+    proc = subprocess.Popen([sys.executable, "-m", "gthinker", *args],
                             stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True, cwd=tempfile.gettempdir(),
                             start_new_session=True)
@@ -53,7 +54,7 @@ def main(argv=None) -> int:
     graph = args.graph
     if graph is None:
         graph = os.path.join(tempfile.mkdtemp(prefix="gt-signals-"), f"rmat{args.scale}.txt")
-        gthinker.generate.rmat(args.scale, 16, seed=1).write(graph)
+        gthinker.graphs.generate.rmat(args.scale, 16, seed=1).write(graph)
     size = os.path.getsize(graph)
     _run(args.command, graph)  # the compile cache filled, the file in the page cache
     _, whole, _ = _run(args.command, graph)

@@ -49,15 +49,15 @@ __version__ = "0.1.0"
 
 # name -> the submodule that defines it (imported on first access)
 _LAZY = {
-    "Graph": "graph", "LoadReport": "graph", "as_graph": "graph",
-    "Task": "task", "TaskContext": "task",
+    "Graph": "graphs.graph", "LoadReport": "graphs.graph", "as_graph": "graphs.graph",
+    "Task": "runtime.task", "TaskContext": "runtime.task",
     "GPUContext": "gpu.context",
-    "run": "runtime", "Job": "runtime", "JobResult": "runtime", "StopToken": "runtime",
-    "default_threads": "runtime",
+    "run": "runtime.job", "Job": "runtime.job", "JobResult": "runtime.job",
+    "StopToken": "runtime.job", "default_threads": "runtime.job",
     "RunOptions": "options", "GPUOptions": "options", "HybridOptions": "options",
 }
-_SUBMODULES = ("apps", "cache", "gpu", "generate", "graph", "memory", "options", "outputs",
-               "runtime", "stream", "task", "trace")
+_SUBMODULES = ("apps", "cli", "cluster", "compiler", "gpu", "graphs", "memory", "options",
+               "registry", "runtime", "setops")
 
 __all__ = [
     "Graph",

@@ -8,14 +8,14 @@ An app is found three ways, in this order:
    "package.module:APP"``;
 2. the modules named in ``$GTHINKER_APPS`` (comma-separated), each holding an ``APP``
    (an :class:`App`) or ``APPS`` (a list of them): apps used without packaging them;
-3. :func:`register` at run time (``gthinker.cluster`` and ``gthinker.warmup`` then
+3. :func:`register` at run time (``gthinker.cluster`` and ``gthinker.cli.warmup`` then
    know the app in this process; the command line only knows what 1. and 2. give).
 
 :func:`apps` lists them by name. Nothing here imports an app by name: the engine
 (everything outside ``gthinker.apps``) never imports one.
 
 An :class:`App` says what its command takes and how to make a
-:class:`gthinker.request.Request` of it (the same request runs in this process and
+:class:`gthinker.runtime.request.Request` of it (the same request runs in this process and
 on a cluster), how its result reads as text, and what ``gthinker warmup`` compiles
 (``docs/writing-apps.md``, "Adding an app").
 """

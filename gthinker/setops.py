@@ -1,7 +1,7 @@
 """Operations on sorted vertex lists, written once for every app and both targets.
 
 Each function is plain Python compiled by Numba: called from CPU task code it is
-the ``@cache.jit`` dispatcher below; GPU code compiles the same source as a CUDA
+the ``@compiler.jit`` dispatcher below; GPU code compiles the same source as a CUDA
 device function (``numba.cuda.jit(device=True)(setops.lower_bound.py_func)``), so
 the rule lives in one place. The inputs are sorted, duplicate-free int32 arrays
 (CSR rows).
@@ -16,7 +16,7 @@ when one side is more than ``GALLOP_RATIO`` times longer, e.g. a hub's row.
 3
 """
 
-from . import cache
+from gthinker import compiler
 
 __all__ = ["GALLOP_RATIO", "lower_bound", "intersect_size", "intersect", "intersect_positions"]
 
@@ -24,7 +24,7 @@ __all__ = ["GALLOP_RATIO", "lower_bound", "intersect_size", "intersect", "inters
 GALLOP_RATIO = 16
 
 
-@cache.jit("set operations", nogil=True)
+@compiler.jit("set operations", nogil=True)
 def lower_bound(a, lo, hi, x):
     """First index ``i`` in ``[lo, hi)`` with ``a[i] >= x`` (``hi`` if none).
     CPU and CUDA (no numpy calls)."""
@@ -37,7 +37,7 @@ def lower_bound(a, lo, hi, x):
     return lo
 
 
-@cache.jit("set operations", nogil=True)
+@compiler.jit("set operations", nogil=True)
 def _gallop_size(short, long):
     k = 0
     lo = 0
@@ -52,7 +52,7 @@ def _gallop_size(short, long):
     return k
 
 
-@cache.jit("set operations", nogil=True)
+@compiler.jit("set operations", nogil=True)
 def intersect_size(a, b):
     """``|a & b|``, never materialised (a count-only last level)."""
     na, nb = a.size, b.size
@@ -79,7 +79,7 @@ def intersect_size(a, b):
     return k
 
 
-@cache.jit("set operations", nogil=True)
+@compiler.jit("set operations", nogil=True)
 def _gallop_values(short, ns, long, nl, out):
     """``short[:ns] & long[:nl]`` into ``out`` by searching ``long``; safe when
     ``out`` is either input (the k-th hit is written at k, never ahead of a read)."""
@@ -97,7 +97,7 @@ def _gallop_values(short, ns, long, nl, out):
     return k
 
 
-@cache.jit("set operations", nogil=True)
+@compiler.jit("set operations", nogil=True)
 def intersect(a, na, b, out):
     """Writes ``a[:na] & b`` to ``out`` and returns its length. ``out`` may be
     ``a`` itself: the k-th common element sits at index >= k of ``a`` and is
@@ -123,7 +123,7 @@ def intersect(a, na, b, out):
     return k
 
 
-@cache.jit("set operations", nogil=True)
+@compiler.jit("set operations", nogil=True)
 def _gallop_positions(short, long, out, report_long):
     k = 0
     lo = 0
@@ -139,7 +139,7 @@ def _gallop_positions(short, long, out, report_long):
     return k
 
 
-@cache.jit("set operations", nogil=True)
+@compiler.jit("set operations", nogil=True)
 def intersect_positions(a, b, out):
     """Writes to ``out`` the positions in ``b`` of the elements of ``a`` that
     ``b`` holds, in order, and returns how many."""

@@ -1,4 +1,4 @@
-"""The persistent compile cache (gthinker/cache.py).
+"""The persistent compile cache (gthinker/compiler/cache.py).
 
 The cache lives across processes, so most tests run a small user script in fresh
 Python subprocesses (GTHINKER_CACHE_DIR under tmp_path) and read back the count
@@ -24,7 +24,8 @@ import pytest
 from numba import njit
 from numba.core.errors import TypingError
 
-from gthinker import cache, cache_files
+from gthinker.compiler import cache
+from gthinker.compiler import files as cache_files
 
 # ---- the user's code, as files ------------------------------------------------
 
@@ -124,7 +125,7 @@ def _run(workdir: Path, cache_dir, **kwargs) -> tuple[dict, str]:
 
 
 def _entries(cache_dir: Path) -> list[Path]:
-    """The user's entries (the framework's own, gthinker.graph.* etc., aside)."""
+    """The user's entries (the framework's own, gthinker.graphs.graph.* etc., aside)."""
     return sorted(p for p in cache_dir.glob("cpu/*.gtc") if not p.name.startswith("gthinker."))
 
 

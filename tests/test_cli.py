@@ -9,12 +9,13 @@ import tempfile
 import networkx as nx
 
 import gthinker
+import gthinker.graphs.generate
 from gthinker.apps import mce
 
 
 def cli(*args):
     # Run outside the checkout, so that the installed package is the one imported.
-    return subprocess.run([sys.executable, "-m", "gthinker.cli", *map(str, args)],
+    return subprocess.run([sys.executable, "-m", "gthinker", *map(str, args)],
                           capture_output=True, text=True, timeout=300, cwd=tempfile.gettempdir())
 
 
@@ -68,7 +69,7 @@ def test_ctrl_c_stops_a_long_run_cleanly(tmp_path):
     path = tmp_path / "heavy.txt"
     made = cli("generate", "rmat", "--scale", "14", "--edge-factor", "16", "-o", path)
     assert made.returncode == 0, made.stderr
-    cmd = [sys.executable, "-m", "gthinker.cli", "mce", str(path), "--threads", "2"]
+    cmd = [sys.executable, "-m", "gthinker", "mce", str(path), "--threads", "2"]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             cwd=tempfile.gettempdir())
     # Wait for the first progress line: the job is running inside the C++ master.
@@ -95,13 +96,13 @@ def test_a_misspelled_pattern_is_said_before_the_graph_is_read(tmp_path):
 
 def test_dash_output_is_stdout_and_a_closed_pipe_ends_quietly(tmp_path):
     path = tmp_path / "g.txt"
-    gthinker.generate.rmat(9, 8, seed=2).write(path)
+    gthinker.graphs.generate.rmat(9, 8, seed=2).write(path)
     r = cli("mce", path, "-o", "-", "-q", "--threads", "2")
     lines = r.stdout.splitlines()
     assert r.returncode == 0 and len(lines) == mce.run(gthinker.Graph.read(path)).count
     assert not (tmp_path / "-").exists()
     # A reader that stops after one line: the writer ends like other Unix tools (SIGPIPE).
-    proc = subprocess.Popen([sys.executable, "-m", "gthinker.cli", "mce", str(path), "-o", "-",
+    proc = subprocess.Popen([sys.executable, "-m", "gthinker", "mce", str(path), "-o", "-",
                              "-q", "--threads", "2"], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, cwd=tempfile.gettempdir())
     with proc.stdout, proc.stderr:

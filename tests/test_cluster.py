@@ -21,8 +21,9 @@ import pytest
 from conftest import DATA
 
 import gthinker
-from gthinker import cli, generate
 from gthinker.apps import count, gsword, mce, sm
+from gthinker.cli import main as cli
+from gthinker.graphs import generate
 
 try:
     import ray

@@ -32,7 +32,8 @@ MODULES = _modules_with_examples()
 
 def test_the_key_entry_points_have_examples():
     """Graph construction, maximal cliques and triangle counting at least."""
-    assert {"gthinker.graph", "gthinker.apps.mce.app", "gthinker.apps.count.app"} <= set(MODULES)
+    assert {"gthinker.graphs.graph", "gthinker.apps.mce.app",
+            "gthinker.apps.count.app"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("name", MODULES)

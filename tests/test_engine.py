@@ -8,6 +8,7 @@ import pytest
 from numba import cuda
 
 import gthinker
+import gthinker.graphs.generate
 from gthinker.gpu import launch
 from gthinker.gpu.engine import EngineResults, GPUEngine
 
@@ -133,7 +134,7 @@ class _SmallDevice:
 def test_a_graph_larger_than_the_device_is_refused_before_any_copy(monkeypatch):
     from gthinker.gpu import availability
 
-    g = gthinker.generate.rmat(10, 8, seed=1)
+    g = gthinker.graphs.generate.rmat(10, 8, seed=1)
     need = g.indptr.nbytes + g.indices.nbytes
     small = _SmallDevice(need - 1)
     monkeypatch.setattr(availability, "numba_cuda", lambda: small)

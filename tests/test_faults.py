@@ -13,6 +13,9 @@ import numpy as np
 import pytest
 
 import gthinker
+import gthinker.graphs.generate
+import gthinker.runtime.job
+import gthinker.runtime.outputs
 from gthinker.apps import count, gsword, mce, sm
 
 # ---- output files: whole or nothing -------------------------------------------------------
@@ -122,7 +125,7 @@ def test_output_that_is_the_input_file_is_refused_before_reading(tmp_path, spell
 
 
 def test_check_output_says_what_is_wrong(tmp_path):
-    check = gthinker.outputs.check_output
+    check = gthinker.runtime.outputs.check_output
     check(None)
     check(tmp_path / "new.txt")
     with pytest.raises(ValueError, match="is a folder"):
@@ -189,7 +192,7 @@ def _job_stats_keys():
 
 
 def test_idle_stats_have_a_jobs_keys():
-    assert set(gthinker.runtime.idle_stats()) == _job_stats_keys()
+    assert set(gthinker.runtime.job.idle_stats()) == _job_stats_keys()
 
 
 @pytest.mark.parametrize("isolated", [0, 3])
@@ -284,7 +287,7 @@ def test_bad_seeds_one_rule(seed):
     with pytest.raises(ValueError, match="seed must be an integer from 0 to 2\\*\\*63 - 1"):
         gsword.estimate(nx.path_graph(3), "triangle", seed=seed)
     with pytest.raises(ValueError, match="seed must be an integer from 0 to 2\\*\\*63 - 1"):
-        gthinker.generate.gnp(10, 0.5, seed=seed)
+        gthinker.graphs.generate.gnp(10, 0.5, seed=seed)
 
 
 def test_gsword_samples_checked_against_memory(monkeypatch):

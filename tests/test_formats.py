@@ -18,9 +18,12 @@ import scipy.sparse as sp
 from conftest import child_env
 
 import gthinker
-from gthinker import _core, csr, graph_files
+import gthinker.graphs.generate
+from gthinker import _core
 from gthinker.errors import GraphFormatError
-from gthinker.graph import Graph
+from gthinker.graphs import csr
+from gthinker.graphs import files as graph_files
+from gthinker.graphs.graph import Graph
 
 
 def edge_set(g):
@@ -82,7 +85,7 @@ def test_degeneracy_order_is_level_peeling_and_cores_match_networkx(seed):
 
 
 @pytest.mark.parametrize("make", [
-    lambda: gthinker.generate.rmat(18, 4, seed=2),  # rounds and level scans on many threads
+    lambda: gthinker.graphs.generate.rmat(18, 4, seed=2),  # rounds and level scans on many threads
     lambda: Graph.from_networkx(nx.path_graph(20_000)),  # 10,000 rounds of two vertices
     lambda: Graph.from_networkx(nx.star_graph(40_000)),  # a hub in a round of its own
     lambda: Graph.from_edges(np.zeros((0, 2), np.int64), num_vertices=5),
@@ -101,7 +104,7 @@ def test_degeneracy_order_is_the_same_on_any_number_of_threads(make):
 
 
 def test_kernels_give_the_same_arrays_on_one_thread_and_many():
-    g = gthinker.generate.rmat(12, 8, seed=5)
+    g = gthinker.graphs.generate.rmat(12, 8, seed=5)
     rank = np.random.default_rng(1).permutation(g.num_vertices).astype(np.int32)
     e = g.edge_array()
     for threads in (1, 3, 8):
@@ -139,7 +142,7 @@ def test_build_in_place_gives_the_rows_of_build(threads, monkeypatch):
     random pairs with loops, repeats and reversed repeats, sorted input, no pairs."""
     monkeypatch.setattr(csr, "threads", lambda: threads)
     rng = np.random.default_rng(threads)
-    g = gthinker.generate.rmat(10, 8, seed=3)
+    g = gthinker.graphs.generate.rmat(10, 8, seed=3)
     cases = [rng.integers(0, 50, (400, 2)), rng.integers(0, 3000, (20_000, 2)),
              g.edge_array(), np.zeros((0, 2), np.int64)]
     for pairs, n in zip(cases, [50, 3000, g.num_vertices, 4], strict=True):
@@ -207,7 +210,7 @@ def test_binary_refuses_unstorable_names(tmp_path):
 
 
 def test_app_forms_kept_with_the_graph_are_saved(tmp_path):
-    g = gthinker.generate.rmat(9, 8, seed=2)
+    g = gthinker.graphs.generate.rmat(9, 8, seed=2)
     g.derived("some.app.form", lambda gr: (gr.degrees() * 2, 7))
     g.save(tmp_path / "a.csr")
     h = Graph.load(tmp_path / "a.csr")
@@ -219,7 +222,7 @@ def test_forms_of_an_older_revision_are_computed_again(tmp_path, monkeypatch):
     """A file whose degeneracy order came from an older gthinker (no revision stored:
     Batagelj-Zaversnik's order) has it and the forms made from it computed again, so
     every copy of a graph gives the same order; the other forms are restored."""
-    g = gthinker.generate.rmat(9, 8, seed=3)
+    g = gthinker.graphs.generate.rmat(9, 8, seed=3)
     fresh = Graph(g.indptr, g.indices, g.ids)
     order, core = fresh.degeneracy_order()
     reverse = np.ascontiguousarray(order[::-1])  # stands for another order
@@ -245,7 +248,7 @@ def test_forms_of_an_older_revision_are_computed_again(tmp_path, monkeypatch):
 
 @pytest.fixture
 def saved(tmp_path):
-    g = gthinker.generate.rmat(10, 8, seed=1)
+    g = gthinker.graphs.generate.rmat(10, 8, seed=1)
     path = tmp_path / "g.csr"
     g.save(path, prepare=["degeneracy"])
     return path, path.read_bytes()
@@ -385,7 +388,7 @@ def test_convert_command_round_trip(tmp_path):
     g = labeled_graph(4)
     g.write(tmp_path / "g.mtx")
     env = child_env()
-    run = [sys.executable, "-m", "gthinker.cli", "convert"]
+    run = [sys.executable, "-m", "gthinker", "convert"]
     r = subprocess.run(run + [str(tmp_path / "g.mtx"), str(tmp_path / "g.csr")],
                        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
     assert r.returncode == 0 and "prepared: degeneracy, oriented" in r.stderr, r.stderr
@@ -400,7 +403,7 @@ def test_convert_command_round_trip(tmp_path):
 
 
 def test_in_rows_against_brute_force():
-    dag = gthinker.generate.rmat(10, 8, seed=6).oriented()
+    dag = gthinker.graphs.generate.rmat(10, 8, seed=6).oriented()
     in_ptr, in_src, in_pos, after = csr.in_rows(dag.indptr, dag.indices)
     for u in range(dag.num_vertices):
         want = [(v, p) for v in range(dag.num_vertices)

@@ -1,4 +1,4 @@
-"""Tests for gthinker.generate: seeded generators and the ``generate`` command."""
+"""Tests for gthinker.graphs.generate: seeded generators and the ``generate`` command."""
 
 import argparse
 import math
@@ -7,9 +7,9 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from gthinker.cli import add_generate_parser, run_generate
-from gthinker.generate import gnp, powerlaw_cluster, rmat
-from gthinker.graph import Graph
+from gthinker.cli.main import add_generate_parser, run_generate
+from gthinker.graphs.generate import gnp, powerlaw_cluster, rmat
+from gthinker.graphs.graph import Graph
 
 GENERATORS = [
     (rmat, (10,), {"edge_factor": 8}),

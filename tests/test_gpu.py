@@ -438,7 +438,7 @@ def test_cli_gpu_mode_without_a_gpu_stops_at_once(tmp_path):
     path = tmp_path / "g.txt"
     path.write_text("0 1\n1 2\n")
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
-    r = subprocess.run([sys.executable, "-m", "gthinker.cli", "mce", str(path), "--mode", "gpu"],
+    r = subprocess.run([sys.executable, "-m", "gthinker", "mce", str(path), "--mode", "gpu"],
                        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
     assert r.returncode == 2
     assert "CUDA GPU" in r.stderr and "--mode cpu" in r.stderr
@@ -449,7 +449,7 @@ def test_cli_gpu_mode_on_the_simulator(tmp_path):
     G = nx.gnp_random_graph(25, 0.2, seed=2)
     path = tmp_path / "g.txt"
     path.write_text("".join(f"{u} {v}\n" for u, v in G.edges))
-    r = subprocess.run([sys.executable, "-m", "gthinker.cli", "mce", str(path), "--mode", "gpu",
+    r = subprocess.run([sys.executable, "-m", "gthinker", "mce", str(path), "--mode", "gpu",
                         "--json", "-q"], capture_output=True, text=True, cwd=tmp_path,
                        timeout=300)
     assert r.returncode == 0, r.stderr

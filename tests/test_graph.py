@@ -1,4 +1,4 @@
-"""Tests for gthinker.graph: readers, writers, converters, degeneracy, reorder."""
+"""Tests for gthinker.graphs.graph: readers, writers, converters, degeneracy, reorder."""
 
 import gzip
 import re
@@ -11,9 +11,9 @@ import pytest
 import scipy.sparse as sp
 from conftest import DATA, TRUTH
 
-from gthinker import generate
 from gthinker.errors import GraphFormatError
-from gthinker.graph import Graph, LoadReport
+from gthinker.graphs import generate
+from gthinker.graphs.graph import Graph, LoadReport
 
 ENRON = DATA / "email-Enron-1000.txt.gz"  # SNAP format, each edge in both directions
 YEAST = DATA / "yeast.graph.gz"  # the labeled .graph format
@@ -73,7 +73,7 @@ def test_a_word_after_the_edge_is_an_error_naming_the_line(tmp_path, line):
 def test_edge_list_pairs_are_int32_until_an_id_does_not_fit(tmp_path, monkeypatch, block):
     """The scanner keeps pairs as int32 (half the memory while the rows are built) and
     widens what it holds so far when a later block brings an id past int32."""
-    from gthinker.formats import text
+    from gthinker.graphs.formats import text
 
     monkeypatch.setattr(text, "BLOCK_BYTES", block)  # 16: a block every line or two
     small = write(tmp_path / "s.txt", "".join(f"{i} {i + 1}\n" for i in range(0, 60, 3)))

@@ -134,7 +134,7 @@ def test_cut_off_estimates_come_from_the_compile_cache(monkeypatch):
     monkeypatch.setattr(gsword_sampling, "_NAMESPACES", {})
     first = gsword.estimate(_graph(), "house", **kw)
     assert first.trawl_stats["cut_off"] > 0
-    assert list((gthinker.cache.cache_dir() / "cpu").glob("gsword_alley_walks-*.gtc"))
+    assert list((gthinker.compiler.cache_dir() / "cpu").glob("gsword_alley_walks-*.gtc"))
     monkeypatch.setattr(gsword_sampling, "_NAMESPACES", {})
     second = gsword.estimate(_graph(), "house", **kw)
     assert second.trawl_stats["cut_off"] > 0 and second.compile_seconds == 0
@@ -305,7 +305,7 @@ def test_cli_json_and_query_directory(tmp_path):
     for name, edges in (("tri.txt", [(0, 1), (1, 2), (0, 2)]), ("path.txt", [(0, 1), (1, 2)])):
         (qdir / name).write_text("".join(f"{a}\t{b}\n" for a, b in edges))
     out = subprocess.run(
-        [sys.executable, "-m", "gthinker.cli", "gsword", str(data), str(qdir), "--json", "-q",
+        [sys.executable, "-m", "gthinker", "gsword", str(data), str(qdir), "--json", "-q",
          "--samples", "5000", "--mode", "cpu", "--threads", "2", "--estimator", "wj"],
         capture_output=True, text=True, cwd=tmp_path, check=True)
     rows = [json.loads(line) for line in out.stdout.splitlines()]
@@ -314,6 +314,6 @@ def test_cli_json_and_query_directory(tmp_path):
     for r in rows:
         exact = sm.count(g, str(qdir / r["query"]), mode="cpu", threads=1).count
         assert r["ci95"][0] - 3 * r["stderr"] <= exact <= r["ci95"][1] + 3 * r["stderr"]
-    bad = subprocess.run([sys.executable, "-m", "gthinker.cli", "gsword", str(data), "triangle",
+    bad = subprocess.run([sys.executable, "-m", "gthinker", "gsword", str(data), "triangle",
                           "--samples", "0"], capture_output=True, text=True, cwd=tmp_path)
     assert bad.returncode == 2 and "positive" in bad.stderr

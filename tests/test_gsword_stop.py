@@ -78,7 +78,7 @@ def test_bad_stopping_rules(kw):
 def test_cli_target_error(tmp_path):
     data = tmp_path / "g.txt"
     nx.write_edgelist(nx.gnp_random_graph(40, 0.3, seed=5), data, data=False)
-    run = [sys.executable, "-m", "gthinker.cli", "gsword", str(data), "house", "--mode", "cpu",
+    run = [sys.executable, "-m", "gthinker", "gsword", str(data), "house", "--mode", "cpu",
            "--threads", "2", "--estimator", "wj", "--samples", "2000000"]
     out = subprocess.run(run + ["--target-error", "0.05", "--json", "-q"], capture_output=True,
                          text=True, cwd=tmp_path, check=True)

@@ -59,7 +59,7 @@ def test_cpu_records_stolen_from_s_run_on_the_gpu_exactly_once():
     from gthinker.apps.mce.app import _initial_record
     from gthinker.apps.mce.levels_gpu import MaximalCliquesGPU
     from gthinker.gpu.worker import GPUWorker
-    from gthinker.runtime import Assignment
+    from gthinker.runtime.job import Assignment
 
     G = nx.gnp_random_graph(30, 0.3, seed=3)
     g = gthinker.as_graph(G)
@@ -197,7 +197,7 @@ def test_cli_hybrid_json_and_trace(tmp_path):
     path = tmp_path / "g.txt"
     path.write_text("".join(f"{u} {v}\n" for u, v in G.edges))
     png = tmp_path / "trace.png"
-    r = subprocess.run([sys.executable, "-m", "gthinker.cli", "mce", str(path), "--mode",
+    r = subprocess.run([sys.executable, "-m", "gthinker", "mce", str(path), "--mode",
                         "hybrid", "--threads", "2", "--json", "--trace", str(png), "-q",
                         # idle CPUs would get work at once, but both ways are switched off
                         "--tau-c", "-1", "--no-give-back", "--no-level-steal"],
@@ -215,7 +215,7 @@ def test_cli_auto_says_which_mode(tmp_path):
     path = tmp_path / "g.txt"
     path.write_text("0 1\n1 2\n")
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
-    r = subprocess.run([sys.executable, "-m", "gthinker.cli", "mce", str(path)],
+    r = subprocess.run([sys.executable, "-m", "gthinker", "mce", str(path)],
                        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
     assert r.returncode == 0, r.stderr
     # a 2-edge graph stays on the CPU whether or not a GPU is there

@@ -100,5 +100,5 @@ def test_the_engine_imports_no_app():
 def test_the_checker_sees_imports_inside_functions():
     """The reader is not blind to what this test file exists to catch."""
     graph = _graph()
-    assert "gthinker.registry" in graph["gthinker.app_cli"]  # top level
-    assert "gthinker.gpu" in graph["gthinker.app_cli"]  # inside _requests
+    assert "gthinker.registry" in graph["gthinker.cli.apps"]  # top level
+    assert "gthinker.gpu" in graph["gthinker.cli.apps"]  # inside _requests

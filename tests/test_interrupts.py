@@ -17,7 +17,7 @@ import types
 import networkx as nx
 import pytest
 
-from gthinker.generate import gnp
+from gthinker.graphs.generate import gnp
 
 # Maximal cliques of G(500, 0.5) take minutes on 2 cores: every run here is stopped.
 N, P = 500, 0.5
@@ -40,7 +40,7 @@ def big(tmp_path_factory):
 
 
 def _cli(*args):
-    return [sys.executable, "-m", "gthinker.cli", *args]
+    return [sys.executable, "-m", "gthinker", *args]
 
 
 def _start(cmd, env=None):
@@ -114,8 +114,8 @@ def test_signal_before_the_run_ends_at_once_without_traceback(big, sig, code):
     gthinker's code runs at all, in the interpreter's own start-up, Python itself
     prints a KeyboardInterrupt traceback: hence the marker.)"""
     path, _ = big
-    script = ("import sys, gthinker.cli; print('ready', flush=True); "
-              f"sys.exit(gthinker.cli.main(['mce', {str(path)!r}, '--mode', 'cpu', "
+    script = ("import sys, gthinker.cli.main; print('ready', flush=True); "
+              f"sys.exit(gthinker.cli.main.main(['mce', {str(path)!r}, '--mode', 'cpu', "
               "'--threads', '2']))")
     proc = _start([sys.executable, "-c", script])
     assert proc.stdout.readline().strip() == "ready"

@@ -17,7 +17,8 @@ import pytest
 from conftest import child_env
 
 import gthinker
-from gthinker.graph import Graph
+import gthinker.graphs.generate
+from gthinker.graphs.graph import Graph
 
 MOMENTS = 16
 
@@ -27,7 +28,7 @@ def big(tmp_path_factory):
     """An R-MAT edge list of about 25 MB, the graph in it, and the seconds a read takes."""
     folder = tmp_path_factory.mktemp("loading")
     path = folder / "big.txt"
-    gthinker.generate.rmat(17, 16, seed=4).write(path)
+    gthinker.graphs.generate.rmat(17, 16, seed=4).write(path)
     t0 = time.perf_counter()
     graph = Graph.read(path)
     return path, graph, time.perf_counter() - t0
@@ -64,7 +65,7 @@ def test_read_interrupted_at_many_moments_raises_keyboard_interrupt(big):
 
 
 def _cli(*args):
-    return [sys.executable, "-m", "gthinker.cli", *args]
+    return [sys.executable, "-m", "gthinker", *args]
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])

@@ -122,7 +122,7 @@ def test_spill_limit_is_a_clear_error():
 
 def test_matches_igraph_on_a_skewed_graph():
     igraph = pytest.importorskip("igraph")
-    from gthinker.generate import rmat
+    from gthinker.graphs.generate import rmat
 
     g = rmat(11, edge_factor=6, seed=5)
     ig = igraph.Graph(n=g.num_vertices, edges=g.edge_array().tolist())

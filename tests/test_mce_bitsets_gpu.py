@@ -134,7 +134,7 @@ def test_a_record_wider_than_any_initial_subtree_gets_its_own_scratch():
 
 def test_the_trace_draws_the_bitset_engines_busy_intervals(tmp_path, monkeypatch):
     pytest.importorskip("matplotlib")
-    from gthinker import trace
+    from gthinker.runtime import trace
 
     drawn = []
     monkeypatch.setattr(trace.Tracer, "write",

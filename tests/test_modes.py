@@ -31,7 +31,7 @@ def _modules_after(code):
 
 def test_import_and_help_load_no_numba():
     assert _modules_after("import gthinker") == []
-    assert _modules_after("import contextlib, io\nfrom gthinker.cli import main\n"
+    assert _modules_after("import contextlib, io\nfrom gthinker.cli.main import main\n"
                           "for c in ('', 'mce', 'sm', 'gsword', 'generate', 'warmup'):\n"
                           "    with contextlib.suppress(SystemExit), "
                           "contextlib.redirect_stdout(io.StringIO()):\n"
@@ -43,7 +43,7 @@ def test_import_and_help_load_no_numba():
 
 
 def test_help_exits_cleanly_without_numba():
-    out = subprocess.run([sys.executable, "-m", "gthinker.cli", "--help"],
+    out = subprocess.run([sys.executable, "-m", "gthinker", "--help"],
                          capture_output=True, text=True, cwd=OUTSIDE_SOURCE)
     assert out.returncode == 0 and "warmup" in out.stdout
 

@@ -161,7 +161,7 @@ def test_gpu_worker_feeds_an_idle_peer_gpu():
 
 
 def test_too_many_gpus_is_a_clear_error_on_the_command_line(tmp_path, capsys):
-    from gthinker.cli import main
+    from gthinker.cli.main import main
 
     path = tmp_path / "g.txt"
     path.write_text("".join(f"{u} {v}\n" for u, v in itertools.combinations(range(5), 2)))

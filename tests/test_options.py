@@ -10,7 +10,7 @@ import pytest
 
 import gthinker
 from gthinker import GPUOptions, HybridOptions, RunOptions, Task
-from gthinker.cli import build_parser
+from gthinker.cli.main import build_parser
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 

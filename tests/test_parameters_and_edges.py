@@ -16,7 +16,7 @@ HUGE = 10**30
 
 
 def _cli(tmp_path, *args):
-    return subprocess.run([sys.executable, "-m", "gthinker.cli", *map(str, args), "-q"],
+    return subprocess.run([sys.executable, "-m", "gthinker", *map(str, args), "-q"],
                           capture_output=True, text=True, cwd=tmp_path, timeout=300)
 
 
@@ -81,7 +81,7 @@ def test_unknown_pattern_names_list_the_known_ones(tmp_path):
 def test_generated_graphs_keep_their_isolated_vertices_through_a_file(tmp_path):
     """One graph, one answer: the edge list lists its isolated vertices, so the file
     read back has the same vertices and the same maximal cliques (isolated ones too)."""
-    from gthinker.generate import rmat
+    from gthinker.graphs.generate import rmat
 
     g = rmat(9, 2, seed=5)
     isolated = int((g.degrees() == 0).sum())

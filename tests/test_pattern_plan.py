@@ -138,15 +138,14 @@ def test_a_clique_given_as_a_file_or_graph_takes_the_clique_engine(tmp_path):
 
 
 def test_the_search_counts_the_formula_shapes_too():
-    from gthinker.apps.matching import planner
-    from gthinker.apps.sm import engine
+    from gthinker.apps.matching import dispatch, planner
 
     G = nx.gnp_random_graph(25, 0.35, seed=11)
     g = gthinker.Graph.from_networkx(G)
     for name in formulas.FORMULAS + neighbourhoods.SHAPES:
         res = count.count(g, name, mode="cpu", threads=2)
         assert res.method == f"formula ({name})"
-        job, _, _ = engine.run_plan(g, planner.plan(g, name, unique=True), "cpu", threads=2)
+        job, _, _ = dispatch.run_plan(g, planner.plan(g, name, unique=True), "cpu", threads=2)
         assert job.counters["matches"] == res.count, name
         parts = [count.count(g, name, mode="cpu", threads=2, vertices=range(a, b)).count
                  for a, b in ((0, 7), (7, 25))]
@@ -210,7 +209,7 @@ def test_neighbourhood_preparation_on_threads_matches_networkx(seed, monkeypatch
     """The prepared graph (each edge's triangles counted once, from its larger end, and
     listed from its smaller end's row) in steps of 64 row entries on 1 and 3 threads:
     the same arrays, and those networkx gives."""
-    monkeypatch.setattr(gthinker.steps, "STEP_ENTRIES", 64)
+    monkeypatch.setattr(gthinker.runtime.steps, "STEP_ENTRIES", 64)
     G = nx.gnp_random_graph(60, 0.1 + 0.1 * seed, seed=seed)
     G.add_edges_from((0, v) for v in range(1, 60, 2))  # a hub
     G.add_nodes_from(range(60, 63))  # and isolated vertices
@@ -323,9 +322,9 @@ def test_gpu_mode_counts_embeddings_as_distinct_times_automorphisms():
 
 
 def test_auto_leaves_count_only_levels_out_of_the_small_search_rule():
-    from gthinker.apps.sm import engine
+    from gthinker.apps.matching import dispatch
 
     big = gthinker.Graph.from_networkx(nx.gnm_random_graph(3000, 30_000, seed=1))
     # a 5-star enumerates only its centre: at most 3,000 partial matches
-    assert "small search" in engine.small_search(sm.plan(big, "5-star", True))
-    assert engine.small_search(sm.plan(big, "5-path", True)) == ""
+    assert "small search" in dispatch.small_search(sm.plan(big, "5-star", True))
+    assert dispatch.small_search(sm.plan(big, "5-path", True)) == ""

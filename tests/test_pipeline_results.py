@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import gthinker
-from gthinker import stream
 from gthinker.apps import count, mce, sm
+from gthinker.runtime import stream
 
 
 def planted(n, p, sizes, seed):
@@ -183,7 +183,7 @@ def test_binary_output_file_holds_the_same_results_as_text(tmp_path):
 
 
 def test_any_job_streams_through_the_runtime_service():
-    """gthinker.stream.batches is not MCE's: subgraph matches stream the same way."""
+    """gthinker.runtime.stream.batches is not MCE's: subgraph matches stream the same way."""
     G = planted(40, 0.15, [5], seed=2)
     found = []
     for batch in stream.batches(functools.partial(sm.count, G, "triangle", unique=True,

@@ -22,7 +22,7 @@ def _cli(*args, apps="wedges"):
     env = dict(os.environ, GTHINKER_APPS=apps,
                PYTHONPATH=os.pathsep.join(filter(None, [str(TOY),
                                                         os.environ.get("PYTHONPATH")])))
-    return subprocess.run([sys.executable, "-m", "gthinker.cli", *map(str, args)],
+    return subprocess.run([sys.executable, "-m", "gthinker", *map(str, args)],
                           capture_output=True, text=True, timeout=300, env=env,
                           cwd=tempfile.gettempdir())
 
@@ -66,7 +66,8 @@ def test_an_app_registered_at_run_time_reaches_the_cluster_and_warmup(monkeypatc
     monkeypatch.syspath_prepend(str(TOY))
     import wedges
 
-    from gthinker import cluster, warmup
+    from gthinker import cluster
+    from gthinker.cli import warmup
 
     registry.register(wedges.APP, replace=True)
     assert callable(cluster.wedges)  # gthinker.cluster.<app>(graph, cluster=...)

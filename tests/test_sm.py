@@ -211,7 +211,7 @@ def test_cli_counts_a_pattern_and_a_query_directory(tmp_path):
             "".join(f"{u} {v}\n" for u, v in sm.PATTERNS[name]))
 
     def cli(*args):
-        r = subprocess.run([sys.executable, "-m", "gthinker.cli", "sm", str(data), *args,
+        r = subprocess.run([sys.executable, "-m", "gthinker", "sm", str(data), *args,
                             "--threads", "2", "-q"], capture_output=True, text=True,
                            cwd=tmp_path, timeout=300)
         return r
@@ -296,7 +296,7 @@ def test_cli_lists_matches_and_checks_its_options(tmp_path):
     data.write_text("".join(f"{u} {v}\n" for u, v in G.edges))
 
     def cli(*args):
-        return subprocess.run([sys.executable, "-m", "gthinker.cli", "sm", str(data), *args,
+        return subprocess.run([sys.executable, "-m", "gthinker", "sm", str(data), *args,
                                "--threads", "2", "-q"], capture_output=True, text=True,
                               cwd=tmp_path, timeout=300)
 

@@ -15,10 +15,10 @@ from test_sm import _automorphisms, _embeddings, _random_walk_query
 
 import gthinker
 from gthinker.apps import count, sm
+from gthinker.apps.matching.dispatch import choose_gpu_mode
 from gthinker.apps.matching.pattern_plan import pattern_plan
 from gthinker.apps.matching.planner import plan
 from gthinker.apps.sm.dfs_plan import MAX_QUERY, fits, intersections, program
-from gthinker.apps.sm.engine import choose_gpu_mode
 from gthinker.apps.sm.search import SubgraphMatching
 
 #: T-DFS's patterns 1-7 (its data/pattern/N.g), then shapes whose tails differ: a star

@@ -1,4 +1,4 @@
-"""gthinker.steps: a pass over the vertices in short steps on threads. Every step runs
+"""gthinker.runtime.steps: a pass over the vertices in short steps on threads. Every step runs
 once whatever the number of threads, each thread with its own scratch; an exception in
 a step, or Ctrl-C, reaches the caller only after every step in flight has ended."""
 
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import gthinker
-from gthinker import steps
+from gthinker.runtime import steps
 
 
 def _pool_threads():

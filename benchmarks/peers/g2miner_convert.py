@@ -6,7 +6,7 @@ EDGELIST: .txt or .txt.gz, '#' starts a comment (to the end of the line), whites
 separated, the first two columns are the endpoints (non-negative ints, any ids).
 Self-loops and duplicate / both-direction edges are dropped; vertex ids are relabelled
 to 0..n-1 in increasing order of the original id (every id that appears, as
-gthinker.graph does, so a vertex seen only in a self-loop stays, isolated).
+gthinker.graphs.graph does, so a vertex seen only in a self-loop stays, isolated).
 
 Writes what G2Miner's loader (src/common/graph.cc, Graph::Graph) reads for a prefix P:
 

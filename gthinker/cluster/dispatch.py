@@ -87,7 +87,7 @@ class Unit:
 
 
 class Dispatch:
-    """Runs one request (:class:`gthinker.request.Request`) on the workers ``actors``
+    """Runs one request (:class:`gthinker.runtime.request.Request`) on the workers ``actors``
     (their ``info``) and keeps every figure of it; :meth:`parts` gives the final parts
     for the request's merge."""
 

@@ -14,11 +14,12 @@ import os
 import time
 import weakref
 
+from gthinker.graphs.graph import as_graph
+from gthinker.runtime.job import default_threads
+from gthinker.runtime.request import Request, TaskRequest
+
 from ..errors import GThinkerError
-from ..graph import as_graph
 from ..registry import get as get_app
-from ..request import Request, TaskRequest
-from ..runtime import default_threads
 from .dispatch import Dispatch
 from .node import NodeWorker, graph_payload
 from .ranges import RangeQueue
@@ -228,7 +229,7 @@ class Cluster:
     def run_request(self, request: Request, graph, *, threads: int | None = None,
                     ranges_per_worker: int = 16, output_per_node: bool = False,
                     progress=None, stop=None):
-        """Runs ``request`` (an app's, :mod:`gthinker.request`) over ``graph`` on every
+        """Runs ``request`` (an app's, :mod:`gthinker.runtime.request`) over ``graph`` on every
         worker; returns the app's result."""
         graph = as_graph(graph)
         done = request.local(graph)

@@ -16,7 +16,8 @@ import tempfile
 import threading
 import time
 
-from ..graph import Graph
+from gthinker.graphs.graph import Graph
+
 from ..stopping import StopToken
 
 
@@ -73,7 +74,7 @@ class NodeWorker:
         self._running: tuple[int, object, JobHandle] | None = None  # (unit, request, handle)
 
     def describe(self) -> dict:
-        from ..runtime import default_threads
+        from gthinker.runtime.job import default_threads
 
         return {"host": socket.gethostname(), "pid": os.getpid(), "cores": default_threads(),
                 "cache": os.environ.get("GTHINKER_CACHE_DIR", "")}
@@ -91,7 +92,7 @@ class NodeWorker:
 
     def prepare(self, request, graph_ref: list, threads) -> float:
         """Loads the request's graph (once) and prepares the app's forms of it before
-        any unit runs (:meth:`Request.prepare <gthinker.request.Request.prepare>`); the
+        any unit runs (:meth:`Request.prepare <gthinker.runtime.request.Request.prepare>`); the
         seconds it took."""
         with self._lock:
             t0 = time.perf_counter()

@@ -22,7 +22,7 @@ CPU task declares the same), and implement
   ``on_device(setup.device)``): upload or reuse the graph
   (:func:`gthinker.gpu.graph_on_device`), allocate buffers;
 * ``run(self, work, handle)``: one assignment (``work.vertices``, ``work.task(k)``);
-  ``handle`` is the :class:`~gthinker.runtime.ExternalWorker` (``push_tasks``,
+  ``handle`` is the :class:`~gthinker.runtime.job.ExternalWorker` (``push_tasks``,
   ``idle_cpu_workers``, ``idle_peers``, ``aborting``);
 * ``results(self)``: an :class:`EngineResults` in the declared order;
 * ``snapshot(self)``: its figures (``device``, ``launches``, ``kernel_seconds``, ...);

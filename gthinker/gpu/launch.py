@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import threading
 
-from .. import cache
+from gthinker import compiler
+
 from . import simulator
 from .availability import numba_cuda
 
@@ -36,7 +37,7 @@ def kernel(fn, *, name: str, label: str, key=()):
         if found is None:
             found = numba_cuda().jit(fn)
             if not simulator.enabled():  # the simulator compiles nothing
-                cache.attach(found, target="cuda", name=name, label=label)
+                compiler.attach(found, target="cuda", name=name, label=label)
             _compiled[(name, key)] = found
         return found
 

@@ -24,7 +24,8 @@ import numpy as np
 import psutil
 from numba import cuda
 
-from .. import cache
+from gthinker import compiler
+
 from ..errors import GThinkerError
 from ..options import GPUOptions, HybridOptions, RunOptions
 from . import launch
@@ -130,7 +131,7 @@ class _Level:
     v_lo: int  # first vertex slot (the level's space starts here)
 
 
-@cache.jit("the GPU worker", nogil=True)
+@compiler.jit("the GPU worker", nogil=True)
 def _gather(offs, verts, v_lo):
     """Packs records [start, end) of ``verts`` (offsets relative to v_lo) into
     ``(data, starts)``, without temporaries the size of the data."""
@@ -189,7 +190,7 @@ class GPUWorker(GPUEngine):
     """Runs a :class:`gthinker.GPUContext` app on one CUDA device (or Numba's
     simulator): the framework's GPU engine (:mod:`gthinker.gpu.engine`) for every
     GPUContext app (:meth:`of`). ``__call__(worker)`` is the loop an
-    :class:`gthinker.runtime.ExternalWorker` slot runs.
+    :class:`gthinker.runtime.job.ExternalWorker` slot runs.
 
     ``device`` is the CUDA device id (None: the current device); the set-up,
     the loop and :meth:`results` run on it, whichever thread calls them.

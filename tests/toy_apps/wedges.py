@@ -9,7 +9,7 @@ import numpy as np
 
 import gthinker
 from gthinker.registry import App
-from gthinker.request import Request, max_compile, squared
+from gthinker.runtime.request import Request, max_compile, squared
 
 
 class Wedges(gthinker.Task):

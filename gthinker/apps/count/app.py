@@ -53,16 +53,17 @@ import numpy as np
 from numba import carray, types
 
 import gthinker
+from gthinker.apps.matching import dispatch
 from gthinker.bits import lowest_bit, pop_lowest, popcount
+from gthinker.runtime.job import idle_stats
+from gthinker.runtime.task import pointer_intrinsic
 from gthinker.setops import intersect, intersect_size
-from gthinker.task import pointer_intrinsic
 
 from ..matching import planner
 from ..matching.pattern_plan import PatternPlan, pattern_plan
 from ..matching.patterns import PATTERNS, as_query, is_pattern
 from ..matching.patterns import pattern as named_pattern
 from ..matching.planner import check_query
-from ..sm import engine
 from . import formulas, motifs, neighbourhoods
 from .local_graphs import local_graph
 from .pivoter import CliqueTree, clique_counts, tally_bins
@@ -104,7 +105,7 @@ def oriented(graph: gthinker.Graph) -> gthinker.Graph:
 # ---- k-cliques: prefix tasks, local bitset graphs, count-only last level ---------------
 
 
-@gthinker.cache.jit("counting functions", nogil=True)
+@gthinker.compiler.jit("counting functions", nogil=True)
 def _common_out(ctx, rec, buf):
     """The common out-neighbours of the prefix ``rec`` into ``buf``; returns
     their number. The last intersection is left to the caller when it only
@@ -117,7 +118,7 @@ def _common_out(ctx, rec, buf):
     return n
 
 
-@gthinker.cache.jit("counting functions", nogil=True)
+@gthinker.compiler.jit("counting functions", nogil=True)
 def _edges_among(ctx, rec, cand):
     """Triangles' worth of work: the edges among ``cand``, one intersection
     size per candidate; a timed-out task hands on ``rec + [u]`` for the rest."""
@@ -134,7 +135,7 @@ def _edges_among(ctx, rec, cand):
     return total
 
 
-@gthinker.cache.jit("counting functions", nogil=True)
+@gthinker.compiler.jit("counting functions", nogil=True)
 def _count_last_two(rows, s, words):
     """Edges among the bits of ``s``: sum over its vertices i of |s & row i|."""
     total = 0
@@ -149,7 +150,7 @@ def _count_last_two(rows, s, words):
     return total
 
 
-@gthinker.cache.jit("counting functions", nogil=True)
+@gthinker.compiler.jit("counting functions", nogil=True)
 def _spill_cliques(ctx, rec, cand, path, rest, depth, words):
     """Every branch not yet taken at levels 0..depth becomes a prefix task."""
     for d in range(depth + 1):
@@ -166,7 +167,7 @@ def _spill_cliques(ctx, rec, cand, path, rest, depth, words):
                 ctx.add_task(task)
 
 
-@gthinker.cache.jit("counting functions", nogil=True)
+@gthinker.compiler.jit("counting functions", nogil=True)
 def _cliques_in(ctx, rec, cand, r):
     """The r-cliques of the oriented local graph on ``cand`` (r >= 3), depth
     first over bitsets; the last two levels are counted by popcounts."""
@@ -206,7 +207,7 @@ def _cliques_in(ctx, rec, cand, r):
     return total
 
 
-@gthinker.cache.jit("counting functions", nogil=True)
+@gthinker.compiler.jit("counting functions", nogil=True)
 def _count_cliques(ctx, rec):
     k = ctx.params[0]
     r = k - rec.size  # vertices still to choose
@@ -227,7 +228,7 @@ def _count_cliques(ctx, rec):
     return _cliques_in(ctx, rec, buf[:n], r)
 
 
-@gthinker.cache.jit("counting functions", nogil=True, inline="always")
+@gthinker.compiler.jit("counting functions", nogil=True, inline="always")
 def _marked(mark, row):
     """How many ids of ``row`` are marked. Indexed as uint32 (no check for negative
     indices) and summed in int32: 1.3x faster than plain indexing (R-MAT 18, one thread)."""
@@ -237,7 +238,7 @@ def _marked(mark, row):
     return t
 
 
-@gthinker.cache.jit("counting functions", nogil=True)
+@gthinker.compiler.jit("counting functions", nogil=True)
 def _triangles_at(ctx, v, mark):
     """Triangles with first vertex ``v``: the out-neighbours of each out-neighbour
     looked up in a mark array (no merge: one load per list element)."""
@@ -252,7 +253,7 @@ def _triangles_at(ctx, v, mark):
     return total
 
 
-@gthinker.cache.jit("counting functions", nogil=True)
+@gthinker.compiler.jit("counting functions", nogil=True)
 def _count_range(ctx, lo, hi):
     """The cliques whose first vertex is in [lo, hi); a timed-out task hands the
     rest of its range on in two halves."""
@@ -313,7 +314,7 @@ class MiddleGraph:
 
 def _in_rows(out_ptr, in_ptr, in_src, in_pos, after):
     """The in-rows of an oriented CSR (see :class:`MiddleGraph`) and the cumulative work,
-    from :func:`gthinker.csr.in_rows` of it."""
+    from :func:`gthinker.graphs.csr.in_rows` of it."""
     # per vertex: the probes of each in-neighbour's row past it, and one each; its
     # own row, and one
     per_vertex = after + np.diff(in_ptr) + np.diff(out_ptr) + 1
@@ -335,7 +336,7 @@ _i64_pointer = pointer_intrinsic(types.int64)
 _i32_pointer = pointer_intrinsic(types.int32)
 
 
-@gthinker.cache.jit("counting functions", nogil=True, inline="always")
+@gthinker.compiler.jit("counting functions", nogil=True, inline="always")
 def _middle_triangles(indptr, indices, in_ptr, in_src, in_off, u, mark):
     """The triangles ``v < u < w`` (``v -> u``, ``v -> w``, ``u -> w``) at their
     middle vertex ``u``: the out-neighbours of ``u`` marked, then each in-neighbour
@@ -352,7 +353,7 @@ def _middle_triangles(indptr, indices, in_ptr, in_src, in_off, u, mark):
     return total
 
 
-@gthinker.cache.jit("counting functions", nogil=True)
+@gthinker.compiler.jit("counting functions", nogil=True)
 def _middle_range(ctx, lo, hi):
     """The triangles whose middle vertex is in [lo, hi) (see :class:`MiddleGraph`;
     the in-rows' addresses are in ``ctx.params``)."""
@@ -389,7 +390,7 @@ class MiddleTriangles(gthinker.Task):
 # ---- triangles at every vertex ---------------------------------------------------------
 
 
-@gthinker.cache.jit("counting functions", nogil=True)
+@gthinker.compiler.jit("counting functions", nogil=True)
 def _vertex_triangles_at(ctx, v, mark, per):
     """Adds each triangle whose first vertex is ``v`` to ``per`` at its three
     vertices (``v``, its out-neighbour ``u``, and ``w``, an out-neighbour of both)."""
@@ -413,7 +414,7 @@ def _vertex_triangles_at(ctx, v, mark, per):
         mark[nb[i]] = 0
 
 
-@gthinker.cache.jit("counting functions", nogil=True)
+@gthinker.compiler.jit("counting functions", nogil=True)
 def _vertex_triangles_range(ctx, lo, hi):
     per = ctx.histograms[0]  # one bin per vertex (the run's histogram_bins is n)
     mark = np.zeros(ctx.indptr.size - 1, np.uint8)
@@ -607,7 +608,7 @@ def count_plan(graph, plan: PatternPlan, name: str | None = None, mode: str = "a
     t0 = time.perf_counter()
     p = planner.plan(graph, query, unique=True, order=plan.order)
     prepare_seconds += time.perf_counter() - t0
-    res, _, why = engine.run_plan(graph, p, mode, threads=threads, time_budget=time_budget,
+    res, _, why = dispatch.run_plan(graph, p, mode, threads=threads, time_budget=time_budget,
                                   progress=progress, **options)
     return CountResult(name, res.counters["matches"], res.seconds, res.mode, res.threads,
                        "subgraph matching", prepare_seconds=prepare_seconds,
@@ -743,7 +744,7 @@ def _cliques(graph, name, k, mode, threads, time_budget, progress, options):
         n = graph.num_vertices if k == 1 else graph.num_edges
         return CountResult(name, n, 0.0, "cpu", 0, "trivial", prepare_seconds=prepare,
                            mode_reason=f"{k}-cliques are the {'vertices' if k == 1 else 'edges'}",
-                           stats=gthinker.runtime.idle_stats())
+                           stats=idle_stats())
     if mode == "gpu":
         return _on_gpu(name, dag, k, why, prepare, options)
     res, total = _run_cliques(dag, k, mode, threads, time_budget, progress, options)
@@ -767,7 +768,7 @@ def _per_vertex(graph, name, k, mode, threads, time_budget, progress, options):
     if n == 0:
         return CountResult(name, 0, 0.0, mode, threads, "per vertex (oriented)",
                            per_vertex=np.zeros(0, np.int64), mode_reason=why,
-                           stats=gthinker.runtime.idle_stats())
+                           stats=idle_stats())
     options.setdefault("cpu_task_batch", 1)
     res = gthinker.run(VertexTriangles, dag, mode="cpu", threads=threads,
                        time_budget=time_budget, vertices=[],

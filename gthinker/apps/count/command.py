@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from gthinker.registry import App
-from gthinker.request import Request, max_compile, squared
+from gthinker.runtime.request import Request, max_compile, squared
 
 from ..sm.command import as_query
 
@@ -80,7 +80,7 @@ class CountRequest(Request):
         """k-clique records (another node's) on the oriented graph, as the app runs
         its own; the part of a range's form (the merge reads the method and the
         mode's reason off the first range)."""
-        from gthinker.runtime import run
+        from gthinker.runtime.job import run
 
         from . import app
 

@@ -74,7 +74,7 @@ SUMS = ("tri_pairs", "tri_c4", "4-cycle", "tailed-triangle", "5-path", "fork", "
 CLIQUE_TERMS = {"kite": (4, -12)}
 
 
-@gthinker.cache.jit("counting formulas", nogil=True)
+@gthinker.compiler.jit("counting formulas", nogil=True)
 def cycles_at(indptr, indices, x, cnt):
     """The 4-cycles whose largest vertex is ``x``: pairs of wedges ``x-v-w`` with
     ``v, w < x`` and the same ``w`` (rows are sorted: each stops at ``x``)."""
@@ -100,7 +100,7 @@ def cycles_at(indptr, indices, x, cnt):
     return total
 
 
-@gthinker.cache.jit("counting formulas", nogil=True)
+@gthinker.compiler.jit("counting formulas", nogil=True)
 def _vertex_sums(indptr, indices, x, cnt, mark, sums):
     """Adds vertex ``x``'s part to ``sums`` (in the order of :data:`SUMS`; see the
     module docstring for each)."""
@@ -164,7 +164,7 @@ def _vertex_sums(indptr, indices, x, cnt, mark, sums):
             cnt[indices[j]] = 0
 
 
-@gthinker.cache.jit("counting formulas", nogil=True)
+@gthinker.compiler.jit("counting formulas", nogil=True)
 def _edge_range(ctx, lo, hi):
     n = ctx.indptr.size - 1
     cnt = np.zeros(n, np.int64)

@@ -14,7 +14,7 @@ from gthinker.setops import intersect_positions
 __all__ = ["local_graph", "one_word_rows"]
 
 
-@gthinker.cache.jit("counting functions", nogil=True)
+@gthinker.compiler.jit("counting functions", nogil=True)
 def local_graph(ctx, cand, symmetric):
     """Bitset rows over the positions of ``cand`` (sorted vertex ids): row i holds
     the neighbours of ``cand[i]`` among the candidates that ``ctx.neighbors``
@@ -34,7 +34,7 @@ def local_graph(ctx, cand, symmetric):
     return rows
 
 
-@gthinker.cache.jit("counting functions", nogil=True)
+@gthinker.compiler.jit("counting functions", nogil=True)
 def one_word_rows(rows, s, cand, out_rows, out_cand):
     """The local graph induced by the bitset ``s`` (at most 64 bits) of the
     multi-word ``rows``, renumbered by bit order into one word per row:

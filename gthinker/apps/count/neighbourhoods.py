@@ -62,10 +62,10 @@ import numpy as np
 from numba import carray, types
 
 import gthinker
-from gthinker import steps
 from gthinker.memory import check_fits
+from gthinker.runtime import steps
+from gthinker.runtime.task import pointer_intrinsic
 from gthinker.setops import lower_bound
-from gthinker.task import pointer_intrinsic
 
 from .formulas import cycles_at
 from .ranges import spill_rest, work_ranges
@@ -84,7 +84,7 @@ _i32_pointer = pointer_intrinsic(types.int32)
 # ---- the prepared graph: renumbered by degree, with every edge's triangle list ---------
 
 
-@gthinker.cache.jit("neighbourhood formulas", nogil=True)
+@gthinker.compiler.jit("neighbourhood formulas", nogil=True)
 def _triangle_counts(indptr, indices, lo, hi, mark, tptr):
     """For the vertices ``x`` in ``[lo, hi)``: ``t(x, y)`` of each edge to a smaller
     ``y`` (counted once, over ``y``'s row, the shorter one), at both of its slots:
@@ -111,7 +111,7 @@ def _triangle_counts(indptr, indices, lo, hi, mark, tptr):
             mark[indices[i]] = 0
 
 
-@gthinker.cache.jit("neighbourhood formulas", nogil=True)
+@gthinker.compiler.jit("neighbourhood formulas", nogil=True)
 def _vertex_sums(indptr, indices, lo, hi, tptr, local, work):
     """For the vertices ``x`` in ``[lo, hi)``, from ``t(x, a)`` at every slot of
     ``x``'s row (:func:`_triangle_counts`): ``local[x]``, ``sum over a in N(x) of t(x,
@@ -132,7 +132,7 @@ def _vertex_sums(indptr, indices, lo, hi, tptr, local, work):
         work[x] = cost
 
 
-@gthinker.cache.jit("neighbourhood formulas", nogil=True)
+@gthinker.compiler.jit("neighbourhood formulas", nogil=True)
 def _triangle_lists(indptr, indices, lo, hi, mark, tptr, tidx):
     """``T(y, x)`` for every edge with its larger end ``x`` in ``[lo, hi)``, sorted, into
     ``tidx[tptr[s]:tptr[s + 1]]``, ``s`` the slot of ``x`` in ``y``'s row (found by
@@ -182,7 +182,7 @@ def neighbourhoods(graph: gthinker.Graph, threads: int | None = None) -> Neighbo
 
 
 def _neighbourhoods(graph, threads):
-    """Three passes over the degree-ranked graph in short steps (:mod:`gthinker.steps`):
+    """Three passes over the degree-ranked graph in short steps (:mod:`gthinker.runtime.steps`):
     the triangle counts of the edges, each vertex's sums, the triangle lists."""
     order = np.argsort(graph.degrees(), kind="stable")
     ranked = graph.reorder(order)
@@ -220,7 +220,7 @@ def records(prepared: Neighbourhoods, parts: int, vertices: range | None = None)
 # ---- one vertex's part -----------------------------------------------------------------
 
 
-@gthinker.cache.jit("neighbourhood formulas", nogil=True)
+@gthinker.compiler.jit("neighbourhood formulas", nogil=True)
 def _neighbourhood_graph(indptr, indices, h, pos, lptr, lidx, lslot):
     """``G_h`` as a local CSR over the positions of ``h``'s row (``lptr``, ``lidx``;
     rows sorted, as the global ones), ``lslot[k]``: the global slot of each entry
@@ -244,14 +244,14 @@ def _neighbourhood_graph(indptr, indices, h, pos, lptr, lidx, lslot):
         pos[indices[base + i]] = 0
 
 
-@gthinker.cache.jit("neighbourhood formulas", nogil=True)
+@gthinker.compiler.jit("neighbourhood formulas", nogil=True)
 def _upper_rows(dh, lptr, lidx, upper):
     """``upper[i]``: where row ``i`` of ``G_h`` goes past ``i`` (binary search)."""
     for i in range(dh):
         upper[i] = lower_bound(lidx, lptr[i], lptr[i + 1], i)
 
 
-@gthinker.cache.jit("neighbourhood formulas", nogil=True)
+@gthinker.compiler.jit("neighbourhood formulas", nogil=True)
 def _local_triangles(dh, lptr, lidx, upper, lmark, common):
     """The triangles of ``G_h``, each once (``i < j < l``, from the upper parts of the
     rows, :func:`_upper_rows`); ``common[k]``: those on each local edge (the 4-cliques
@@ -287,7 +287,7 @@ def _local_triangles(dh, lptr, lidx, upper, lmark, common):
     return total
 
 
-@gthinker.cache.jit("neighbourhood formulas", nogil=True)
+@gthinker.compiler.jit("neighbourhood formulas", nogil=True)
 def _local_cycles(dh, lptr, lidx, lmark):
     """The 4-cycles of ``G_h``, each at its largest vertex (``lmark`` all zero)."""
     total = 0
@@ -296,7 +296,7 @@ def _local_cycles(dh, lptr, lidx, lmark):
     return total
 
 
-@gthinker.cache.jit("neighbourhood formulas", nogil=True)
+@gthinker.compiler.jit("neighbourhood formulas", nogil=True)
 def _hub_sums(indices, base, h, dh, lptr, lidx, common, k4, sums):
     """The hub shapes' parts at ``h`` (book, tailed 4-clique, 4-clique wedge,
     5-clique minus an edge, gem), from ``G_h``'s degrees and ``common``."""
@@ -320,7 +320,7 @@ def _hub_sums(indices, base, h, dh, lptr, lidx, common, k4, sums):
     sums[_GEM] += paths - 3 * k4
 
 
-@gthinker.cache.jit("neighbourhood formulas", nogil=True)
+@gthinker.compiler.jit("neighbourhood formulas", nogil=True)
 def _spokes_at(indptr, indices, tptr, tidx, a, lptr, lidx, lslot, cnt):
     """The 4-wheels minus a spoke whose larger tip is ``a`` (``cnt`` all zero):
     ``sum over G_a's edges {x, y}, b < a in T(x, y) of c(a, b) - 2``."""
@@ -353,7 +353,7 @@ def _spokes_at(indptr, indices, tptr, tidx, a, lptr, lidx, lslot, cnt):
     return total
 
 
-@gthinker.cache.jit("neighbourhood formulas", nogil=True)
+@gthinker.compiler.jit("neighbourhood formulas", nogil=True)
 def _cycles5_at(indptr, indices, x, lptr, upper, cnt, touched):
     """Twice the 5-cycles whose largest vertex is ``x``, plus twice the triangles
     ``{a, b, c}`` below ``x`` with ``a`` joined to x, less twice ``sum over x' > x in
@@ -406,7 +406,7 @@ def _cycles5_at(indptr, indices, x, lptr, upper, cnt, touched):
     return walks - 2 * taus
 
 
-@gthinker.cache.jit("neighbourhood formulas", nogil=True)
+@gthinker.compiler.jit("neighbourhood formulas", nogil=True)
 def _range_sums(ctx, lo, hi):
     P = ctx.params
     n, m = ctx.indptr.size - 1, ctx.indices.size

@@ -92,13 +92,13 @@ _PAD = 8
 _SIDE = 20
 
 
-@gthinker.cache.jit("counting functions", nogil=True, inline="always")
+@gthinker.compiler.jit("counting functions", nogil=True, inline="always")
 def _one_leaf(tally, width, h, q):
     """Adds one leaf ``(h, q)``: bin ``q * width + h`` (in range: see :func:`_leaf`)."""
     tally[q * width + h] += 1
 
 
-@gthinker.cache.jit("counting functions", nogil=True, inline="always")
+@gthinker.compiler.jit("counting functions", nogil=True, inline="always")
 def _leaf(tally, width, h, q, n, mul, mi):
     """Adds ``n`` leaves ``(h, q)`` times the multiplier ``mul[mi]`` (the clique polynomial
     ``sum_j mul[mi, j] x^j`` of the vertices split off above, degree ``mul[mi, _DEG]``):
@@ -109,7 +109,7 @@ def _leaf(tally, width, h, q, n, mul, mi):
         tally[base + j] += n * mul[mi, j]
 
 
-@gthinker.cache.jit("counting functions", nogil=True)
+@gthinker.compiler.jit("counting functions", nogil=True)
 def _spill_word(ctx, P, rows, ps, branch, hs, qs, piv, sides, depth):
     """Every child not yet visited at levels 0..depth of a one-word walk becomes
     a task ``[h, q, P']`` (``P`` maps bits to vertices); the vertices split off
@@ -133,7 +133,7 @@ def _spill_word(ctx, P, rows, ps, branch, hs, qs, piv, sides, depth):
             ctx.add_task(task)
 
 
-@gthinker.cache.jit("counting functions", nogil=True, inline="always")
+@gthinker.compiler.jit("counting functions", nogil=True, inline="always")
 def _scan(rows, s, m):
     """The universal vertices of ``s`` (``m`` of them; adjacent to all the others) as a
     bitset, and the vertex with the most neighbours in ``s`` among the rest (-1 if none)."""
@@ -153,14 +153,14 @@ def _scan(rows, s, m):
     return universal, best
 
 
-@gthinker.cache.jit("counting functions", nogil=True, inline="always")
+@gthinker.compiler.jit("counting functions", nogil=True, inline="always")
 def _pivot_word(rows, s):
     """The vertex of ``s`` with the most neighbours in ``s`` (the lowest of ties):
     :func:`_scan` with no vertex counted as universal."""
     return _scan(rows, s, 0)[1]
 
 
-@gthinker.cache.jit("counting functions", nogil=True, inline="always")
+@gthinker.compiler.jit("counting functions", nogil=True, inline="always")
 def _split(rows, s):
     """``s`` split into its largest component in the complement of G[s] and the rest:
     every vertex of the rest is adjacent to every vertex of the first."""
@@ -184,7 +184,7 @@ def _split(rows, s):
     return main, s & ~main
 
 
-@gthinker.cache.jit("counting functions", nogil=True, inline="always")
+@gthinker.compiler.jit("counting functions", nogil=True, inline="always")
 def _cliques_of(rows, s, stack, out):
     """``out[j]`` = the j-cliques of G[s] (``out[0] = 1``), each listed once from its
     lowest vertex (``stack``: scratch of ``popcount(s) + 1`` words); returns the
@@ -234,7 +234,7 @@ def _clique_table(m):
 _TABLE = _clique_table(_SMALL)
 
 
-@gthinker.cache.jit("counting functions", nogil=True, inline="always")
+@gthinker.compiler.jit("counting functions", nogil=True, inline="always")
 def _packed(rows, t, stack):
     """The clique polynomial of G[t] (``t`` not empty, at most ``_SMALL`` vertices),
     packed: byte ``j - 1`` holds the j-cliques. Without branches: t's vertices padded
@@ -255,7 +255,7 @@ def _packed(rows, t, stack):
     return _TABLE[e] | popcount(t)
 
 
-@gthinker.cache.jit("counting functions", nogil=True, inline="always")
+@gthinker.compiler.jit("counting functions", nogil=True, inline="always")
 def _polynomial(rows, s, stack, pend):
     """The clique polynomial of G[s] (at most ``_DIRECT`` vertices, or ``_POLY`` and
     none universal), packed as in :func:`_packed`: a vertex ``v`` at a time,
@@ -283,7 +283,7 @@ def _polynomial(rows, s, stack, pend):
     return acc
 
 
-@gthinker.cache.jit("counting functions", nogil=True, inline="always")
+@gthinker.compiler.jit("counting functions", nogil=True, inline="always")
 def _tally(tally, width, h, q, packed, mul, mi):
     """Tallies the node ``(h, q, P)`` from the clique polynomial of G[P] (``packed``, as
     in :func:`_packed`): ``c_j`` j-cliques add ``c_j`` to ``(h + j, q)``, times the
@@ -298,7 +298,7 @@ def _tally(tally, width, h, q, packed, mul, mi):
             tally[b + 1 + j] += f * ((packed >> (8 * j)) & 255)
 
 
-@gthinker.cache.jit("counting functions", nogil=True, inline="always")
+@gthinker.compiler.jit("counting functions", nogil=True, inline="always")
 def _times(mul, mi, ni, poly, top):
     """``mul[ni]`` = ``mul[mi]`` times the polynomial ``poly[:top + 1]``."""
     deg = mul[mi, _DEG]
@@ -310,7 +310,7 @@ def _times(mul, mi, ni, poly, top):
     mul[ni, _DEG] = deg + top
 
 
-@gthinker.cache.jit("counting functions", nogil=True, inline="always")
+@gthinker.compiler.jit("counting functions", nogil=True, inline="always")
 def _settle(tally, width, rows, s, h, q, stack, poly, mul, mi, sides, ni):
     """Tallies the node ``(h, q, s)`` (multiplier ``mul[mi]``) when it needs no walk below
     it and returns pivot -1; else returns ``(pivot, s, q, mi)`` of the node to branch on:
@@ -348,14 +348,14 @@ def _settle(tally, width, rows, s, h, q, stack, poly, mul, mi, sides, ni):
     return p, s, q, mi
 
 
-@gthinker.cache.jit("counting functions", nogil=True)
+@gthinker.compiler.jit("counting functions", nogil=True)
 def _word_scratch():
     """Scratch of :func:`_tree_word`: seven rows of words and the multipliers, and two
     rows of levels."""
     return np.empty((7 + _DEPTH + 1, _DEPTH), np.int64), np.empty((2, _DEPTH), np.int64)
 
 
-@gthinker.cache.jit("counting functions", nogil=True)
+@gthinker.compiler.jit("counting functions", nogil=True)
 def _tree_word(ctx, P, rows, s0, h0, q0, ints, levels):
     """Walks the subtree ``(h0, q0, s0)`` on one-word rows (bit i = ``P[i]``). Universal
     vertices of a node's P join its pivots at once (Pivoter takes them one level
@@ -399,7 +399,7 @@ def _tree_word(ctx, P, rows, s0, h0, q0, ints, levels):
         mi = mref[d]
 
 
-@gthinker.cache.jit("counting functions", nogil=True)
+@gthinker.compiler.jit("counting functions", nogil=True)
 def _pivot(rows, s, words):
     """The vertex of ``s`` with the most neighbours in ``s``; -1 when ``s`` is a clique
     (multi-word rows)."""
@@ -427,7 +427,7 @@ def _pivot(rows, s, words):
     return -1 if clique else best
 
 
-@gthinker.cache.jit("counting functions", nogil=True)
+@gthinker.compiler.jit("counting functions", nogil=True)
 def _spill_subtree(ctx, P, ps, rows, branch, hq, piv, depth, words):
     """:func:`_spill_word` on multi-word rows."""
     child = np.empty(words, np.int64)
@@ -449,7 +449,7 @@ def _spill_subtree(ctx, P, ps, rows, branch, hq, piv, depth, words):
                 ctx.add_task(task)
 
 
-@gthinker.cache.jit("counting functions", nogil=True)
+@gthinker.compiler.jit("counting functions", nogil=True)
 def _tree_words(ctx, P, rows, h0, q0):
     """Walks the subtree ``(h0, q0, P)`` of more than 64 candidates on multi-word
     rows; every child whose P fits in one word goes on in :func:`_tree_word`."""
@@ -508,7 +508,7 @@ def _tree_words(ctx, P, rows, h0, q0):
             branch[d, t] = ps[d, t] & ~rows[p, t]
 
 
-@gthinker.cache.jit("counting functions", nogil=True)
+@gthinker.compiler.jit("counting functions", nogil=True)
 def _spawn_tree(ctx, v):
     nb = ctx.neighbors(v)
     rec = np.empty(2 + nb.size, np.int32)
@@ -518,7 +518,7 @@ def _spawn_tree(ctx, v):
     return rec
 
 
-@gthinker.cache.jit("counting functions", nogil=True)
+@gthinker.compiler.jit("counting functions", nogil=True)
 def _compute_tree(ctx, rec):
     h, q, P = np.int64(rec[0]), np.int64(rec[1]), rec[2:]  # as in _tree_words: one compilation
     c = P.size

@@ -11,7 +11,7 @@ import gthinker
 __all__ = ["spill_rest", "work_ranges"]
 
 
-@gthinker.cache.jit("counting functions", nogil=True)
+@gthinker.compiler.jit("counting functions", nogil=True)
 def _spill_range(ctx, lo, hi):
     task = np.empty(2, np.int32)
     task[0] = -1 - lo
@@ -19,7 +19,7 @@ def _spill_range(ctx, lo, hi):
     ctx.add_task(task)
 
 
-@gthinker.cache.jit("counting functions", nogil=True)
+@gthinker.compiler.jit("counting functions", nogil=True)
 def spill_rest(ctx, v, hi):
     """A timed-out range task hands the rest of its range, [v, hi), on in two halves."""
     mid = (v + hi) >> 1

@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import gthinker
-from gthinker.runtime import positive_int
+from gthinker.runtime.job import positive_int
 
 from ..matching.patterns import as_query
 from ..matching.planner import quicksi_order
@@ -276,7 +276,7 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
     when the estimator's diagnostics doubt the interval: see :func:`diagnose`.
     """
     t0 = time.perf_counter()
-    compiled_before = gthinker.cache.compile_seconds()
+    compiled_before = gthinker.compiler.compile_seconds()
     est = _resolve_estimator(estimator)
     samples, batches = check_samples(samples, batches)
     trawl_samples = positive_int("trawl_samples", trawl_samples)
@@ -308,7 +308,7 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
     done = run.batches(sizes, first_sample, trawl_samples, stop, progress)
     total = sum(x.n for x in done)
     fields = summary(done)
-    compile_seconds = gthinker.cache.compile_seconds() - compiled_before
+    compile_seconds = gthinker.compiler.compile_seconds() - compiled_before
     seconds = time.perf_counter() - t0 - compile_seconds
     return GSwordResult(
         query=name if name is not None else (query if isinstance(query, str) else "query"),
@@ -414,9 +414,9 @@ class _Pipeline:
     def _sample(self, batch, stop):
         """Samples ``batch``; returns the seconds it took, compiling left out."""
         ts = time.perf_counter()
-        cs = gthinker.cache.compile_seconds()
+        cs = gthinker.compiler.compile_seconds()
         self.sampler.run(batch, self.seed, stop)
-        took = time.perf_counter() - ts - (gthinker.cache.compile_seconds() - cs)
+        took = time.perf_counter() - ts - (gthinker.compiler.compile_seconds() - cs)
         self.cpu_seconds += took
         return took
 

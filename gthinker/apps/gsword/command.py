@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from gthinker.registry import DATA_AND_QUERY, App, positive_int_arg
-from gthinker.request import Request, max_compile
+from gthinker.runtime.request import Request, max_compile
 
 from ..sm.command import as_query
 

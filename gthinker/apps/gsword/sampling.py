@@ -457,8 +457,9 @@ def namespace(est, target):
             g.update({h: ns[h] for h in HELPERS})
             ns["_est_" + role] = jit(_rebind(fn, g))
         if target == "cpu":  # the one function called from Python (cut-off trawls)
-            gthinker.cache.attach(ns["_walk_many"], target="cpu", name=f"gsword_{est.name}_walks",
-                                  label=f"gSWORD {est.name} cut-off estimates")
+            gthinker.compiler.attach(ns["_walk_many"], target="cpu",
+                                     name=f"gsword_{est.name}_walks",
+                                     label=f"gSWORD {est.name} cut-off estimates")
         _NAMESPACES[key] = ns
         return ns
 

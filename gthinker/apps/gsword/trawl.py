@@ -34,7 +34,7 @@ WALK_STREAM = 0x5DEECE66D
 MIN_TRAWL_WINDOW = 0.02
 
 
-@gthinker.cache.jit("gSWORD functions", nogil=True)
+@gthinker.compiler.jit("gSWORD functions", nogil=True)
 def _prefix_ok(ctx, P, M, k):
     """Is M[:k] a valid partial match of plan P (the planner's rule, and every
     backward edge a data edge)?"""
@@ -49,7 +49,7 @@ def _prefix_ok(ctx, P, M, k):
     return True
 
 
-@gthinker.cache.jit("gSWORD functions", nogil=True)
+@gthinker.compiler.jit("gSWORD functions", nogil=True)
 def _trawl_compute(ctx, rec):
     """Record [slot, k, M...]: count the matches that extend M[:k] (the SM
     app's enumeration) into histogram 0, bin slot; histogram 1, bin slot gets

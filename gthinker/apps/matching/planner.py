@@ -457,7 +457,7 @@ def _compiled(target):
         rebound = pytypes.FunctionType(fn.__code__, ns, fn.__name__, fn.__defaults__,
                                        fn.__closure__)
         if target == "cpu":
-            ns[fn.__name__] = gthinker.cache.jit("the matching planner", nogil=True,
+            ns[fn.__name__] = gthinker.compiler.jit("the matching planner", nogil=True,
                                                  inline="always")(rebound)
         else:
             from numba import cuda

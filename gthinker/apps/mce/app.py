@@ -48,15 +48,17 @@ from typing import NamedTuple
 import numpy as np
 
 import gthinker
-from gthinker import stream
 from gthinker.bits import count_bits, gather, lowest_bit, pop_lowest, popcount, unowned
+from gthinker.options import positive_int
+from gthinker.runtime import stream
+from gthinker.runtime.outputs import check_output
 from gthinker.setops import intersect_positions
 
 __all__ = ["CliqueBatch", "MaximalCliques", "MCEResult", "internal_ids", "iter_clique_batches",
            "iter_cliques", "run"]
 
 
-@gthinker.cache.jit("MCE functions", nogil=True, inline="always")
+@gthinker.compiler.jit("MCE functions", nogil=True, inline="always")
 def _row_count(pb, row, pw):
     c = 0
     for t in range(pw):
@@ -64,7 +66,7 @@ def _row_count(pb, row, pw):
     return c
 
 
-@gthinker.cache.jit("MCE functions", nogil=True, inline="always")
+@gthinker.compiler.jit("MCE functions", nogil=True, inline="always")
 def _min_size(ctx):
     """The smallest clique to report: the run's ``params[0]`` (1 when it has none)."""
     return ctx.params[0] if ctx.params.size else 1
@@ -75,7 +77,7 @@ _DOMINATED = -1  # a vertex of X is adjacent to all of P: no clique below is max
 _ONE_CLIQUE = -2  # P is a clique no vertex of X extends: R + P is the one maximal clique
 
 
-@gthinker.cache.jit("MCE functions", nogil=True)
+@gthinker.compiler.jit("MCE functions", nogil=True)
 def _choose_pivot(pb, xb, ax, axp, p, pw, kw):
     """Tomita pivot: the vertex of P | X with the most neighbours in P (ties to
     the first of P, then of X), or ``_DOMINATED`` / ``_ONE_CLIQUE``. Clears from
@@ -115,7 +117,7 @@ def _choose_pivot(pb, xb, ax, axp, p, pw, kw):
     return _ONE_CLIQUE if clique else best
 
 
-@gthinker.cache.jit("MCE functions", nogil=True)
+@gthinker.compiler.jit("MCE functions", nogil=True)
 def _clique(rbase, pglob, rl, depth):
     out = np.empty(rbase.size + depth + 1, np.int32)
     out[: rbase.size] = rbase
@@ -124,7 +126,7 @@ def _clique(rbase, pglob, rl, depth):
     return out
 
 
-@gthinker.cache.jit("MCE functions", nogil=True)
+@gthinker.compiler.jit("MCE functions", nogil=True)
 def _emit(ctx, rbase, pglob, rl, depth, pb, pw):
     """Writes the clique R + rl[:depth + 1] + the vertices of bitset ``pb`` to the
     job's output."""
@@ -135,7 +137,7 @@ def _emit(ctx, rbase, pglob, rl, depth, pb, pw):
     ctx.emit(out)
 
 
-@gthinker.cache.jit("MCE functions", nogil=True)
+@gthinker.compiler.jit("MCE functions", nogil=True)
 def _report(ctx, size):
     """Counts one maximal clique of ``size`` vertices (at least :func:`_min_size`)."""
     ctx.count(0, 1)
@@ -143,7 +145,7 @@ def _report(ctx, size):
     ctx.add_to_histogram(0, size)
 
 
-@gthinker.cache.jit("MCE functions", nogil=True)
+@gthinker.compiler.jit("MCE functions", nogil=True)
 def _spill(ctx, rbase, pglob, xglob, rl, depth, pc, xc, p, pw, kw):
     """Hands the branch (R + rl[..depth], pc, xc) to other workers as a record."""
     np_ = count_bits(pc, pw)
@@ -185,7 +187,7 @@ def _spill(ctx, rbase, pglob, xglob, rl, depth, pc, xc, p, pw, kw):
     ctx.add_task(rec)
 
 
-@gthinker.cache.jit("MCE functions", nogil=True, inline="always")
+@gthinker.compiler.jit("MCE functions", nogil=True, inline="always")
 def _unblocked(xb, ra, rb, kw):
     """True if no vertex of X is adjacent to both rows' vertices (to the one
     vertex, with ``ra`` given twice)."""
@@ -195,7 +197,7 @@ def _unblocked(xb, ra, rb, kw):
     return True
 
 
-@gthinker.cache.jit("MCE functions", nogil=True, inline="always")
+@gthinker.compiler.jit("MCE functions", nogil=True, inline="always")
 def _tally(hist, size, ok, tally):
     """``tally`` = (cliques, largest size, smallest size counted), with one clique
     of ``size`` added if ``ok`` and it is big enough."""
@@ -206,7 +208,7 @@ def _tally(hist, size, ok, tally):
     return tally
 
 
-@gthinker.cache.jit("MCE functions", nogil=True)
+@gthinker.compiler.jit("MCE functions", nogil=True)
 def _small_p(pb, xb, ax, pw, kw, base, hist, min_size):
     """The node with ``|P| <= 3`` settled without branching: its maximal cliques
     are R + C for each maximal clique C of G[P] (a triangle; else its edges and
@@ -248,7 +250,7 @@ def _small_p(pb, xb, ax, pw, kw, base, hist, min_size):
     return t[0], t[1]
 
 
-@gthinker.cache.jit("MCE functions", nogil=True)
+@gthinker.compiler.jit("MCE functions", nogil=True)
 def _local_graph(indptr, indices, pglob, xall):
     """The subtree's graph as bitset rows over P (bits ``0..p-1``) then X' (bits
     ``p..``), X' being the vertices of X with a neighbour in P (the others never
@@ -292,7 +294,7 @@ def _local_graph(indptr, indices, pglob, xall):
     return ax, axp, xglob
 
 
-@gthinker.cache.jit("MCE functions", nogil=True)
+@gthinker.compiler.jit("MCE functions", nogil=True)
 def _bron_kerbosch(ctx, rbase, pglob, xall):
     """Enumerates the maximal cliques R + C, C a clique of P, with X as exclusions.
 
@@ -316,7 +318,7 @@ def _bron_kerbosch(ctx, rbase, pglob, xall):
     _walk(ctx, rbase, pglob, xglob, ax, axp, ps, xs, cs, rl)
 
 
-@gthinker.cache.jit("MCE functions", nogil=True)
+@gthinker.compiler.jit("MCE functions", nogil=True)
 def _walk(ctx, rbase, pglob, xglob, ax, axp, ps, xs, cs, rl):
     """The search of :func:`_bron_kerbosch` from its root node (``ps[0]``, ``xs[0]``).
     Works on views of the arrays without reference counts (the caller holds them):
@@ -415,7 +417,7 @@ class MaximalCliques(gthinker.Task):
         _compute_record(ctx, record)
 
 
-@gthinker.cache.jit("MCE functions", nogil=True)
+@gthinker.compiler.jit("MCE functions", nogil=True)
 def _initial_record(indptr, indices, v):
     """R = {v}, P = later neighbours, X = earlier ones (ids are degeneracy ranks)."""
     nb = indices[indptr[v] : indptr[v + 1]]
@@ -430,7 +432,7 @@ def _initial_record(indptr, indices, v):
     return rec
 
 
-@gthinker.cache.jit("MCE functions", nogil=True)
+@gthinker.compiler.jit("MCE functions", nogil=True)
 def _compute_record(ctx, record):
     nr = record[0]
     np_ = record[1]
@@ -451,7 +453,7 @@ def _compute_record(ctx, record):
     _bron_kerbosch(ctx, rbase, pglob, xall)
 
 
-@gthinker.cache.jit("MCE functions", nogil=True)
+@gthinker.compiler.jit("MCE functions", nogil=True)
 def _dominated(indptr, indices, pglob, xall, tries=8):
     """True if one of a few vertices of X is adjacent to all of P: then every
     clique of this subtree extends by it, so none is maximal. Costs
@@ -602,8 +604,8 @@ def run(
     # The arguments first, before a graph file is read.
     threads, time_budget, chunk = _check_run(threads, time_budget, chunk)
     gthinker.gpu.check_mode(mode)
-    min_size = gthinker.runtime.positive_int("min_size", min_size)
-    gthinker.outputs.check_output(output, [graph])
+    min_size = positive_int("min_size", min_size)
+    check_output(output, [graph])
     graph = gthinker.as_graph(graph)
     if containing is not None and len(containing) == 0:
         containing = None
@@ -742,7 +744,7 @@ class CliqueBatch(NamedTuple):
 
 def iter_clique_batches(graph, threads: int | None = None, **options):
     """Yields the maximal cliques of ``graph`` in :class:`CliqueBatch` es, while
-    the search runs (:func:`gthinker.stream.batches`: the search writes binary
+    the search runs (:func:`gthinker.runtime.stream.batches`: the search writes binary
     records into a pipe on a background thread; each batch is what the pipe held,
     up to about a megabyte), so the first cliques arrive long before the search
     ends, and memory stays bounded: while the consumer does not read, the workers

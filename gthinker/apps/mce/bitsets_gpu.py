@@ -434,7 +434,7 @@ def kernel():
     return launch.kernel(_subtrees, name="mce_subtrees", label="MCE (GPU bitset kernel)")
 
 
-@gthinker.cache.jit("MCE GPU host functions", nogil=True)
+@gthinker.compiler.jit("MCE GPU host functions", nogil=True)
 def _record_starts(data, used):
     """Start offsets of the self-delimiting records in ``data[:used]``."""
     starts = [0]
@@ -478,7 +478,7 @@ class Work:
         return Work(self.verts[mask[nrec:]], self.data[idx], starts)
 
 
-@gthinker.cache.jit("MCE functions", nogil=True)
+@gthinker.compiler.jit("MCE functions", nogil=True)
 def _earlier(indptr, indices):
     """Each vertex's neighbours with a smaller id (rows are sorted)."""
     n = indptr.size - 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from gthinker.registry import App
-from gthinker.request import Request, max_compile, squared
+from gthinker.runtime.request import Request, max_compile, squared
 
 EPILOG = """\
 examples:
@@ -117,7 +117,7 @@ def from_args(args) -> dict:
     if args.output is not None and args.mode in ("gpu", "hybrid"):
         raise ValueError("--output (listing cliques) runs on the CPU only; use --mode cpu")
     if args.trace:
-        from gthinker.trace import require_matplotlib
+        from gthinker.runtime.trace import require_matplotlib
 
         require_matplotlib()
     if args.min_size < 1:

@@ -24,6 +24,17 @@ import tempfile
 import numpy as np
 
 import gthinker
+from gthinker.apps.matching.dispatch import (
+    EXPAND_FANOUT,
+    SMALL_SEARCH,
+    SMResult,
+    check_layout,
+    choose_gpu_mode,
+    fanouts,
+    run_plan,
+    small_search,
+)
+from gthinker.runtime.outputs import check_output
 
 from ..count import app as counting
 from ..matching.pattern_plan import pattern_plan
@@ -38,16 +49,6 @@ from ..matching.planner import (
     matching_order,
     plan,
     symmetry_constraints,
-)
-from .engine import (
-    EXPAND_FANOUT,
-    SMALL_SEARCH,
-    SMResult,
-    check_layout,
-    choose_gpu_mode,
-    fanouts,
-    run_plan,
-    small_search,
 )
 from .search import SubgraphMatching, search
 
@@ -109,7 +110,7 @@ def count(data, query, unique: bool = False, mode: str = "auto", threads: int | 
     if mode in ("gpu", "hybrid") and listing:
         raise ValueError("limit and output (--limit, --output) run on the CPU only; use "
                          "mode='cpu' (--mode cpu)")
-    gthinker.outputs.check_output(output, [data, query])  # before a graph file is read
+    check_output(output, [data, query])  # before a graph file is read
     data = gthinker.as_graph(data)
     query = as_query(query)
     check_query(data, query)

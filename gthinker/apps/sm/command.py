@@ -6,7 +6,7 @@ import argparse
 import os
 
 from gthinker.registry import DATA_AND_QUERY, App, positive_int_arg
-from gthinker.request import Request, max_compile, squared
+from gthinker.runtime.request import Request, max_compile, squared
 
 from .gpu_modes import GPU_MODES
 

@@ -294,7 +294,7 @@ class SubgraphMatchingPrefixGPU(gthinker.GPUContext):
         return _prefix_to_cpu(data, starts)
 
 
-@gthinker.cache.jit("SM GPU functions")
+@gthinker.compiler.jit("SM GPU functions")
 def _prefix_to_cpu(data, starts):
     """GPU prefix records to CPU records: ``[-k, M]`` -> ``[k, M]``;
     ``[k, M, C...]`` -> one ``[k + 1, M, c]`` per candidate c."""

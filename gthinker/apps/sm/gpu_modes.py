@@ -1,7 +1,7 @@
 """The GPU engines of the matching search, by name (``gpu_mode``, ``--gpu-mode``).
 
 A module of its own so that the command (which must stay light) and the engine
-(:mod:`gthinker.apps.sm.engine`) read the one list without importing each other.
+(:mod:`gthinker.apps.matching.dispatch`) read the one list without importing each other.
 """
 
 from __future__ import annotations

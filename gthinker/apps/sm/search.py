@@ -46,7 +46,7 @@ from ..matching.planner import (
 __all__ = ["SubgraphMatching", "search"]
 
 
-@gthinker.cache.jit("SM functions", nogil=True)
+@gthinker.compiler.jit("SM functions", nogil=True)
 def _spawn(ctx, v):
     P = ctx.params
     if not is_candidate(P, 0, v):
@@ -57,7 +57,7 @@ def _spawn(ctx, v):
     return out
 
 
-@gthinker.cache.jit("SM functions", nogil=True)
+@gthinker.compiler.jit("SM functions", nogil=True)
 def _raw(indptr, indices, P, M, raw, rawlen, d):
     """raw[d] = the intersection of N(M[b]) over d's backward neighbours b: an
     earlier position's intersection (reuse) or the shortest list, intersected
@@ -95,7 +95,7 @@ def _raw(indptr, indices, P, M, raw, rawlen, d):
     rawlen[d] = n
 
 
-@gthinker.cache.jit("SM functions", nogil=True)
+@gthinker.compiler.jit("SM functions", nogil=True)
 def _candidates(indptr, indices, P, M, raw, rawlen, cand, candlen, d):
     """cand[d] = the vertices of raw[d] that may take position d (the planner's rule)."""
     _raw(indptr, indices, P, M, raw, rawlen, d)
@@ -109,7 +109,7 @@ def _candidates(indptr, indices, P, M, raw, rawlen, cand, candlen, d):
     candlen[d] = k
 
 
-@gthinker.cache.jit("SM functions", nogil=True)
+@gthinker.compiler.jit("SM functions", nogil=True)
 def _leaves(ctx, P, M, last, n, d):
     """The full matches ``M[:d] + last[i]`` for ``i < n`` (``d`` is the last
     position): claims them from the run's limit and lists them when the run
@@ -128,7 +128,7 @@ def _leaves(ctx, P, M, last, n, d):
     return n
 
 
-@gthinker.cache.jit("SM functions", nogil=True)
+@gthinker.compiler.jit("SM functions", nogil=True)
 def search(ctx, rec, head):
     """Counts the full matches that extend the partial match of ``rec[head:]``
     (``[k, M[0], ..., M[k-1]]``); ``rec[:head]`` is a tag that every record it
@@ -192,7 +192,7 @@ def search(ctx, rec, head):
     return found, added
 
 
-@gthinker.cache.jit("SM functions", nogil=True)
+@gthinker.compiler.jit("SM functions", nogil=True)
 def _finish(ctx, P, M, raw, rawlen, cand, candlen, s, claims):
     """The matches of the partial match ``M[:s]``, ``s`` the first position not
     enumerated: listed one by one (``s`` is the last position) when the run claims
@@ -206,7 +206,7 @@ def _finish(ctx, P, M, raw, rawlen, cand, candlen, s, claims):
 # ---- count-only last levels ----------------------------------------------------------
 
 
-@gthinker.cache.jit("SM functions", nogil=True)
+@gthinker.compiler.jit("SM functions", nogil=True)
 def _tail_set(indptr, indices, P, M, raw, rawlen, d):
     """The intersection of position ``d``'s backward neighbour lists, as a view: a
     neighbour list itself when there is only one (no copy), else ``raw[d]``."""
@@ -218,7 +218,7 @@ def _tail_set(indptr, indices, P, M, raw, rawlen, d):
     return raw[d, : rawlen[d]]
 
 
-@gthinker.cache.jit("SM functions", nogil=True)
+@gthinker.compiler.jit("SM functions", nogil=True)
 def _floor(P, M, d, s):
     """Position ``d``'s vertex must be above this by its restrictions with the
     positions before ``s`` (the planner's restrictions all run forward: ``H_LESS``)."""
@@ -230,7 +230,7 @@ def _floor(P, M, d, s):
     return lo
 
 
-@gthinker.cache.jit("SM functions", nogil=True)
+@gthinker.compiler.jit("SM functions", nogil=True)
 def _count_above(P, M, S, s, d, lo):
     """How many vertices of the sorted ``S`` may take position ``d`` after
     ``M[:s]``: above ``lo``, not in ``M[:s]``, and, when the plan says so, in
@@ -251,7 +251,7 @@ def _count_above(P, M, S, s, d, lo):
     return n
 
 
-@gthinker.cache.jit("SM functions", nogil=True)
+@gthinker.compiler.jit("SM functions", nogil=True)
 def _filtered(P, M, S, s, d, out):
     """The vertices of ``S`` that may take position ``d`` after ``M[:s]`` (see
     :func:`_count_above`) into ``out``; returns how many."""
@@ -271,7 +271,7 @@ def _filtered(P, M, S, s, d, out):
     return n
 
 
-@gthinker.cache.jit("SM functions", nogil=True)
+@gthinker.compiler.jit("SM functions", nogil=True)
 def _pairs(P, M, A, na, S, s, d, joined):
     """The pairs ``(x, y)``, ``x`` in the filtered ``A[:na]`` (position ``d - 1``),
     ``y`` a vertex of the sorted ``S`` that may take position ``d`` after ``M[:s]``:
@@ -295,7 +295,7 @@ def _pairs(P, M, A, na, S, s, d, joined):
     return n
 
 
-@gthinker.cache.jit("SM functions", nogil=True)
+@gthinker.compiler.jit("SM functions", nogil=True)
 def _pairs_apart(P, M, S, T, s):
     """The pairs ``(x, y)``, ``x != y``, of the last two positions (``s``, ``s + 1``;
     no restriction between them, no candidate check), ``x`` from the sorted ``S`` and
@@ -320,7 +320,7 @@ def _pairs_apart(P, M, S, T, s):
     return na * nb - both
 
 
-@gthinker.cache.jit("SM functions", nogil=True)
+@gthinker.compiler.jit("SM functions", nogil=True)
 def _joined(P, a, b):
     """-1 when a restriction says ``m[a] < m[b]``, else 0 (restrictions run forward)."""
     for t in range(P[P[H_LESS_PTR] + b], P[P[H_LESS_PTR] + b + 1]):
@@ -329,7 +329,7 @@ def _joined(P, a, b):
     return 0
 
 
-@gthinker.cache.jit("SM functions", nogil=True)
+@gthinker.compiler.jit("SM functions", nogil=True)
 def _count_tail(indptr, indices, P, M, raw, rawlen, cand, s):
     """The matches of ``M[:s]`` over the count-only positions ``s..nq-1``, from
     intersection sizes (the planner's ``H_TAIL``): one position, the vertices in
@@ -366,7 +366,7 @@ def _count_tail(indptr, indices, P, M, raw, rawlen, cand, s):
     return total
 
 
-@gthinker.cache.jit("SM functions", nogil=True)
+@gthinker.compiler.jit("SM functions", nogil=True)
 def _compute(ctx, rec):
     found, _ = search(ctx, rec, 0)
     ctx.count(0, found)

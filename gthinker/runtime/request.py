@@ -137,7 +137,7 @@ class TaskRequest(Request):
         self.task = task
 
     def run(self, graph, *, threads=None, output=None, stop=None, progress=None, **inputs):
-        from .runtime import run
+        from gthinker.runtime.job import run
 
         return run(self.task, graph, mode=self.mode, threads=threads,
                    time_budget=self.time_budget, output=output if inputs else output or self.output,
@@ -156,7 +156,7 @@ class TaskRequest(Request):
                 **self.common(res, res.threads)}
 
     def merge(self, parts, seconds, threads, stats):
-        from .runtime import JobResult
+        from gthinker.runtime.job import JobResult
 
         first = parts[0]
         counters = {k: sum(p["counters"][k] for p in parts) for k in first["counters"]}

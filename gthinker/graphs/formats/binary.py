@@ -45,9 +45,9 @@ from pathlib import Path
 
 import numpy as np
 
-from gthinker import csr
 from gthinker.errors import GraphFormatError
-from gthinker.formats.text import opening
+from gthinker.graphs import csr
+from gthinker.graphs.formats.text import opening
 
 __all__ = ["MAGIC", "VERSION", "is_binary", "load", "write", "write_graph"]
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from gthinker import _core, csr
+from gthinker import _core
 from gthinker.errors import GraphFormatError
-from gthinker.formats import text
+from gthinker.graphs import csr
+from gthinker.graphs.formats import text
 
 __all__ = ["read", "write", "row_blocks"]
 

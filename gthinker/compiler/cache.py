@@ -22,7 +22,7 @@ Change any of them and the entry is compiled again. Entries live under
 ``$GTHINKER_CACHE_DIR`` (default: the platform's user cache folder, e.g.
 ``~/.cache/gthinker``; ``GTHINKER_CACHE_DIR=off`` turns the cache off), one
 checksummed file per entry, written to a temporary file and renamed into place
-(:mod:`gthinker.cache_files`). An entry that is damaged, of another format or
+(:mod:`gthinker.compiler.files`). An entry that is damaged, of another format or
 cannot be loaded gives one warning, is deleted and compiled again; a folder that
 cannot be written is still read, and new entries go to a per-user fallback folder
 (said once on stderr); only when no folder can be written is nothing kept (one
@@ -47,7 +47,7 @@ import types as pytypes
 import warnings
 from pathlib import Path
 
-from . import cache_files
+from gthinker.compiler import files as cache_files
 
 __all__ = ["CacheWarning", "attach", "cache_dir", "clear", "compile_seconds", "compiling",
            "fingerprint", "jit", "set_quiet"]
@@ -239,7 +239,7 @@ _NOT_COMPILED = frozenset({"networkx", "cluster", "cli.py", "app_cli.py", "comma
 @functools.lru_cache(maxsize=1)
 def _framework_key() -> str:
     """gthinker's own sources and core constants, and the compilers' versions."""
-    from . import _core
+    from gthinker import _core
 
     h = hashlib.sha256()
     root = Path(__file__).parent

@@ -10,8 +10,8 @@ import zipfile
 
 import numpy as np
 
-from gthinker import graph_convert
 from gthinker.errors import GraphFormatError
+from gthinker.graphs import convert as graph_convert
 
 __all__ = ["read", "write"]
 

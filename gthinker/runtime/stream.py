@@ -25,8 +25,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import cache
-from .stopping import StopToken
+from gthinker import compiler
+from gthinker.stopping import StopToken
 
 __all__ = ["Batch", "PIPE_BYTES", "batches"]
 
@@ -60,7 +60,7 @@ def batches(run: Callable[..., object]) -> Iterator[Batch]:
                 yield Batch(values, offsets - np.arange(offsets.size))
 
 
-@cache.jit("result streams", nogil=True)
+@compiler.jit("result streams", nogil=True)
 def _record_offsets(words):
     """(offsets, end): where each whole record of ``words`` starts (its length word),
     the end of the last one last; ``end``: the words they take."""

@@ -17,9 +17,9 @@ reported in the user's ids.
 
 The file formats (SNAP edge lists, the labeled ``.graph`` format, Matrix Market,
 scipy ``.npz``, gzip-compressed text, and gthinker's memory-mapped binary graphs)
-are in :mod:`gthinker.formats`, picked by :mod:`gthinker.graph_files`;
-:mod:`gthinker.graph_convert` converts from and to edge arrays, columns,
-scipy.sparse and networkx; :mod:`gthinker.csr` holds the CSR kernels (C++, all
+are in :mod:`gthinker.graphs.formats`, picked by :mod:`gthinker.graphs.files`;
+:mod:`gthinker.graphs.convert` converts from and to edge arrays, columns,
+scipy.sparse and networkx; :mod:`gthinker.graphs.csr` holds the CSR kernels (C++, all
 cores).
 
 Prepared forms (:meth:`Graph.degeneracy_order`, :meth:`Graph.oriented`,
@@ -35,8 +35,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from gthinker import csr, graph_convert, graph_files
-from gthinker.formats import binary
+from gthinker.graphs import convert as graph_convert
+from gthinker.graphs import csr
+from gthinker.graphs import files as graph_files
+from gthinker.graphs.formats import binary
 
 __all__ = ["Graph", "LoadReport", "as_graph", "PREPARED"]
 
@@ -111,12 +113,12 @@ class Graph:
         The arrays are C-contiguous and read-only.
     file : str or None
         The absolute path of the file :meth:`read` read it from (an output path
-        that names the same file is refused: :func:`gthinker.outputs.check_output`).
+        that names the same file is refused: :func:`gthinker.runtime.outputs.check_output`).
     """
 
     #: Prepared forms whose values changed with a gthinker version, by key: the
     #: revision this one computes. A binary file that stores another revision of one
-    #: (or none) has it computed again, not restored (:mod:`gthinker.formats.binary`).
+    #: (or none) has it computed again, not restored (:mod:`gthinker.graphs.formats.binary`).
     #: 2: the degeneracy order peeled level by level on all cores (1: Batagelj and
     #: Zaversnik's peeling on one thread; another valid order, the same core numbers),
     #: and the forms made from it.
@@ -243,7 +245,7 @@ class Graph:
     def from_owned_pairs(cls, pairs, n, ids=None, labels=None, source="arrays", lines=0) -> Graph:
         """:meth:`from_pairs` of the rows of an ``(m, 2)`` array that nothing needs after
         (a reader's own pairs). A writable C-contiguous int32 one is written over: the
-        graph's neighbour ids take its memory (:func:`gthinker.csr.build_in_place`), so
+        graph's neighbour ids take its memory (:func:`gthinker.graphs.csr.build_in_place`), so
         building holds 12 bytes an edge where :meth:`from_pairs` holds 16. Where loops
         and repeats leave more than a tenth of it unused, the neighbour ids are copied
         out, so that the graph keeps no more than it needs."""
@@ -353,7 +355,7 @@ class Graph:
             ``None`` picks the format from the file's first bytes (binary graphs,
             ``.npz``, Matrix Market, through gzip too), else from its name
             (``.graph``, ``.mtx``, ``.npz``, ``.csr``), else SNAP
-            (:mod:`gthinker.graph_files`).
+            (:mod:`gthinker.graphs.files`).
 
         Returns
         -------
@@ -388,7 +390,7 @@ class Graph:
         return graph
 
     def save(self, path, prepare=None) -> None:
-        """Writes the graph as a gthinker binary file (:mod:`gthinker.formats.binary`),
+        """Writes the graph as a gthinker binary file (:mod:`gthinker.graphs.formats.binary`),
         with its ids, labels, node names, load report and every prepared form it
         holds that is a graph, an integer array, a number or a tuple of them.
 
@@ -433,7 +435,7 @@ class Graph:
             writes an edge list). The edge list holds each edge once as
             ``u<TAB>v`` in original ids; the ``.graph`` format renumbers vertices
             ``0 .. n-1`` (internal ids) and writes label 0 for unlabeled graphs;
-            ``.mtx`` and ``.npz`` keep ids and labels (:mod:`gthinker.formats`);
+            ``.mtx`` and ``.npz`` keep ids and labels (:mod:`gthinker.graphs.formats`);
             ``.csr`` is the binary format (:meth:`save`, which can prepare forms
             first). The file is replaced whole at the end.
         """
@@ -460,7 +462,7 @@ class Graph:
         order : int32 array of length n
             Vertices in the order they are peeled, level by level (at level ``k``
             every remaining vertex with at most ``k`` remaining neighbours, in
-            rounds, by id within a round: :func:`gthinker.csr.degeneracy_order`),
+            rounds, by id within a round: :func:`gthinker.graphs.csr.degeneracy_order`),
             so every vertex has at most its core number, and at most
             :attr:`degeneracy`, neighbours later in ``order``. The same for any
             number of threads.
@@ -496,7 +498,7 @@ class Graph:
         return self.derived("degree-oriented", _degree_oriented)
 
     def degree_in_rows(self):
-        """:func:`gthinker.csr.in_rows` of :meth:`degree_oriented`: ``(in_ptr,
+        """:func:`gthinker.graphs.csr.in_rows` of :meth:`degree_oriented`: ``(in_ptr,
         in_src, in_pos, after)``, each vertex's in-neighbours in that DAG and where it
         sits in their rows. Computed once, on all cores."""
         return self.derived("degree-oriented.in",

@@ -1,6 +1,6 @@
 """Seeded, reproducible synthetic graphs, and the ``gthinker generate`` command.
 
-All generators return a :class:`gthinker.graph.Graph` whose vertices are
+All generators return a :class:`gthinker.graphs.graph.Graph` whose vertices are
 ``0 .. n-1`` (isolated vertices included). The same arguments and seed
 always give the same graph (for a given NumPy/Numba version).
 
@@ -21,8 +21,8 @@ import math
 
 import numpy as np
 
-from gthinker import cache, options
-from gthinker.graph import Graph
+from gthinker import compiler, options
+from gthinker.graphs.graph import Graph
 
 __all__ = ["gnp", "powerlaw_cluster", "rmat"]
 
@@ -35,7 +35,7 @@ _RMAT_CHUNK = 1 << 22
 # ---------------------------------------------------------------------------
 
 
-@cache.jit("graph generators")
+@compiler.jit("graph generators")
 def _rmat_kernel(rng, scale, m, ta, tab, tabc):
     """``m`` R-MAT pairs; thresholds are cumulative probabilities times 2**16.
 
@@ -69,13 +69,13 @@ def _rmat_kernel(rng, scale, m, ta, tab, tabc):
     return u, v
 
 
-@cache.jit("graph generators")
+@compiler.jit("graph generators")
 def _randint(rng, k):
     i = int(rng.random() * k)
     return i if i < k else k - 1
 
 
-@cache.jit("graph generators")
+@compiler.jit("graph generators")
 def _holme_kim(rng, n, m, p):
     """Edges of networkx.powerlaw_cluster_graph(n, m, p) (same algorithm)."""
     max_e = m * (n - m)

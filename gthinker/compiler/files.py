@@ -1,4 +1,4 @@
-"""The compile cache's files (:mod:`gthinker.cache`): where they live, what one
+"""The compile cache's files (:mod:`gthinker.compiler`): where they live, what one
 holds, and how it is written, checked and thrown away.
 
 **Folders.** Entries live in the cache folder, ``$GTHINKER_CACHE_DIR`` (default:

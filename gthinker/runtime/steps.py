@@ -25,7 +25,7 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
 import numpy as np
 
-from .runtime import default_threads
+from gthinker.runtime.job import default_threads
 
 __all__ = ["STEP_ENTRIES", "bounds", "run"]
 

@@ -84,7 +84,8 @@ def write_out(graph, out: Path, to: str, prepare: str) -> str:
 def main(args) -> int:
     """Runs ``gthinker convert``; 0 on success. Bad input raises the errors the
     command line turns into messages (exit 2)."""
-    from . import Graph, graph_files
+    from gthinker import Graph
+    from gthinker.graphs import files as graph_files
 
     src = Path(args.graph)
     t0 = time.perf_counter()

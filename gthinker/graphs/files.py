@@ -7,7 +7,7 @@ under a name, the file-name suffixes it owns and the first bytes that give it
 away. A file is read as the format its first bytes identify (a gthinker binary
 graph, a ``.npz`` zip, a Matrix Market banner, inside gzip too), else by its name
 (``.graph``, ``.mtx``, ``.npz``, ``.csr``, a ``.gz`` suffix aside), else as a SNAP
-edge list. Bundled formats (one module each in :mod:`gthinker.formats`):
+edge list. Bundled formats (one module each in :mod:`gthinker.graphs.formats`):
 
 ============  =====================================  ============================
 name          what                                   suffixes
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gthinker.errors import GraphFormatError
-from gthinker.formats import binary, labeled, mtx, npz, snap, text
+from gthinker.graphs.formats import binary, labeled, mtx, npz, snap, text
 
 __all__ = ["GraphFormat", "register", "formats", "format_name", "output_format", "read_graph",
            "write_graph", "writing"]

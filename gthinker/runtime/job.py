@@ -14,10 +14,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _core, cache, memory, outputs, stopping
-from .errors import SpillLimitError, TaskRuntimeError
-from .graph import as_graph
-from .options import (
+from gthinker import _core, compiler, memory, stopping
+from gthinker.errors import SpillLimitError, TaskRuntimeError
+from gthinker.graphs.graph import as_graph
+from gthinker.options import (
     MAX_THREADS,
     MODES,
     GPUOptions,
@@ -26,8 +26,9 @@ from .options import (
     available_cores,
     positive_int,
 )
-from .stopping import StopToken
-from .task import CODES, SPAWN_PHASE, Task
+from gthinker.runtime import outputs
+from gthinker.runtime.task import CODES, SPAWN_PHASE, Task
+from gthinker.stopping import StopToken
 
 __all__ = ["run", "Job", "JobResult", "RunOptions", "StopToken", "default_threads", "MODES",
            "ExternalWorker", "Assignment", "MAX_THREADS", "idle_stats", "positive_int"]
@@ -312,7 +313,7 @@ def run(
     output_format : {"text", "binary"}
         ``"text"``: a line per result, its original ids separated by spaces;
         ``"binary"``: a record per result, its length then its original ids, int64 each
-        (what :func:`gthinker.stream.batches` reads from a pipe while the job runs).
+        (what :func:`gthinker.runtime.stream.batches` reads from a pipe while the job runs).
     limit : int, optional
         Stop the job once ``ctx.take(n)`` calls have handed out this many
         results (e.g. ``--limit N`` matches): each call gets at most what is
@@ -403,7 +404,7 @@ class Job:
             if task is None:
                 raise TypeError("task is required in mode='cpu'")
             return task
-        from .gpu import require_device
+        from gthinker.gpu import require_device
 
         self.engine = _engine_of(gpu, mode)
         if mode == "hybrid" and task is None:
@@ -438,7 +439,7 @@ class Job:
     def _prepare_inputs(self, graph, vertices, params, histogram_bins):
         """The graph, the initial vertices, the params and the histogram width."""
         self.graph = graph = as_graph(graph)
-        self.compiled_before = cache.compile_seconds()
+        self.compiled_before = compiler.compile_seconds()
         n = graph.num_vertices
         #: The initial vertices: a range where they were given as one (or not given: all
         #: of them), else an int32 array; :attr:`init` is the array the master takes.
@@ -478,7 +479,7 @@ class Job:
         made on their devices, as the first external workers, and the tracer that
         samples them."""
         if self.mode in ("gpu", "hybrid"):
-            from .gpu import on_device, simulator
+            from gthinker.gpu import on_device, simulator
 
             if self.engine.one_per_device:  # an engine that holds its device: once each
                 self.devices = list(dict.fromkeys(self.devices))
@@ -494,7 +495,7 @@ class Job:
                     self.gpu_workers = list(pool.map(start, self.devices))
             self.external[:0] = self.gpu_workers
         if self.trace is not None:
-            from .trace import Tracer
+            from gthinker.runtime.trace import Tracer
 
             # The GPU workers, and external workers that keep a timeline (an app's own
             # GPU engine): a busy band each.
@@ -507,7 +508,7 @@ class Job:
         GPUs' chunks cut to even estimated cost (:mod:`gthinker.gpu.sharing`), so that
         the heavy roots spread over every GPU and each GPU takes the next chunk from
         the master's deque as it finishes one."""
-        from .gpu.sharing import guided_cuts, heavy_first
+        from gthinker.gpu.sharing import guided_cuts, heavy_first
 
         if len(self.devices) < 2 or not len(self.init):
             return
@@ -520,7 +521,7 @@ class Job:
         self.gpu_cuts = guided_cuts(costs, len(self.devices))
 
     def _engine_setup(self, device):
-        from .gpu.engine import EngineSetup
+        from gthinker.gpu.engine import EngineSetup
 
         return EngineSetup(params=self.params, histogram_bins=self.histogram_bins,
                            cpu_threads=self.threads, options=self.options, device=device,
@@ -636,7 +637,7 @@ class Job:
 
     def _run(self, sigints_before: int) -> JobResult:
         if self.mode in ("gpu", "hybrid"):
-            from .gpu import resolve_devices
+            from gthinker.gpu import resolve_devices
 
             self.devices = resolve_devices(self.options.gpu.gpus)
             whole = self._run_whole()
@@ -648,7 +649,7 @@ class Job:
         job = self._core_job()
         errors: list[BaseException] = []
         start = time.perf_counter()
-        compiled_at_start = cache.compile_seconds()
+        compiled_at_start = compiler.compile_seconds()
         started: list[threading.Thread] = []
         try:
             self._push_records(job)
@@ -664,7 +665,7 @@ class Job:
                 t.join()
             for gpu_worker in self.gpu_workers:
                 gpu_worker.close()
-        compiled_in_run = cache.compile_seconds() - compiled_at_start  # GPU kernels, at launch
+        compiled_in_run = compiler.compile_seconds() - compiled_at_start  # GPU kernels, at launch
         seconds = time.perf_counter() - start - compiled_in_run
         if errors:
             raise errors[0]
@@ -699,15 +700,15 @@ class Job:
                 or self.limit is not None or self.trace is not None
                 or (self.stop is not None and self.stop.is_set())):
             return None
-        from .gpu import device_totals
+        from gthinker.gpu import device_totals
 
-        start, compiled = time.perf_counter(), cache.compile_seconds()
+        start, compiled = time.perf_counter(), compiler.compile_seconds()
         done = self.engine.run_whole(self.graph, self._engine_setup(None), self.devices,
                                      self.roots)
         if done is None:
             return None
         results, figures = done
-        seconds = time.perf_counter() - start - (cache.compile_seconds() - compiled)
+        seconds = time.perf_counter() - start - (compiler.compile_seconds() - compiled)
         stats: dict = {}
         stats["gpu"], stats["gpus"] = device_totals(figures, self.devices)
         return self._named(results, stats, seconds, None)
@@ -743,12 +744,12 @@ class Job:
             threads=self.threads,
             mode=self.mode,
             stopped=stopped,
-            compile_seconds=cache.compile_seconds() - self.compiled_before,
+            compile_seconds=compiler.compile_seconds() - self.compiled_before,
         )
 
     def _gpu_snapshots(self) -> tuple[dict, list[dict]]:
         """The GPU workers' figures: summed over the devices, and per device."""
-        from .gpu import device_totals
+        from gthinker.gpu import device_totals
 
         return device_totals([w.snapshot() for w in self.gpu_workers], self.devices)
 
@@ -766,8 +767,8 @@ class Job:
 def _engine_of(gpu, mode):
     """The GPU engine class that ``gpu=`` names: a GPUContext app's (the GPU worker,
     level by level) or a :class:`~gthinker.gpu.engine.GPUEngine` subclass as it is."""
-    from .gpu import GPUContext
-    from .gpu.engine import GPUEngine
+    from gthinker.gpu import GPUContext
+    from gthinker.gpu.engine import GPUEngine
 
     if isinstance(gpu, type) and issubclass(gpu, GPUContext) and gpu is not GPUContext:
         return gpu.engine()

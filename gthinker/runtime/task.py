@@ -58,8 +58,8 @@ from numba.core.errors import NumbaError, NumbaWarning, TypingError
 from numba.core.registry import cpu_target
 from numba.extending import intrinsic, overload_method
 
-from . import _core, cache, stopping
-from .errors import TaskDefinitionError
+from gthinker import _core, compiler, stopping
+from gthinker.errors import TaskDefinitionError
 
 __all__ = ["Task", "TaskContext", "RECORD_TYPE"]
 
@@ -366,7 +366,7 @@ class Task:
     @classmethod
     def compiled(cls):
         """Compiles ``spawn`` and ``compute`` (once per class and process, or loads
-        them from the compile cache, :mod:`gthinker.cache`) and returns
+        them from the compile cache, :mod:`gthinker.compiler`) and returns
         the native entry point that the C++ workers call, as a Numba cfunc."""
         if cls is Task:
             raise TaskDefinitionError("subclass gthinker.Task and define compute(ctx, record)")
@@ -493,14 +493,14 @@ def _compile(cls):
     entry = CFunc(_entry_point(spawn, compute), (sig.args, sig.return_type),
                   locals={}, options={"nopython": True})
     label = f"{cls.__qualname__} (CPU tasks)"
-    entries = cache.attach(entry, target="cpu", label=label, name=cls.__qualname__)
+    entries = compiler.attach(entry, target="cpu", label=label, name=cls.__qualname__)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NumbaWarning)
             if entries.stored(sig, cpu_target.target_context):
                 entry.compile()  # loads; an unreadable entry is compiled again
                 return entry
-            with cache.compiling(label):
+            with compiler.compiling(label):
                 _check_user_functions(cls, spawn, compute)
                 entry.compile()
                 return entry

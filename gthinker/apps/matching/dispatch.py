@@ -14,11 +14,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import gthinker
-
-from ..matching.planner import Plan, edges_between
-from .dfs_plan import fits
-from .gpu_modes import check_layout
-from .search import SubgraphMatching
+from gthinker.apps.matching.planner import Plan, edges_between
+from gthinker.apps.sm.dfs_plan import fits
+from gthinker.apps.sm.gpu_modes import check_layout
+from gthinker.apps.sm.search import SubgraphMatching
 
 __all__ = ["EXPAND_FANOUT", "SMALL_SEARCH", "SMResult", "check_layout", "choose_gpu_mode",
            "choose_layout", "fanouts", "run_plan", "small_search"]
@@ -118,10 +117,10 @@ def gpu_engine(gpu_mode: str, p: Plan):
         beyond = fits(p.params)
         if beyond:
             raise ValueError(f"gpu_mode='dfs': {beyond}; use gpu_mode='prefix' or 'expand'")
-        from .dfs_gpu import DFSEngine
+        from gthinker.apps.sm.dfs_gpu import DFSEngine
 
         return DFSEngine
-    from .gpu import SubgraphMatchingExpandGPU, SubgraphMatchingPrefixGPU
+    from gthinker.apps.sm.gpu import SubgraphMatchingExpandGPU, SubgraphMatchingPrefixGPU
 
     return SubgraphMatchingPrefixGPU if gpu_mode == "prefix" else SubgraphMatchingExpandGPU
 

@@ -19,8 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from gthinker import _core, csr, memory
+from gthinker import _core, memory
 from gthinker.errors import GraphFormatError
+from gthinker.graphs import csr
 
 __all__ = ["MAX_LINE_BYTES", "Records", "scan", "line_text", "open_input", "opening"]
 

@@ -1,5 +1,5 @@
 """The ``gthinker`` command: one subcommand per app in the registry (``gthinker mce GRAPH``,
-``gthinker sm DATA QUERY``, ... : :mod:`gthinker.app_cli` makes and runs them) and the
+``gthinker sm DATA QUERY``, ... : :mod:`gthinker.cli.apps` makes and runs them) and the
 engine's own, ``gthinker generate`` and ``gthinker warmup``."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import contextlib
 import sys
 import time
 
-from . import convert_command
-from .errors import GThinkerError
-from .stopping import SignalStop
+from gthinker.cli import convert as convert_command
+from gthinker.errors import GThinkerError
+from gthinker.stopping import SignalStop
 
 
 def add_generate_parser(subparsers) -> argparse.ArgumentParser:
@@ -98,8 +98,8 @@ def run_generate(args) -> int:
     """
     from pathlib import Path
 
-    from .generate import gnp, powerlaw_cluster, rmat
-    from .graph_files import output_format
+    from gthinker.graphs.files import output_format
+    from gthinker.graphs.generate import gnp, powerlaw_cluster, rmat
 
     t0 = time.perf_counter()
     try:
@@ -155,14 +155,14 @@ def _add_warmup_parser(sub):
 
 
 def _run_warmup(args) -> int:
-    from . import cache
-    from .warmup import warmup
+    from gthinker import compiler
+    from gthinker.cli.warmup import warmup
 
-    root = cache.cache_dir()
+    root = compiler.cache_dir()
     if args.clear:
-        print(f"removed {cache.clear()} cached entries", file=sys.stderr)
+        print(f"removed {compiler.clear()} cached entries", file=sys.stderr)
     if root is None:
-        print(f"gthinker: the compile cache is off ({cache.ENV}); warmup compiles for "
+        print(f"gthinker: the compile cache is off ({compiler.ENV}); warmup compiles for "
               "nothing", file=sys.stderr)
 
     def show(name, seconds):
@@ -176,7 +176,8 @@ def _run_warmup(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__, app_cli, registry
+    from gthinker import __version__, registry
+    from gthinker.cli import apps as app_cli
 
     parser = argparse.ArgumentParser(
         prog="gthinker",
@@ -194,7 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def program() -> None:
-    """The ``gthinker`` program (its console script and ``python -m gthinker.cli``):
+    """The ``gthinker`` program (its console script and ``python -m gthinker.cli.main``):
     :func:`main`, then exit with its code; a signal during the exit itself is ignored
     (seen: a SIGINT as ``convert`` finished killed the interpreter, exit -2)."""
     sys.exit(main(ending=True))
@@ -210,16 +211,16 @@ def main(argv=None, *, ending: bool = False) -> int:
         with stopper:
             args = build_parser().parse_args(argv)
             if getattr(args, "quiet", False):
-                from . import cache
+                from gthinker import compiler
 
-                cache.set_quiet(True)
+                compiler.set_quiet(True)
             if args.command == "generate":
                 return run_generate(args)
             if args.command == "warmup":
                 return _run_warmup(args)
             if args.command == "convert":
                 return convert_command.main(args)
-            from . import app_cli
+            from gthinker.cli import apps as app_cli
 
             return app_cli.run(args, stopper)
     except (GThinkerError, OSError, ValueError) as exc:

@@ -17,10 +17,10 @@ import sys
 import time
 from pathlib import Path
 
-from . import registry
-from .memory import peak_rss_bytes
-from .options import HybridOptions, RunOptions, describe
-from .outputs import check_output
+from gthinker import registry
+from gthinker.memory import peak_rss_bytes
+from gthinker.options import HybridOptions, RunOptions, describe
+from gthinker.runtime.outputs import check_output
 
 __all__ = ["add_parser", "run"]
 
@@ -153,7 +153,7 @@ def _requests(app, args) -> list:
     """The app's requests (one per query), every argument checked: before any graph
     loads."""
     if args.mode in ("gpu", "hybrid"):
-        from .gpu import require_device, resolve_devices
+        from gthinker.gpu import require_device, resolve_devices
 
         device = require_device()
         resolve_devices(getattr(args, "gpus", None))
@@ -217,7 +217,7 @@ class _OnRay:
     """Runs requests on a Ray cluster (``--ray``)."""
 
     def __init__(self, args):
-        from .cluster import connect
+        from gthinker.cluster import connect
 
         self.cluster = connect(args.ray)
         self.threads = getattr(args, "threads", None)
@@ -240,7 +240,7 @@ class _OnRay:
 
 
 def _load(path, quiet):
-    from .graph import Graph
+    from gthinker.graphs.graph import Graph
 
     t0 = time.perf_counter()
     graph = Graph.read(path)

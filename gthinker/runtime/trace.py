@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import time
 
-from .errors import GThinkerError
+from gthinker.errors import GThinkerError
 
 __all__ = ["Tracer", "require_matplotlib"]
 

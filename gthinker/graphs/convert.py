@@ -13,8 +13,8 @@ import itertools
 
 import numpy as np
 
-from gthinker.csr import remap_ids
 from gthinker.errors import GraphFormatError
+from gthinker.graphs.csr import remap_ids
 
 __all__ = ["edge_arrays", "column_arrays", "scipy_arrays", "networkx_arrays", "check_labels",
            "to_networkx"]

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from gthinker import _core, csr
+from gthinker import _core
 from gthinker.errors import GraphFormatError
-from gthinker.formats import snap, text
+from gthinker.graphs import csr
+from gthinker.graphs.formats import snap, text
 
 __all__ = ["read", "write"]
 

@@ -1,0 +1,5 @@
+"""``python -m gthinker``: the ``gthinker`` command."""
+
+from gthinker.cli.main import program
+
+program()
