@@ -38,7 +38,7 @@ the GPU                     :class:`GPUContext` (a GPU app on the framework's GP
 declaring the app           :class:`App`, ``GRAPH``, ``DATA_AND_QUERY``, :func:`register`,
                             :func:`positive_int_arg` (its command, cluster and warm-up:
                             :mod:`gthinker.registry`), :class:`Request`,
-                            :class:`TaskRequest`, :func:`roots`, ``NO_ROOTS``,
+                            :class:`JobRequest`, :class:`TaskRequest`, :func:`roots`, ``NO_ROOTS``,
                             :func:`squared`, :func:`max_compile` (what it was asked to do,
                             run here or over a cluster), :func:`check_option` and
                             :func:`positive_int` (an option checked by gthinker's rule),
@@ -117,6 +117,7 @@ _NAMES = {
     "register": ("registry", "register"),
     "positive_int_arg": ("registry", "positive_int_arg"),
     "Request": ("runtime.request", "Request"),
+    "JobRequest": ("runtime.request", "JobRequest"),
     "TaskRequest": ("runtime.request", "TaskRequest"),
     "roots": ("runtime.request", "roots"),
     "NO_ROOTS": ("runtime.request", "NO_ROOTS"),

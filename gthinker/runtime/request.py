@@ -23,7 +23,7 @@ import os
 
 import numpy as np
 
-__all__ = ["Request", "TaskRequest", "NO_ROOTS", "roots", "squared", "max_compile"]
+__all__ = ["Request", "JobRequest", "TaskRequest", "NO_ROOTS", "roots", "squared", "max_compile"]
 
 #: A unit of records only: no roots of its own.
 NO_ROOTS = np.empty(0, np.int32)
@@ -71,8 +71,14 @@ class Request:
     def run(self, graph, *, threads=None, output=None, stop=None, progress=None, **inputs):
         """Runs the app on ``graph`` and returns its result (``inputs``: ``vertices=``
         or ``records=`` for a part of the work; ``output``: where listed results go,
-        by default the request's own)."""
+        by default the request's own: :meth:`output_for`)."""
         raise NotImplementedError
+
+    def output_for(self, output, inputs) -> str | None:
+        """Where a run's listed results go: ``output`` when given; else the request's
+        own for the whole work, none for a part of it (``inputs``: a cluster node's
+        unit, whose lines the node streams out itself)."""
+        return output if inputs else output or self.output
 
     # ---- on a cluster ---------------------------------------------------------------
 
@@ -126,22 +132,15 @@ class Request:
                 "mode": res.mode, "threads": threads, "stopped": getattr(res, "stopped", None)}
 
 
-class TaskRequest(Request):
-    """A user's own Task (:func:`gthinker.run`): roots are the graph's vertices 0..n-1;
-    counters add up, maxima take the largest, histograms add up."""
+class JobRequest(Request):
+    """A request whose :meth:`run` returns a :class:`~gthinker.runtime.job.JobResult` (an
+    app whose result is its job's named counters, maxima and histograms): a node's part
+    is those, and the merge adds the counters and histograms up and keeps the largest
+    maxima. Roots are the graph's vertices 0..n-1, weighted by squared degree: a
+    subclass gives :meth:`run` (and :meth:`weights` where its roots are another form of
+    the graph, e.g. :meth:`~gthinker.Graph.degeneracy_ordered`)."""
 
     movable = True
-
-    def __init__(self, task, **kw):
-        super().__init__(**kw)
-        self.task = task
-
-    def run(self, graph, *, threads=None, output=None, stop=None, progress=None, **inputs):
-        from gthinker.runtime.job import run
-
-        return run(self.task, graph, mode=self.mode, threads=threads,
-                   time_budget=self.time_budget, output=output if inputs else output or self.output,
-                   stop=stop, progress=progress, **inputs, **self.options)
 
     def weights(self, graph):
         return squared(graph.degrees())
@@ -167,3 +166,18 @@ class TaskRequest(Request):
         histograms = {k: sum(p["histograms"][k] for p in parts) for k in first["histograms"]}
         return JobResult(counters, maxima, histograms, stats, seconds, threads,
                          mode=first["mode"], compile_seconds=max_compile(parts))
+
+
+class TaskRequest(JobRequest):
+    """A user's own Task (:func:`gthinker.run`) on the graph as it is."""
+
+    def __init__(self, task, **kw):
+        super().__init__(**kw)
+        self.task = task
+
+    def run(self, graph, *, threads=None, output=None, stop=None, progress=None, **inputs):
+        from gthinker.runtime.job import run
+
+        return run(self.task, graph, mode=self.mode, threads=threads,
+                   time_budget=self.time_budget, output=self.output_for(output, inputs),
+                   stop=stop, progress=progress, **inputs, **self.options)

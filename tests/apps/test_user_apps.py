@@ -1,0 +1,117 @@
+"""The top-level apps/ folder: apps written as a user would, on gthinker's public
+surface (gthinker.extending) only. Each is a folder with a README and a pyproject that
+declares it through the ``gthinker.apps`` entry point; together they load through
+$GTHINKER_APPS (a new folder needs no change in gthinker/, nor here), and one installs
+as a real plugin that the registry finds through its entry point."""
+
+import ast
+import json
+import shutil
+import subprocess
+import sys
+
+import networkx as nx
+import pytest
+from conftest import USER_APPS, child_env, run_cli, user_app, user_apps_env
+
+import gthinker
+from gthinker import extending
+
+NAMES = sorted(p.name for p in USER_APPS.iterdir() if (p / "pyproject.toml").exists())
+
+
+def test_there_are_apps_and_each_has_a_readme():
+    assert {"kcliques", "wedges", "cycles", "kplexes"} <= set(NAMES)
+    for name in NAMES:
+        assert (USER_APPS / name / "README.md").read_text().startswith(f"# {name}")
+        user_app(name)  # declares an entry point
+
+
+def test_all_load_together_through_gthinker_apps():
+    r = run_cli("--help", env=user_apps_env(*NAMES))
+    assert r.returncode == 0, r.stderr
+    for name in NAMES:
+        assert f"    {name}" in r.stdout
+
+
+def _imports(path):
+    """``(module, name)`` of every import in ``path`` (name None: ``import module``)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from ((a.name, None) for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            yield from ((node.module, a.name) for a in node.names)
+
+
+def _broken_rules(path):
+    for module, name in _imports(path):
+        if module != "gthinker" and not module.startswith("gthinker."):
+            continue
+        if module == "gthinker.extending":
+            if name not in extending.__all__:
+                yield f"{name} is not in gthinker.extending"
+        elif module == "gthinker" and name == "extending":
+            continue
+        else:
+            yield f"imports {module}" + (f".{name}" if name else "")
+
+
+def test_apps_import_gthinker_through_the_extension_surface_only():
+    """Nothing in apps/ imports from gthinker but gthinker.extending, and only its
+    public names: no private name, no engine module, no bundled app."""
+    found = {f"{path.relative_to(USER_APPS)}: {why}" for path in USER_APPS.rglob("*.py")
+             for why in _broken_rules(path)}
+    assert found == set()
+
+
+def test_the_rule_catches_what_it_exists_to_catch(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import gthinker.apps.mce\nfrom gthinker.runtime.task import _compile\n"
+                   "from gthinker.extending import _NAMES, Task\nfrom gthinker import run\n")
+    assert list(_broken_rules(bad)) == ["imports gthinker.apps.mce",
+                                        "imports gthinker.runtime.task._compile",
+                                        "_NAMES is not in gthinker.extending",
+                                        "imports gthinker.run"]
+
+
+def test_every_name_of_the_surface_resolves_and_importing_it_loads_no_numba():
+    for name in extending.__all__:
+        assert getattr(extending, name) is not None, name
+        assert not name.startswith("_")
+    with pytest.raises(AttributeError, match="has no 'Nope'"):
+        extending.Nope  # noqa: B018
+    code = ("import sys; from gthinker.extending import App, JobRequest, positive_int; "
+            "print('numba' in sys.modules)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=child_env(), timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "False", r.stderr
+
+
+def test_an_app_installs_as_a_plugin(tmp_path):
+    """pip installs apps/wedges into a folder (a copy: the build leaves nothing in the
+    source), and a Python with that folder on its path finds the app through its entry
+    point: its command runs."""
+    # pip builds it with this environment's setuptools (the test extra's)
+    pytest.importorskip("setuptools", minversion="70.1")
+    source, target = tmp_path / "wedges", tmp_path / "site"
+    shutil.copytree(USER_APPS / "wedges", source, ignore=shutil.ignore_patterns("__pycache__"))
+    r = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
+                        "--no-build-isolation", "--no-index", "--target", str(target),
+                        str(source)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    env = child_env()
+    env["PYTHONPATH"] = f"{target}:{env['PYTHONPATH']}"
+    code = ("from importlib.metadata import entry_points; from gthinker import registry; "
+            "ep, = [e for e in entry_points(group='gthinker.apps') if e.name == 'wedges']; "
+            "print(ep.value, registry.get('wedges').request.__module__)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                       timeout=120, cwd=tmp_path)
+    assert r.returncode == 0 and r.stdout.split() == ["gthinker_wedges:APP",
+                                                      "gthinker_wedges"], r.stderr
+    g = nx.gnm_random_graph(30, 70, seed=8)
+    gthinker.Graph.from_networkx(g).write(tmp_path / "g.txt")
+    r = run_cli("wedges", tmp_path / "g.txt", "--json", "-q", "--threads", "1", env=env)
+    assert r.returncode == 0, r.stderr
+    want = sum(d * (d - 1) // 2 for _, d in g.degree())
+    assert json.loads(r.stdout)["counters"]["wedges"] == want
