@@ -152,6 +152,9 @@ class GSwordResult:
     #: Per completed batch ``(first sample, samples, round sums, valid per round)``:
     #: what estimates merge from (:mod:`gthinker.cluster`).
     rounds: list = field(default_factory=list, repr=False)
+    #: On the GPUs: ``{"gpu": the samplers' figures summed, "gpus": each device's}``
+    #: (launches, rounds, kernel seconds), as every app's ``stats`` has them.
+    stats: dict = field(default_factory=dict)
 
     @property
     def reliable(self) -> bool:
@@ -166,6 +169,7 @@ class GSwordResult:
             "order", "candidates", "threads", "reliable", "warnings", "stopped")}
         d["ci95"] = list(self.ci95) if self.ci95 is not None else None
         d["trawl_stats"] = dict(self.trawl_stats)
+        d["stats"] = dict(self.stats)
         return d
 
 
@@ -212,7 +216,7 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
              trawl_samples: int = 4096, trawl_window: float | None = None,
              cutoff_walks: int = 16, time_budget: float | None = None,
              target_error: float | None = None, name: str | None = None,
-             progress=None, gpu_options: dict | None = None,
+             progress=None, gpus=None, gpu_options: dict | None = None,
              stop: gthinker.StopToken | None = None,
              first_sample: int = 0) -> GSwordResult:
     """Estimates the number of embeddings of ``query`` in ``data`` by sampling.
@@ -226,8 +230,16 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
         Samples to draw (split evenly over the batches); with ``target_error``
         or ``time_budget``, at most.
     mode : {"auto", "cpu", "gpu"}
-        Where to sample: the CPU workers, or the GPU; ``"auto"``: the GPU
+        Where to sample: the CPU workers, or the GPUs; ``"auto"``: the GPUs
         where a CUDA GPU is usable, else the CPU.
+    gpus : int, "all" or sequence of int, optional
+        The GPUs to sample on (``--gpus``, as for every app; default all): each
+        batch's rounds are shared evenly among them, one sampling engine per
+        device (:class:`~gthinker.apps.gsword.gpu.SamplingEngine`). The estimate
+        does not depend on how many GPUs drew it.
+    gpu_options : dict, optional
+        :class:`gthinker.GPUOptions` fields for the sampler: ``blocks`` (the most
+        blocks of a launch) and ``threads_per_block``.
     trawl : bool
         Stop some samples after d vertices and count the rest of their
         matches exactly on the CPU workers while the next batch is sampled
@@ -288,6 +300,7 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
     rule = StopRule(target_error, time_budget)
     threads = gthinker.options.check("threads", threads) or gthinker.default_threads()
     gthinker.gpu.check_mode(mode, ("cpu", "gpu"))
+    run_options = gthinker.RunOptions.from_keywords(None, gpu_options, gpus=gpus)
     mode, _why = gthinker.gpu.resolve_mode(
         mode, allowed=("cpu", "gpu"), auto="gpu",
         cpu_because=f"few samples (< {SMALL_SAMPLES:,})" if samples < SMALL_SAMPLES else "")
@@ -304,7 +317,7 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
         plan_params = cg.plan_params(data, query_graph)
         Trawl.compiled()  # compile before the clock runs (and not inside a window)
     run = _Pipeline(est, cg, data, mode, threads, int(seed), plan_params, rule, t0,
-                    trawl_window, cutoff_walks, inheritance, streaming, gpu_options)
+                    trawl_window, cutoff_walks, inheritance, streaming, run_options)
     done = run.batches(sizes, first_sample, trawl_samples, stop, progress)
     total = sum(x.n for x in done)
     fields = summary(done)
@@ -321,7 +334,7 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
         streaming=bool(streaming) and mode == "gpu" and bool(est.refines),
         order=[int(u) for u in cg.order], candidates=[len(c) for c in cg.candidates],
         trawl_stats=run.stats, threads=threads, compile_seconds=compile_seconds,
-        stopped=run.stopped,
+        stopped=run.stopped, stats=run.gpu_stats(),
         rounds=[(b.first, b.n, b.out_sum, b.out_valid) for b in done])
 
 
@@ -338,7 +351,7 @@ class _Pipeline:
     it completes (on the GPU one batch behind the launches)."""
 
     def __init__(self, est, cg, data, mode, threads, seed, plan_params, rule, started,
-                 trawl_window, cutoff_walks, inheritance, streaming, gpu_options):
+                 trawl_window, cutoff_walks, inheritance, streaming, options):
         self.cg, self.data, self.mode, self.threads, self.seed = cg, data, mode, threads, seed
         self.plan_params, self.rule, self.started = plan_params, rule, started
         self.trawl_window, self.cutoff_walks = trawl_window, cutoff_walks
@@ -347,7 +360,7 @@ class _Pipeline:
             from .gpu import GPUSampler
 
             self.sampler = GPUSampler(est, cg, inheritance=inheritance, streaming=streaming,
-                                      **(gpu_options or {}))
+                                      options=options)
         else:
             self.sampler = CPUSampler(est, cg, data, threads)
         self.ns_cpu = namespace(est, "cpu") if plan_params is not None else None
@@ -357,10 +370,16 @@ class _Pipeline:
         self.done = []
         self.stopped = None  # what ended the run early (see GSwordResult.stopped)
 
+    def gpu_stats(self) -> dict:
+        """The GPU samplers' figures: ``{"gpu": totals, "gpus": per device}`` (empty on
+        the CPU)."""
+        return dict(zip(("gpu", "gpus"), self.sampler.stats(), strict=True)) \
+            if self.mode == "gpu" else {}
+
     @property
     def sampling_seconds(self) -> float:
-        """The samplers' time: the CPU workers', or the GPU's from its first kernel
-        to its last one's end."""
+        """The samplers' time: the CPU workers', or the GPUs' from their first kernel
+        to their last one's end."""
         return self.sampler.sampling_seconds if self.mode == "gpu" else self.cpu_seconds
 
     def batches(self, sizes, first, trawl_samples, stop, progress):

@@ -229,7 +229,7 @@ APP = App(
     add_arguments=add_arguments,
     modes=("cpu", "gpu"),
     mode_help="gpu if a CUDA GPU is usable, else cpu",
-    options=("threads", "time_budget"),
+    options=("threads", "time_budget", "gpus"),
     option_notes={"time_budget": "gsword: not a task's time but the most seconds the estimate "
                                  "samples for, checked after each batch; default: no limit"},
     progress=progress,
