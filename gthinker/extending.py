@@ -21,7 +21,8 @@ compiled helpers            :func:`jit` (``@jit(label)``: a Numba function kept 
                             :func:`lower_bound`, :func:`intersect`, :func:`intersect_size`,
                             :func:`intersect_positions` and the bit helpers
                             :func:`popcount`, :func:`lowest_bit`, :func:`pop_lowest`,
-                            :func:`count_bits`, :func:`gather`, :func:`pointer_intrinsic`,
+                            :func:`count_bits`, :func:`gather`, :func:`unowned`,
+                            :func:`pointer_intrinsic`,
                             :mod:`steps` (a Numba pass over vertex ranges on all cores)
 the GPU                     :class:`GPUContext` (a GPU app on the framework's GPU worker),
                             :mod:`gpu` (its device helpers ``gpu.append``, ``gpu.count``, ...,
@@ -97,6 +98,7 @@ _NAMES = {
     "pop_lowest": ("bits", "pop_lowest"),
     "count_bits": ("bits", "count_bits"),
     "gather": ("bits", "gather"),
+    "unowned": ("bits", "unowned"),
     "check_fits": ("memory", "check_fits"),
     "steps": ("runtime.steps", None),
     # the GPU

@@ -102,3 +102,27 @@ def test_the_checker_sees_imports_inside_functions():
     graph = _graph()
     assert "gthinker.registry" in graph["gthinker.cli.apps"]  # top level
     assert "gthinker.gpu" in graph["gthinker.cli.apps"]  # inside _requests
+
+
+#: What the bundled apps still import from the engine besides gthinker.extending, and why.
+APP_EXCEPTIONS = {
+    "gthinker.gpu.device_helpers": "kernels call the device helpers by bare name (warp_sum(...)"
+                                   " where a GPUContext app writes gpu.warp_sum(...)); the "
+                                   "kernels' owners switch them",
+    "gthinker.setops": "the MCE bitset kernels compile setops' functions for the device "
+                       "(setops.lower_bound.py_func)",
+    "gthinker.text": "the words of the command line's text output (threads(n))",
+    "gthinker.runtime.trace": "mce --trace checks for matplotlib before the graph loads",
+    "gthinker.stopping": "gthinker.apps installs the Ctrl-C handler as a program imports an "
+                         "app (the engine's concern, not an app's)",
+}
+
+
+def test_the_bundled_apps_import_the_engine_through_the_extension_surface():
+    """gthinker.extending is the surface a user's app is written on (the top-level apps/
+    folder: tests/apps/test_user_apps.py); the bundled apps use it too, but for
+    APP_EXCEPTIONS (and ``import gthinker``, whose public names they use)."""
+    allowed = {"gthinker", "gthinker.extending", *APP_EXCEPTIONS}
+    bad = {f"{m} imports {t}" for m, targets in _graph().items() if m.startswith(APPS)
+           for t in targets if not t.startswith(APPS) and t not in allowed}
+    assert bad == set()

@@ -54,10 +54,15 @@ from numba import carray, types
 
 import gthinker
 from gthinker.apps.matching import dispatch
-from gthinker.bits import lowest_bit, pop_lowest, popcount
-from gthinker.runtime.job import idle_stats
-from gthinker.runtime.task import pointer_intrinsic
-from gthinker.setops import intersect, intersect_size
+from gthinker.extending import (
+    idle_stats,
+    intersect,
+    intersect_size,
+    lowest_bit,
+    pointer_intrinsic,
+    pop_lowest,
+    popcount,
+)
 
 from ..matching import planner
 from ..matching.pattern_plan import PatternPlan, pattern_plan

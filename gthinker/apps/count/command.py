@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gthinker.registry import App
-from gthinker.runtime.request import Request, max_compile, squared
+from gthinker.extending import App, Request, max_compile, squared
 
 from ..sm.command import as_query
 
@@ -80,7 +79,7 @@ class CountRequest(Request):
         """k-clique records (another node's) on the oriented graph, as the app runs
         its own; the part of a range's form (the merge reads the method and the
         mode's reason off the first range)."""
-        from gthinker.runtime.job import run
+        from gthinker.extending import run
 
         from . import app
 
@@ -125,7 +124,7 @@ def request(pattern="triangle", **keywords) -> CountRequest:
 
 
 def add_arguments(p) -> None:
-    from gthinker.registry import positive_int_arg
+    from gthinker.extending import positive_int_arg
 
     p.add_argument("pattern", help="pattern name or pattern file (see below)")
     p.add_argument("--size", type=positive_int_arg, default=None, metavar="K",

@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import gthinker
-from gthinker.runtime.job import positive_int
+from gthinker.extending import positive_int
 
 from ..matching.patterns import as_query
 from ..matching.planner import quicksi_order

@@ -7,8 +7,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from gthinker.registry import DATA_AND_QUERY, App, positive_int_arg
-from gthinker.runtime.request import Request, max_compile
+from gthinker.extending import DATA_AND_QUERY, App, Request, max_compile, positive_int_arg
 
 from ..sm.command import as_query
 
@@ -48,7 +47,7 @@ class GSwordRequest(Request):
     def __init__(self, query, estimator="alley", samples=1_000_000, trawl=True, batches=None,
                  seed=0, order="quicksi", name=None, target_error=None, **kw):
         super().__init__(**kw)
-        from gthinker.options import positive_int
+        from gthinker.extending import positive_int
 
         from .sampling import MAX_SAMPLES
 

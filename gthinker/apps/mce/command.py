@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from gthinker.registry import App
-from gthinker.runtime.request import Request, max_compile, squared
+from gthinker.extending import App, Request, max_compile, squared
 
 EPILOG = """\
 examples:

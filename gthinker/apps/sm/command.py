@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from gthinker.registry import DATA_AND_QUERY, App, positive_int_arg
-from gthinker.runtime.request import Request, max_compile, squared
+from gthinker.extending import DATA_AND_QUERY, App, Request, max_compile, positive_int_arg, squared
 
 from .gpu_modes import GPU_MODES
 
