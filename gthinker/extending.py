@@ -18,7 +18,8 @@ results                     :func:`iter_results` (any Task's emitted results, wh
                             before any work)
 compiled helpers            :func:`jit` (``@jit(label)``: a Numba function kept in gthinker's
                             compile cache), :func:`compile_seconds`, the sorted-set helpers
-                            :func:`lower_bound`, :func:`intersect`, :func:`intersect_size`,
+                            :func:`lower_bound`, :func:`contains`, :func:`intersect`,
+                            :func:`intersect_size`,
                             :func:`intersect_positions` and the bit helpers
                             :func:`popcount`, :func:`lowest_bit`, :func:`pop_lowest`,
                             :func:`count_bits`, :func:`gather`, :func:`unowned`,
@@ -90,6 +91,7 @@ _NAMES = {
     "jit": ("compiler", "jit"),
     "compile_seconds": ("compiler", "compile_seconds"),
     "lower_bound": ("setops", "lower_bound"),
+    "contains": ("setops", "contains"),
     "intersect": ("setops", "intersect"),
     "intersect_size": ("setops", "intersect_size"),
     "intersect_positions": ("setops", "intersect_positions"),

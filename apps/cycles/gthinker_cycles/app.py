@@ -19,7 +19,7 @@ paths to each other as they are:
 import numpy as np
 from numba import njit
 
-from gthinker.extending import GPUContext, Task, as_graph, gpu, lower_bound, run
+from gthinker.extending import GPUContext, Task, as_graph, contains, gpu, run
 
 from .command import checked_k
 
@@ -33,14 +33,6 @@ def _on_path(path, u):
 
 
 @njit(cache=True, nogil=True)
-def _adjacent(indptr, indices, a, b):
-    """Whether ``b`` is in ``a``'s (sorted) row."""
-    lo, hi = indptr[a], indptr[a + 1]
-    i = lower_bound(indices, lo, hi, b)
-    return i < hi and indices[i] == b
-
-
-@njit(cache=True, nogil=True)
 def _extend(ctx, path, k):
     """Counts the k-cycles that continue ``path``; branches go to other workers once
     the task has timed out."""
@@ -50,7 +42,7 @@ def _extend(ctx, path, k):
         if u <= v0 or _on_path(path, u):
             continue
         if j + 1 == k:  # u is the last vertex: the cycle closes through the edge u-v0
-            if path[1] < u and _adjacent(indptr, indices, v0, u):
+            if path[1] < u and contains(indices, indptr[v0], indptr[v0 + 1], u):
                 ctx.count(0)
             continue
         child = np.empty(j + 1, np.int32)

@@ -24,17 +24,14 @@ and each k-plex emitted (``output=``, :func:`iter_kplexes`).
 import numpy as np
 from numba import njit
 
-from gthinker.extending import Task, as_graph, iter_results, lower_bound, run
+from gthinker.extending import Task, as_graph, contains, iter_results, run
 
 from .command import checked
 
 
 @njit(cache=True, nogil=True)
 def _adjacent(indptr, indices, a, b):
-    """Whether ``b`` is in ``a``'s (sorted) row."""
-    lo, hi = indptr[a], indptr[a + 1]
-    i = lower_bound(indices, lo, hi, b)
-    return i < hi and indices[i] == b
+    return contains(indices, indptr[a], indptr[a + 1], b)
 
 
 @njit(cache=True, nogil=True)

@@ -233,13 +233,10 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
         Where to sample: the CPU workers, or the GPUs; ``"auto"``: the GPUs
         where a CUDA GPU is usable, else the CPU.
     gpus : int, "all" or sequence of int, optional
-        The GPUs to sample on (``--gpus``, as for every app; default all): each
-        batch's rounds are shared evenly among them, one sampling engine per
-        device (:class:`~gthinker.apps.gsword.gpu.SamplingEngine`). The estimate
-        does not depend on how many GPUs drew it.
+        The GPUs to sample on (``--gpus``; default all), each batch's rounds shared
+        evenly among them: the estimate is the same on any number of GPUs.
     gpu_options : dict, optional
-        :class:`gthinker.GPUOptions` fields for the sampler: ``blocks`` (the most
-        blocks of a launch) and ``threads_per_block``.
+        ``blocks`` and ``threads_per_block`` (:class:`gthinker.GPUOptions`).
     trawl : bool
         Stop some samples after d vertices and count the rest of their
         matches exactly on the CPU workers while the next batch is sampled
@@ -299,9 +296,8 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
     time_budget = gthinker.options.check("time_budget", time_budget)
     rule = StopRule(target_error, time_budget)
     threads = gthinker.options.check("threads", threads) or gthinker.default_threads()
-    gthinker.gpu.check_mode(mode, ("cpu", "gpu"))
     run_options = gthinker.RunOptions.from_keywords(None, gpu_options, gpus=gpus)
-    mode, _why = gthinker.gpu.resolve_mode(
+    mode, _why = gthinker.gpu.resolve_mode(  # (checks the mode first)
         mode, allowed=("cpu", "gpu"), auto="gpu",
         cpu_because=f"few samples (< {SMALL_SAMPLES:,})" if samples < SMALL_SAMPLES else "")
     data = gthinker.as_graph(data)
@@ -312,10 +308,7 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
     if batches is None and not trawl and not rule.active:
         batches = 1  # batches exist for the trawling pipeline and the stopping rule
     sizes = batch_sizes(samples, batches, rule)
-    plan_params = None
-    if trawl and len(sizes) >= 2 and cg.num_positions > 1 and not cg.empty():
-        plan_params = cg.plan_params(data, query_graph)
-        Trawl.compiled()  # compile before the clock runs (and not inside a window)
+    plan_params = _trawl_plan(trawl, sizes, cg, data, query_graph)
     run = _Pipeline(est, cg, data, mode, threads, int(seed), plan_params, rule, t0,
                     trawl_window, cutoff_walks, inheritance, streaming, run_options)
     done = run.batches(sizes, first_sample, trawl_samples, stop, progress)
@@ -336,6 +329,15 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
         trawl_stats=run.stats, threads=threads, compile_seconds=compile_seconds,
         stopped=run.stopped, stats=run.gpu_stats(),
         rounds=[(b.first, b.n, b.out_sum, b.out_valid) for b in done])
+
+
+def _trawl_plan(trawl, sizes, cg, data, query_graph):
+    """The plan's params that trawling enumerates with (its Task compiled now, before
+    the clock runs), or None where there is no trawling."""
+    if not (trawl and len(sizes) >= 2 and cg.num_positions > 1 and not cg.empty()):
+        return None
+    Trawl.compiled()  # compile before the clock runs (and not inside a window)
+    return cg.plan_params(data, query_graph)
 
 
 class _Pipeline:
