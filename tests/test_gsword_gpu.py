@@ -73,6 +73,21 @@ def test_two_gpus_share_the_rounds_and_draw_the_same_samples(estimator):
     assert one.out_valid.sum() > 0 and (one.t_depth > 0).sum() > 0
 
 
+def test_each_gpus_sampler_is_an_engine_with_its_results():
+    """A SamplingEngine per device, each with its share's rounds and valid samples."""
+    data, query = _labeled()
+    cg = gsword.candidate_graph(data, query)
+    options = gthinker.RunOptions.from_keywords(threads_per_block=32, gpus=_two())
+    sampler = GPUSampler(gsword.WanderJoin, cg, options=options)
+    b = _batch(cg, 96)
+    with fast_switching():
+        sampler.run(b, 6)
+    assert [e.device for e in sampler.engines] == _two()
+    assert all(isinstance(e, gthinker.extending.GPUEngine) for e in sampler.engines)
+    rounds, valid = sum(e.results().counters for e in sampler.engines).tolist()
+    assert rounds == b.rounds == 3 and valid == b.out_valid.sum() > 0
+
+
 def test_estimate_on_two_gpus():
     with fast_switching():
         one = gsword.estimate(_graph(), "diamond", "alley", samples=128, mode="gpu",
@@ -83,6 +98,8 @@ def test_estimate_on_two_gpus():
     assert [s["device_id"] for s in two.stats["gpus"]] == _two()
     assert two.stats["gpu"]["rounds"] == 4 == sum(s["rounds"] for s in two.stats["gpus"])
     assert [s["rounds"] for s in two.stats["gpus"]] == [2, 2]
+    valid = round(two.valid_ratio * two.samples)  # full matches drawn, on both GPUs
+    assert two.stats["gpu"]["valid"] == one.stats["gpu"]["valid"] == valid > 0
     with pytest.raises(gthinker.DeviceUnavailableError, match="--gpus asks for"):
         gsword.estimate(_graph(), "diamond", mode="gpu", samples=64,
                         gpus=gthinker.gpu.visible_devices() + 1)

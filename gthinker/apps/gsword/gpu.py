@@ -424,7 +424,8 @@ class SamplingEngine(GPUEngine):
     launch) and ``threads_per_block`` (warps of a block)."""
 
     name = "gsword"
-    counters = ("samples", "valid")
+    #: Rounds it sampled, and the full valid instances among their samples (collected).
+    counters = ("rounds", "valid")
     estimator: type | None = None
     inheritance = True
     streaming = True
@@ -447,7 +448,7 @@ class SamplingEngine(GPUEngine):
         self.max_blocks = int(launch.blocks(BLOCKS_PER_SM) if opts.blocks is None
                               else opts.blocks)
         self.clock = _Clock(self.simulated)
-        self.rounds = self.launches = 0
+        self.rounds = self.valid = self.launches = 0
         self.d_sum = self.d_valid = None
 
     def trawl(self, sid, seed, walks):
@@ -523,18 +524,20 @@ class SamplingEngine(GPUEngine):
         hi = shares[-1][1].r0 + shares[-1][1].end - shares[-1][1].begin
         sums, valid = self.d_sum[lo:hi].copy_to_host(), self.d_valid[lo:hi].copy_to_host()
         self.clock.waited()
+        self.valid += int(valid.sum())
         for b, s in shares:
             at = slice(s.r0 - lo, s.r0 - lo + s.end - s.begin)
             b.out_sum[s.begin:s.end] = sums[at]
             b.out_valid[s.begin:s.end] = valid[at]
 
     def results(self) -> EngineResults:
-        return EngineResults(np.array([ROUND * self.rounds, 0], np.int64),
+        return EngineResults(np.array([self.rounds, self.valid], np.int64),
                              np.zeros(0, np.int64), [])
 
     def snapshot(self) -> dict:
         return {"device": gpu.device_status()[1], "launches": self.launches,
-                "rounds": self.rounds, "kernel_seconds": self.clock.seconds()}
+                "rounds": self.rounds, "valid": self.valid,
+                "kernel_seconds": self.clock.seconds()}
 
 
 class _Share:
