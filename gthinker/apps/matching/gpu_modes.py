@@ -6,15 +6,12 @@ A module of its own so that the command (which must stay light) and the engine
 
 from __future__ import annotations
 
-__all__ = ["GPU_MODES", "check_layout"]
+__all__ = ["DFS_MAX_QUERY", "GPU_MODES"]
 
-#: The depth-first engine (:mod:`gthinker.apps.sm.dfs_gpu`), or the GPUContext apps of
-#: :mod:`gthinker.apps.sm.gpu` in their two record layouts; auto: dfs where it takes the
-#: query.
+#: The depth-first engine (:mod:`gthinker.apps.matching.dfs_gpu`), or the GPUContext apps
+#: of :mod:`gthinker.apps.matching.levels_gpu` in their two record layouts; auto: dfs where
+#: it takes the query.
 GPU_MODES = ("auto", "dfs", "prefix", "expand")
+#: Query vertices the depth-first engine takes (its per-warp state in shared memory).
+DFS_MAX_QUERY = 32
 
-
-def check_layout(gpu_mode: str) -> None:
-    """ValueError unless ``gpu_mode`` names a GPU engine (or ``"auto"``)."""
-    if gpu_mode not in GPU_MODES:
-        raise ValueError(f"gpu_mode must be one of {', '.join(GPU_MODES)}, got {gpu_mode!r}")
