@@ -41,7 +41,7 @@ from typing import ClassVar
 __all__ = ["AppOptions", "RunOptions", "GPUOptions", "HybridOptions", "MAX_THREADS", "ALL_GPUS",
            "MODES", "SEED_LIMIT", "available_cores", "boolean", "check", "choice", "mode_field",
            "positive_int", "positive_seconds", "seconds_or_off", "seed", "option_field",
-           "describe", "output_path", "path"]
+           "describe", "output_path", "path", "JOB_KEYWORDS"]
 
 #: The most CPU worker threads one job starts (each is an OS thread with its own stack).
 MAX_THREADS = 4096
@@ -506,9 +506,9 @@ class AppOptions:
     @classmethod
     def split(cls, keywords: dict) -> tuple[AppOptions, dict]:
         """``keywords`` (of the app's function) as the app's options, each checked, and
-        the rest (:func:`gthinker.run`'s: the shared options, each checked, and the job's
-        inputs). A keyword of None leaves an option's default. TypeError names an option
-        the app does not take.
+        the rest (:func:`gthinker.run`'s: the shared options, each checked, and
+        :data:`JOB_KEYWORDS`). A keyword of None leaves an option's default. TypeError
+        names an option the app does not take.
 
         >>> AppOptions.split({"threads": 2, "stop": None})
         (AppOptions(), {'threads': 2, 'stop': None})
@@ -516,14 +516,15 @@ class AppOptions:
         own = {f.name for f in dataclasses.fields(cls)}
         shared = RunOptions.keywords()
         rest = {k: v for k, v in keywords.items() if k not in own}
-        taken = shared if cls.forwards else cls.scheduler
+        taken = [*shared, *JOB_KEYWORDS] if cls.forwards else cls.scheduler
         renamed = {**_RENAMED, **cls.renamed}
         for name in rest:
-            if name not in taken and (not cls.forwards or name in renamed):
+            if name not in taken:
                 hint = f"; it is {renamed[name]} now" if name in renamed else ""
                 raise TypeError(f"unknown option {name!r}{hint}; the options are "
-                                f"{', '.join(sorted(own | set(taken)))}"
-                                + (" and gthinker.run's" if cls.forwards else ""))
+                                f"{', '.join(sorted(own))}, and "
+                                + (f"gthinker.run's: {', '.join(shared)}" if cls.forwards
+                                   else ", ".join(cls.scheduler)))
         for name, value in rest.items():
             if name in shared:
                 check(name, value)  # the flag's rule: threads=0 is not all cores here
@@ -531,5 +532,9 @@ class AppOptions:
         return options, rest
 
 
+#: The keywords of :func:`gthinker.run`, besides the options, that an app's function takes
+#: and passes on as they come: a stop token, the roots or task records of a cluster's
+#: unit, the format of a stream's output.
+JOB_KEYWORDS = ("stop", "vertices", "records", "output_format")
 #: A name every app's function took before, and what it is now (said in the TypeError).
 _RENAMED = {"gpu_options": "one keyword per option (buffer_bytes=, tau_c=, ...)"}

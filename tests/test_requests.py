@@ -4,6 +4,8 @@ ranges, each range runs on its own (as on a node), and the merge of the parts is
 one-process result (for gSWORD without trawling, bit for bit). Bad options stop when the
 request is made, before any graph is read."""
 
+import pickle
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -19,8 +21,10 @@ def graph():
 
 
 def _in_ranges(req, graph, pieces=3):
-    """The request run as the cluster's driver and nodes run it, one range at a time."""
+    """The request run as the cluster's driver and nodes run it, one range at a time (a
+    node gets its own copy, pickled: Ray sends it so)."""
     assert req.local(graph) is None
+    req = pickle.loads(pickle.dumps(req))
     weights = req.weights(graph)
     cuts = np.linspace(0, len(weights), pieces + 1).astype(int)
     req.prepare(graph, 1)
@@ -97,3 +101,43 @@ def test_gswords_estimator_names_are_its_estimators():
     from gthinker.apps.gsword import options
 
     assert tuple(gsword.estimators()) == options.ESTIMATORS
+
+
+def test_an_input_of_one_process_is_no_option_of_a_request():
+    """``containing=`` (mce) and ``per_vertex=`` (count) are inputs of the one-process
+    functions, not options: a request (a cluster's) does not take them, and says which
+    options there are."""
+    with pytest.raises(TypeError, match="unknown option 'containing'; the options are "
+                                        "gpu_cpu_share, gpu_engine, gpu_node_budget, "
+                                        "min_size, mode, output, trace, and gthinker.run's"):
+        registry.get("mce").make_request(containing=[1, 2])
+    with pytest.raises(TypeError, match="unknown option 'per_vertex'"):
+        registry.get("count").make_request("triangle", per_vertex=True)
+
+
+def test_job_keywords_are_gthinker_runs():
+    """What an app passes on to gthinker.run as it comes is a keyword gthinker.run takes."""
+    import inspect
+
+    from gthinker.options import JOB_KEYWORDS
+
+    assert set(JOB_KEYWORDS) <= set(inspect.signature(gthinker.run).parameters)
+
+
+class Degrees(gthinker.Task):
+    counters = ("edge_ends",)
+
+    @staticmethod
+    def compute(ctx, record):
+        ctx.count(0, ctx.degree(record[0]))
+
+
+def test_a_users_task_request_runs_in_ranges(graph):
+    """gthinker.cluster.run's request of a bare Task: the keywords it holds reach
+    gthinker.run; counters add up over the ranges."""
+    from gthinker.runtime.request import TaskRequest
+
+    req = TaskRequest(Degrees, mode="cpu", time_budget=0.5, cpu_chunk=4)
+    assert req.mode == "cpu" and req.output is None
+    res = _in_ranges(req, graph)
+    assert res.counters["edge_ends"] == 2 * graph.num_edges

@@ -67,8 +67,6 @@ class CountRequest(Request):
         (kept with the graph, it goes to the nodes with it)."""
         from . import app
 
-        if self.rest.get("per_vertex"):
-            raise ValueError("per_vertex= is not supported on a cluster; run it in one process")
         return squared(np.diff(app.oriented(graph).indptr))
 
     def run_range(self, graph, lo, hi, threads, output, stop):

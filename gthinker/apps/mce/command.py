@@ -54,8 +54,6 @@ class MCERequest(Request):
         return None
 
     def weights(self, graph):
-        if self.rest.get("containing"):
-            raise ValueError("containing= is not supported on a cluster; run it in one process")
         order, _ = graph.degeneracy_order()
         return squared(later_degrees(graph)[order])
 

@@ -30,8 +30,8 @@ GPU_ENGINES = ("auto", "bitsets", "levels")
 #: from the back of the degeneracy order, so that none holds a batch of hubs at the end
 #: while the GPU waits (measured in docs/benchmarks.md).
 HYBRID_CPU_CHUNK = 1
-#: In hybrid mode with the bitsets engine the GPU takes chunks of a 16th of the vertices,
-#: at least 1024 (its warps fill with a chunk's subtrees).
+#: In hybrid mode with the bitsets engine the GPU takes chunks of ``(share, least)``: the
+#: vertices over ``share``, at least ``least`` (its warps fill with a chunk's subtrees).
 HYBRID_GPU_CHUNK = (16, 1024)
 
 
