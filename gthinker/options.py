@@ -253,6 +253,8 @@ ETA_PER_WARP = 1000
 BUFFER_SHARE = 0.85
 #: The share of the free host memory the host stack H, and the spill stack S, may take.
 HOST_LIMIT_SHARE = SPILL_LIMIT_SHARE = 0.5
+#: While a worker starves, tasks split after the time budget over this (demand-driven).
+EARLY_SPLIT_DIVISOR = 20
 
 
 @dataclass(frozen=True)
@@ -355,7 +357,7 @@ class RunOptions:
     early_split: float | None = option_field(
         None, "while a worker starves (idle, S empty), tasks split after this long instead "
         "(demand-driven splitting)", seconds_or_off, metavar="SECONDS",
-        default_text="time budget / 20; 0: off")
+        default_text=f"time budget / {EARLY_SPLIT_DIVISOR}; 0: off")
     gpu_idle_split: float | None = option_field(
         None, "the same while the GPU worker waits for work (hybrid)", seconds_or_off,
         metavar="SECONDS", default_text="early split; 0: off")
@@ -388,8 +390,9 @@ class RunOptions:
 
     @property
     def early_split_seconds(self) -> float:
-        """``early_split``, or its default: a 20th of the time budget."""
-        return self.time_budget / 20 if self.early_split is None else self.early_split
+        """``early_split``, or its default: the time budget over EARLY_SPLIT_DIVISOR."""
+        return (self.time_budget / EARLY_SPLIT_DIVISOR if self.early_split is None
+                else self.early_split)
 
     @property
     def gpu_idle_split_seconds(self) -> float:
