@@ -18,9 +18,9 @@ from gthinker import registry
 TOY = Path(__file__).parent / "toy_apps"
 
 
-def _cli(*args, apps="wedges"):
+def _cli(*args, apps="wedges", path=()):
     env = dict(os.environ, GTHINKER_APPS=apps,
-               PYTHONPATH=os.pathsep.join(filter(None, [str(TOY),
+               PYTHONPATH=os.pathsep.join(filter(None, [*map(str, path), str(TOY),
                                                         os.environ.get("PYTHONPATH")])))
     return subprocess.run([sys.executable, "-m", "gthinker", *map(str, args)],
                           capture_output=True, text=True, timeout=300, env=env,
@@ -63,6 +63,19 @@ def test_an_app_outside_gthinker_gets_a_command(tmp_path):
     assert r.returncode == 2 and "min_degree must be an integer from 1" in r.stderr
     r = _cli("wedges", path, "--mode", "gpu")  # not one of its modes
     assert r.returncode == 2 and "mode must be one of cpu" in r.stderr
+
+
+def test_a_plugin_declares_its_app_by_an_entry_point(tmp_path):
+    """A package outside gthinker that declares ``wedges = "wedges:APP"`` in the
+    ``gthinker.apps`` entry points (what pip installs as its dist-info) gets a command,
+    with its options' flags."""
+    info = tmp_path / "wedges_plugin-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: wedges-plugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[{registry.ENTRY_POINTS}]\nwedges = wedges:APP\n")
+    r = _cli("wedges", "--help", apps="", path=[tmp_path])
+    assert r.returncode == 0, r.stderr
+    assert "--min-degree K" in r.stdout and "count the wedges at vertices" in r.stdout
 
 
 def test_a_bad_gthinker_apps_entry_says_so():

@@ -681,8 +681,8 @@ class GPUWorker(GPUEngine):
             # Even the push that found Q empty failed: it needs more than Q holds.
             raise GThinkerError(
                 f"GPU work queue too small: one subgraph pushed more than its {self.qcap:,} "
-                f"entries; set max_fanout on {type(self.app).__qualname__} (or gpu_options "
-                "fanout) to the most entries one process call pushes")
+                f"entries; set max_fanout on {type(self.app).__qualname__} (or fanout=, "
+                "--fanout) to the most entries one process call pushes")
         self._push_level(lo, hi, v_lo, min(int(c[VTAIL]), self.capv))
 
     # ---- results -----------------------------------------------------------------
