@@ -536,8 +536,8 @@ class AppOptions:
 
 
 #: The keywords of :func:`gthinker.run`, besides the options, that an app's function takes
-#: and passes on as they come: a stop token, the roots or task records of a cluster's
-#: unit, the format of a stream's output.
-JOB_KEYWORDS = ("stop", "vertices", "records", "output_format")
+#: and passes on as they come: a stop token, a progress callback, the roots or task
+#: records of a cluster's unit, the format of a stream's output.
+JOB_KEYWORDS = ("stop", "progress", "vertices", "records", "output_format")
 #: A name every app's function took before, and what it is now (said in the TypeError).
 _RENAMED = {"gpu_options": "one keyword per option (buffer_bytes=, tau_c=, ...)"}
