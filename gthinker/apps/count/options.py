@@ -30,7 +30,7 @@ class CountOptions(AppOptions):
     mode: str = mode_field(("cpu", "gpu", "hybrid"), "gpu if a CUDA GPU is usable and the "
                                                      "graph is not small, else cpu")
     size: int | None = option_field(
-        None, "with PATTERN motifs: the motif size", _size, metavar="K")
+        None, "with PATTERN motifs: the motif size", _size)
     induced: bool = option_field(
         True, "with PATTERN motifs: count distinct subgraphs, not induced ones", boolean,
         flag="--non-induced")
