@@ -97,6 +97,7 @@ convert() {
   local src=$1 out=$2
   [ -x "$DIR/bin/conv/snapToBin" ] || { echo "tdfs: $DIR/bin/conv missing: run '$0 build'" >&2; exit 1; }
   mkdir -p "$out"
+  out=$(cd "$out" && pwd)  # the steps below run inside it
   local f="$out/snap.txt"
   case "$src" in
     *.gz) gzip -dc "$src" > "$f" ;;
