@@ -48,6 +48,7 @@
 #   distinct subgraphs on the GPU (symmetry broken by bliss's automorphism conditions) and,
 #   its CPU workers, what its GQL-ordered backtracking finds: `selftest` prints both beside
 #   Python's counts of embeddings and of distinct subgraphs.
+#   app_gmatch writes degree_distribution.json beside GRAPH.bin (into its current folder).
 #   Input: GRAPH.bin (the name must end in .bin): uint64 4, 8, n, m (m = directed entries),
 #   uint64 row_ptr[n+1], uint32 cols[m], each list sorted, symmetric, and nothing after it
 #   (benchmarks/peers/convert.py gthinkercg writes it).
@@ -59,7 +60,7 @@ source "$(dirname "$0")/build_info.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 SRC=${GCG_SRC:-$ROOT/.peers/gthinkercg}
-DIR=${GCG_DIR:-/tmp/gthinkercg}
+DIR=$(realpath -m "${GCG_DIR:-/tmp/gthinkercg}")
 ARCH=${GCG_ARCH:-90}
 BLOCKS=${GCG_BLOCKS:-132}
 HOST_BUFF=${GCG_HOST_BUFF:-2000000000}
@@ -163,8 +164,11 @@ mc() {
 gmatch() {
   need app_gmatch "$1"
   [[ $2 =~ ^[0-9]+$ ]] || { echo "gthinkercg: Q must be a pattern number, got $2" >&2; exit 2; }
+  local g
+  g=$(realpath "$1")
+  # it writes degree_distribution.json into the current folder: the graph's
   # shellcheck disable=SC2046
-  timed "$DIR/bin/app_gmatch" -dg "$1" -q "$2" $(mode_flags "$3")
+  (cd "$(dirname "$g")" && timed "$DIR/bin/app_gmatch" -dg "$g" -q "$2" $(mode_flags "$3"))
 }
 
 selftest() {
