@@ -140,15 +140,6 @@ mode_flags() {
   esac
 }
 
-timed() {  # run "$@", then print the whole-process wall time; keeps the exit status
-  local t0 t1 rc=0
-  t0=$(date +%s.%N)
-  "$@" || rc=$?
-  t1=$(date +%s.%N)
-  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "gthinkercg_wall_seconds = %.6f\n", b - a }'
-  return $rc
-}
-
 need() {  # BINARY GRAPH
   [ -x "$DIR/bin/$1" ] || { echo "gthinkercg: $DIR/bin/$1 missing: run '$0 build'" >&2; exit 1; }
   [[ $2 == *.bin ]] || { echo "gthinkercg: $2: the graph's name must end in .bin" >&2; exit 2; }
@@ -158,7 +149,7 @@ need() {  # BINARY GRAPH
 mc() {
   need app_mc "$1"
   # shellcheck disable=SC2046
-  timed "$DIR/bin/app_mc" -dg "$1" $(mode_flags "$2")
+  timed gthinkercg "$DIR/bin/app_mc" -dg "$1" $(mode_flags "$2")
 }
 
 gmatch() {
@@ -168,7 +159,7 @@ gmatch() {
   g=$(realpath "$1")
   # it writes degree_distribution.json into the current folder: the graph's
   # shellcheck disable=SC2046
-  (cd "$(dirname "$g")" && timed "$DIR/bin/app_gmatch" -dg "$g" -q "$2" $(mode_flags "$3"))
+  (cd "$(dirname "$g")" && timed gthinkercg "$DIR/bin/app_gmatch" -dg "$g" -q "$2" $(mode_flags "$3"))
 }
 
 selftest() {

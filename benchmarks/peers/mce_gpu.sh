@@ -38,15 +38,6 @@ MIRROR=${MCEGPU_MIRROR:-/work/.mirror/yen-hsiang-chang+mce-gpu/repo}
 COMMIT=44ef6e0
 BEST=(-p l2 -i px -w wl)
 
-timed() {  # run "$@", then print the whole-process wall time; keeps the exit status
-  local t0 t1 rc=0
-  t0=$(date +%s%N)
-  "$@" || rc=$?
-  t1=$(date +%s%N)
-  printf 'mcegpu_wall_seconds = %d.%03d\n' $(((t1 - t0) / 1000000000)) $(((t1 - t0) / 1000000 % 1000))
-  return $rc
-}
-
 need_bin() {
   [ -x "$DIR/parallel_mce_on_gpus" ] || { echo "mce_gpu: $DIR/parallel_mce_on_gpus missing: run '$0 build'" >&2; exit 1; }
 }
@@ -78,7 +69,7 @@ case "${1:-}" in
     bel=$2; shift 2
     [ -f "$bel" ] || { echo "mce_gpu: no graph $bel (benchmarks/peers/convert.py mcegpu writes one)" >&2; exit 1; }
     if [ $# -eq 0 ]; then set -- "${BEST[@]}"; fi
-    timed "$DIR/parallel_mce_on_gpus" -m mce -g "$bel" -d 0 "$@"
+    timed mcegpu "$DIR/parallel_mce_on_gpus" -m mce -g "$bel" -d 0 "$@"
     ;;
   run)
     need_bin
@@ -87,7 +78,7 @@ case "${1:-}" in
     if [[ $src == *.gz ]]; then gunzip -c "$src" > "$txt"; else cp "$src" "$txt"; fi
     [ -f "$bel" ] || "$DIR/parallel_mce_on_gpus" -m convert -g "$txt" -r "$bel" > /dev/null
     if [ $# -eq 0 ]; then set -- "${BEST[@]}"; fi
-    timed "$DIR/parallel_mce_on_gpus" -m mce -g "$bel" -d 0 "$@"
+    timed mcegpu "$DIR/parallel_mce_on_gpus" -m mce -g "$bel" -d 0 "$@"
     ;;
   *) sed -n 2,12p "$0"; exit 2 ;;
 esac
