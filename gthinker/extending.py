@@ -37,13 +37,21 @@ the GPU                     :class:`GPUContext` (a GPU app on the framework's GP
                             cache, geometry and relaunch), :class:`SharedCursor` and
                             :func:`guided_cuts` (work shared among devices by cost),
                             :mod:`simulator` (``simulator.enabled()``, ``fast_switching``)
-declaring the app           :class:`App`, ``GRAPH``, ``DATA_AND_QUERY``, :func:`register`,
-                            :func:`positive_int_arg` (its command, cluster and warm-up:
-                            :mod:`gthinker.registry`), :class:`Request`,
-                            :class:`JobRequest`, :class:`TaskRequest`, :func:`roots`, ``NO_ROOTS``,
-                            :func:`squared`, :func:`max_compile` (what it was asked to do,
-                            run here or over a cluster), :func:`check_option` and
-                            :func:`positive_int` (an option checked by gthinker's rule),
+declaring the app           :class:`AppOptions` and :func:`option_field` (its options,
+                            declared once: a field each, with its default, help and rule;
+                            :func:`mode_field` for ``mode``; ``JOB_KEYWORDS``, what a
+                            function that forwards :func:`run`'s keywords takes besides),
+                            the rules :func:`positive_int`, :func:`positive_seconds`,
+                            :func:`seconds_or_off`, :func:`seed`, :func:`boolean`,
+                            :func:`choice`, :func:`path`, :func:`output_path`, and
+                            :func:`check_option` (a shared option by its flag's rule);
+                            :class:`Request` (what it was asked to do, run here or over a
+                            cluster: a subclass writes ``call``), :class:`JobRequest` (one
+                            whose result is a :class:`JobResult`), :class:`TaskRequest`,
+                            :func:`roots`, ``NO_ROOTS``, :func:`squared`,
+                            :func:`max_compile`; :class:`App`, ``GRAPH``,
+                            ``DATA_AND_QUERY``, ``GRAPH_AND_PATTERN``, :func:`register`
+                            (its command, cluster and warm-up: :mod:`gthinker.registry`);
                             :func:`idle_stats` (the stats of a job that did nothing),
                             :func:`check_fits` (a "would not fit in memory" check)
 errors                      :class:`GThinkerError`, :class:`TaskDefinitionError`,
@@ -54,8 +62,9 @@ errors                      :class:`GThinkerError`, :class:`TaskDefinitionError`
 
 Importing this module is cheap: each name is imported on first use (``from
 gthinker.extending import App, Request`` loads no Numba), so an app's declaration can
-import from here too. ``tests/test_extending.py`` checks that every name resolves and
-that the apps in ``apps/`` import gthinker from nowhere else.
+import from here too. ``tests/apps/test_user_apps.py`` checks that every name resolves,
+``tests/test_imports.py`` that the apps in ``apps/`` import gthinker from nowhere else and
+that the bundled apps' import statements name it (but for the exceptions it lists).
 """
 
 from __future__ import annotations
@@ -76,8 +85,6 @@ _NAMES = {
     "RunOptions": ("options", "RunOptions"),
     "GPUOptions": ("options", "GPUOptions"),
     "HybridOptions": ("options", "HybridOptions"),
-    "check_option": ("options", "check"),
-    "positive_int": ("options", "positive_int"),
     # the graph
     "Graph": ("graphs.graph", "Graph"),
     "as_graph": ("graphs.graph", "as_graph"),
@@ -115,11 +122,24 @@ _NAMES = {
     "guided_cuts": ("gpu.sharing", "guided_cuts"),
     "simulator": ("gpu.simulator", None),
     # declaring the app
+    "AppOptions": ("options", "AppOptions"),
+    "option_field": ("options", "option_field"),
+    "mode_field": ("options", "mode_field"),
+    "JOB_KEYWORDS": ("options", "JOB_KEYWORDS"),
+    "positive_int": ("options", "positive_int"),
+    "positive_seconds": ("options", "positive_seconds"),
+    "seconds_or_off": ("options", "seconds_or_off"),
+    "seed": ("options", "seed"),
+    "boolean": ("options", "boolean"),
+    "choice": ("options", "choice"),
+    "path": ("options", "path"),
+    "output_path": ("options", "output_path"),
+    "check_option": ("options", "check"),
     "App": ("registry", "App"),
     "GRAPH": ("registry", "GRAPH"),
     "DATA_AND_QUERY": ("registry", "DATA_AND_QUERY"),
+    "GRAPH_AND_PATTERN": ("registry", "GRAPH_AND_PATTERN"),
     "register": ("registry", "register"),
-    "positive_int_arg": ("registry", "positive_int_arg"),
     "Request": ("runtime.request", "Request"),
     "JobRequest": ("runtime.request", "JobRequest"),
     "TaskRequest": ("runtime.request", "TaskRequest"),

@@ -1,11 +1,14 @@
 import importlib
 import json
 import os
+import pickle
 import re
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+import numpy as np
 
 # GPU code runs on Numba's CUDA simulator unless asked to use a real GPU
 # (GTHINKER_TEST_REAL_GPU=1, as benchmarks/device_gpu.sh tests does). This must
@@ -65,3 +68,16 @@ def run_cli(*args, env=None, timeout=300):
                           capture_output=True, text=True, timeout=timeout,
                           env=env if env is not None else child_env(),
                           cwd=tempfile.gettempdir())
+
+
+def in_ranges(req, graph, pieces=3):
+    """The request run as the cluster's driver and nodes run it, without Ray, one range at
+    a time (a node gets its own copy, pickled: Ray sends it so); the merged result."""
+    assert req.local(graph) is None
+    req = pickle.loads(pickle.dumps(req))
+    weights = req.weights(graph)
+    cuts = np.linspace(0, len(weights), pieces + 1).astype(int)
+    req.prepare(graph, 1)
+    parts = [req.run_range(graph, lo, hi, 1, None, None)
+             for lo, hi in zip(cuts[:-1], cuts[1:], strict=True)]
+    return req.merge(parts, sum(p["seconds"] for p in parts), 1, {})

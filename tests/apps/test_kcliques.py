@@ -49,4 +49,4 @@ def test_the_command(tmp_path):
     assert out["counters"]["cliques"] == _by_size(G, 4)[4]
     assert out["histograms"]["size"] == _by_size(G, 4)
     r = run_cli("kcliques", path, "-k", "0", env=env)
-    assert r.returncode == 2 and "positive integer" in r.stderr
+    assert r.returncode == 2 and "k must be an integer from 1" in r.stderr

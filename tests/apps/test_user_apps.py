@@ -1,10 +1,10 @@
 """The top-level apps/ folder: apps written as a user would, on gthinker's public
-surface (gthinker.extending) only. Each is a folder with a README and a pyproject that
-declares it through the ``gthinker.apps`` entry point; together they load through
-$GTHINKER_APPS (a new folder needs no change in gthinker/, nor here), and one installs
-as a real plugin that the registry finds through its entry point."""
+surface (gthinker.extending) only (tests/test_imports.py checks their imports). Each is
+a folder with a README and a pyproject that declares it through the ``gthinker.apps``
+entry point; together they load through $GTHINKER_APPS (a new folder needs no change in
+gthinker/, nor here), and one installs as a real plugin that the registry finds through
+its entry point."""
 
-import ast
 import json
 import shutil
 import subprocess
@@ -12,7 +12,15 @@ import sys
 
 import networkx as nx
 import pytest
-from conftest import USER_APPS, child_env, run_cli, user_app, user_apps_env
+from conftest import (
+    USER_APPS,
+    child_env,
+    import_user_app,
+    in_ranges,
+    run_cli,
+    user_app,
+    user_apps_env,
+)
 
 import gthinker
 from gthinker import extending
@@ -34,45 +42,27 @@ def test_all_load_together_through_gthinker_apps():
         assert f"    {name}" in r.stdout
 
 
-def _imports(path):
-    """``(module, name)`` of every import in ``path`` (name None: ``import module``)."""
-    tree = ast.parse(path.read_text(), filename=str(path))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            yield from ((a.name, None) for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and not node.level:
-            yield from ((node.module, a.name) for a in node.names)
+def _count_cycles(g, k):
+    return sum(1 for c in nx.simple_cycles(g, length_bound=k) if len(c) == k)
 
 
-def _broken_rules(path):
-    for module, name in _imports(path):
-        if module != "gthinker" and not module.startswith("gthinker."):
-            continue
-        if module == "gthinker.extending":
-            if name not in extending.__all__:
-                yield f"{name} is not in gthinker.extending"
-        elif module == "gthinker" and name == "extending":
-            continue
-        else:
-            yield f"imports {module}" + (f".{name}" if name else "")
-
-
-def test_apps_import_gthinker_through_the_extension_surface_only():
-    """Nothing in apps/ imports from gthinker but gthinker.extending, and only its
-    public names: no private name, no engine module, no bundled app."""
-    found = {f"{path.relative_to(USER_APPS)}: {why}" for path in USER_APPS.rglob("*.py")
-             for why in _broken_rules(path)}
-    assert found == set()
-
-
-def test_the_rule_catches_what_it_exists_to_catch(tmp_path):
-    bad = tmp_path / "bad.py"
-    bad.write_text("import gthinker.apps.mce\nfrom gthinker.runtime.task import _compile\n"
-                   "from gthinker.extending import _NAMES, Task\nfrom gthinker import run\n")
-    assert list(_broken_rules(bad)) == ["imports gthinker.apps.mce",
-                                        "imports gthinker.runtime.task._compile",
-                                        "_NAMES is not in gthinker.extending",
-                                        "imports gthinker.run"]
+@pytest.mark.parametrize("name, keywords, counter, want", [
+    ("wedges", {"min_degree": 3}, "wedges",
+     lambda g: sum(d * (d - 1) // 2 for _, d in g.degree() if d >= 3)),
+    ("kcliques", {"k": 4}, "cliques",
+     lambda g: sum(1 for c in nx.enumerate_all_cliques(g) if len(c) == 4)),
+    ("cycles", {"k": 4, "mode": "cpu"}, "cycles", lambda g: _count_cycles(g, 4)),
+    ("kplexes", {"k": 1}, "kplexes", lambda g: sum(1 for _ in nx.find_cliques(g))),
+])
+def test_each_apps_request_runs_in_ranges_as_on_a_cluster(name, keywords, counter, want):
+    """Its request, made from its options as the command line and gthinker.cluster make
+    it, run range by range as a cluster's nodes run it (without Ray) and merged: the
+    count networkx gives."""
+    g = nx.powerlaw_cluster_graph(60, 3, 0.4, seed=2)
+    declared = import_user_app(name, user_app(name)[1]).APP
+    req = declared.make_request(time_budget=1e-3, **keywords)
+    assert req.options.keywords().items() >= keywords.items()
+    assert in_ranges(req, gthinker.as_graph(g)).counters[counter] == want(g) > 0
 
 
 def test_every_name_of_the_surface_resolves_and_importing_it_loads_no_numba():
@@ -81,8 +71,8 @@ def test_every_name_of_the_surface_resolves_and_importing_it_loads_no_numba():
         assert not name.startswith("_")
     with pytest.raises(AttributeError, match="has no 'Nope'"):
         extending.Nope  # noqa: B018
-    code = ("import sys; from gthinker.extending import App, JobRequest, positive_int; "
-            "print('numba' in sys.modules)")
+    code = ("import sys; from gthinker.extending import App, AppOptions, JobRequest, "
+            "option_field, positive_int; print('numba' in sys.modules)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        env=child_env(), timeout=120)
     assert r.returncode == 0 and r.stdout.strip() == "False", r.stderr

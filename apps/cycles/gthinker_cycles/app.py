@@ -21,7 +21,7 @@ from numba import njit
 
 from gthinker.extending import GPUContext, Task, as_graph, contains, gpu, run
 
-from .command import checked_k
+from .options import CyclesOptions
 
 
 @njit(cache=True, nogil=True)
@@ -104,14 +104,14 @@ class CyclesGPU(GPUContext):
             out.vertices[pos + n] = a
 
 
-def count_cycles(graph, k, mode="auto", threads=None, **options):
+def count_cycles(graph, k=None, **options):
     """The simple cycles of ``k`` vertices of ``graph`` (anything
     :func:`gthinker.as_graph` takes): a JobResult whose ``counters["cycles"]`` is their
-    number. ``mode``: ``"cpu"``, ``"gpu"``, ``"hybrid"`` or ``"auto"`` (hybrid where a
-    CUDA GPU is usable, else cpu); ``options`` are :func:`gthinker.run`'s (``gpus=``,
-    ``time_budget=``, ...)."""
-    k = checked_k(k)
-    mode, _ = gpu.resolve_mode(mode)
+    number. ``k`` and ``options``: :class:`CyclesOptions`' (``mode``: ``"cpu"``,
+    ``"gpu"``, ``"hybrid"`` or ``"auto"``, hybrid where a CUDA GPU is usable, else cpu)
+    and :func:`gthinker.run`'s (``gpus=``, ``time_budget=``, ...)."""
+    opts, rest = CyclesOptions.split({"k": k, **options})
+    mode, _ = gpu.resolve_mode(opts.mode)
     on_gpu = {"gpu": CyclesGPU} if mode != "cpu" else {}
-    return run(Cycles if mode != "gpu" else None, as_graph(graph), mode=mode, threads=threads,
-               params=(k,), **on_gpu, **options)
+    return run(Cycles if mode != "gpu" else None, as_graph(graph), mode=mode,
+               params=(opts.k,), **on_gpu, **rest)

@@ -13,6 +13,8 @@ from numba import njit
 
 from gthinker.extending import Task, as_graph, run
 
+from .options import KCliquesOptions
+
 
 @njit(cache=True, nogil=True)
 def _initial(ctx, v):
@@ -79,11 +81,15 @@ class KCliques(Task):
         _extend(ctx, record, ctx.params[0])
 
 
-def count_kcliques(graph, k, **options):
+def count_kcliques(graph, k=None, **options):
     """The k-cliques of ``graph``: a JobResult whose ``counters["cliques"]`` is their
-    number and ``histograms["size"]`` the cliques of 1..k vertices by size."""
+    number and ``histograms["size"]`` the cliques of 1..k vertices by size. ``k`` and
+    ``options``: :class:`KCliquesOptions`' (each checked by its rule; None: its
+    default) and :func:`gthinker.run`'s."""
+    opts, rest = KCliquesOptions.split({"k": k, **options})
     ordered = as_graph(graph).degeneracy_ordered()  # computed once, kept with the graph
-    return run(KCliques, ordered, params=(k,), histogram_bins=k + 1, **options)
+    return run(KCliques, ordered, mode=opts.mode, params=(opts.k,),
+               histogram_bins=opts.k + 1, **rest)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from numba import njit
 
 from gthinker.extending import Task, as_graph, contains, iter_results, run
 
-from .command import checked
+from .options import KPlexesOptions
 
 
 @njit(cache=True, nogil=True)
@@ -161,33 +161,38 @@ class KPlexes(Task):
         _search(ctx, record, ctx.params[0], ctx.params[1])
 
 
-def _job(graph, k, min_size):
-    """The graph the search runs on and the job's keywords."""
-    k, q = checked(k, min_size)
+def _job(graph, k, min_size, options):
+    """The options (checked), the graph the search runs on and the job's keywords."""
+    opts, rest = KPlexesOptions.split({"k": k, "min_size": min_size, **options})
     ordered = as_graph(graph).degeneracy_ordered()
-    bins = ordered.max_degree + k + 1  # a k-plex has at most max degree + k vertices
-    return ordered, {"params": (k, q), "histogram_bins": bins}
+    bins = ordered.max_degree + opts.k + 1  # a k-plex has at most max degree + k vertices
+    job = {"mode": opts.mode, "params": (opts.k, opts.q), "histogram_bins": bins, **rest}
+    return opts, ordered, job
 
 
-def find_kplexes(graph, k, min_size=None, threads=None, **options):
+def find_kplexes(graph, k=None, min_size=None, **options):
     """The maximal k-plexes of at least ``min_size`` vertices (default and least
     ``2k - 1``) of ``graph``: a JobResult with ``counters["kplexes"]``,
     ``maxima["largest"]`` and ``histograms["size"]``. ``output=FILE`` writes each
-    k-plex, a line of original ids; ``options`` are :func:`gthinker.run`'s
-    (``time_budget``, ``stop``, ...)."""
-    ordered, job = _job(graph, k, min_size)
-    return run(KPlexes, ordered, threads=threads, **job, **options)
+    k-plex, a line of original ids. ``k``, ``min_size`` and ``options``:
+    :class:`KPlexesOptions`' (None: its default) and :func:`gthinker.run`'s
+    (``threads``, ``time_budget``, ``stop``, ...)."""
+    opts, ordered, job = _job(graph, k, min_size, options)
+    return run(KPlexes, ordered, output=opts.output, **job)
 
 
-def iter_kplexes(graph, k, min_size=None, threads=None, **options):
+def iter_kplexes(graph, k=None, min_size=None, **options):
     """Yields each maximal k-plex of at least ``min_size`` vertices, as the search
     finds it: a sorted int64 array of original ids (node names for a networkx graph
-    whose nodes are not integers). Closing the generator stops the search.
+    whose nodes are not integers). Closing the generator stops the search. The options
+    are :func:`find_kplexes`' but ``output``.
 
     >>> import networkx as nx
     >>> sorted(c.tolist() for c in iter_kplexes(nx.cycle_graph(5), 2, threads=1))
     [[0, 1, 2], [0, 1, 4], [0, 3, 4], [1, 2, 3], [2, 3, 4]]
     """
-    ordered, job = _job(graph, k, min_size)
-    for found in iter_results(KPlexes, ordered, threads=threads, **job, **options):
+    opts, ordered, job = _job(graph, k, min_size, options)
+    if opts.output is not None:
+        raise TypeError("iter_kplexes yields the k-plexes: output= is find_kplexes'")
+    for found in iter_results(KPlexes, ordered, **job):
         yield found if isinstance(found, list) else np.sort(found)

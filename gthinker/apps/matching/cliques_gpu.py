@@ -54,7 +54,7 @@ import gthinker
 from gthinker.extending import EngineResults, GPUEngine, SharedCursor, guided_cuts, launch
 from gthinker.gpu.device_helpers import FULL_MASK, warp_sum
 
-from ..matching.warp_sets import (
+from .warp_sets import (
     NONE,
     common_into,
     common_size,
