@@ -1,7 +1,8 @@
 """``gthinker stats GRAPH``: a graph's measured shape (vertices, edges, degrees,
 degeneracy, triangles, clustering), with gthinker's own kernels: the degeneracy from
-the graph's prepared order, the triangles at every vertex from the counting app
-(:func:`gthinker.apps.count.count` with ``per_vertex=True``, on all cores).
+the graph's prepared order, the triangles at every vertex from the counting app (its
+request from the registry, as its command makes it: ``gthinker count GRAPH triangle``
+with per-vertex counts, on all cores; the engine imports no app).
 
 :func:`graph_stats` gives them from Python; ``gthinker generate ... --stats`` prints
 them for the graph it made.
@@ -74,10 +75,10 @@ def graph_stats(graph, triangles: bool = True, threads: int | None = None) -> Gr
     n, m = graph.num_vertices, graph.num_edges
     tri = avg = trans = None
     if triangles:
-        from gthinker.apps import count
+        from gthinker import registry  # the count app, found as the command line finds it
 
-        per = count.count(graph, "triangle", mode="cpu", threads=threads,
-                          per_vertex=True).per_vertex if m else np.zeros(n, np.int64)
+        request = registry.get("count").request("triangle", per_vertex=True, mode="cpu")
+        per = request.run(graph, threads=threads).per_vertex if m else np.zeros(n, np.int64)
         wedges = deg * (deg - 1) // 2
         local = np.divide(per, wedges, out=np.zeros(n), where=wedges > 0)
         tri = int(per.sum()) // 3
