@@ -179,10 +179,10 @@ def describe(model: Model) -> str:
 
 def peak_bytes(model: Model) -> int:
     """About the most memory :func:`build` holds: the int32 pairs of every edge (8
-    bytes), a round's candidates (8, the last round's 3% extra included) and their
-    rows (8), the graph so far rebuilt (16 while it builds), and per vertex the masks
-    and row offsets of two graphs (24 bytes)."""
-    return 40 * model.edges + 24 * model.num_vertices
+    bytes an edge), a round's candidates built into rows in their own memory (8, 12
+    while they build), the new edges among them (8), the graph so far (8), and per
+    vertex the masks and row offsets of two graphs (24 bytes)."""
+    return 36 * model.edges + 24 * model.num_vertices
 
 
 # ---------------------------------------------------------------------------
@@ -357,10 +357,8 @@ def _fill(run: _Run, name: str, stage: int, need: int, per_draw: int, draw: Call
                 f"could not place {need:,} more {name} edges in {_MAX_ROUNDS} rounds: the "
                 "graph is too dense for its vertices (fewer edges or more vertices)")
         count = int(math.ceil(need * _EXTRA_DRAWS / (expect * per_draw))) + 64
-        cand = draw(first, count)
         first += count
-        indptr, indices, _, _ = csr.build(cand[:, 0], cand[:, 1], run.n)
-        del cand
+        indptr, indices, _, _ = csr.build_in_place(draw(first - count, count), run.n)
         key = int(_core.gen_mix(run.seed ^ (stage << 40) ^ rounds))
         new, available = _core.gen_new_edges(indptr, indices, *base, key, need, csr.threads())
         del indptr, indices
