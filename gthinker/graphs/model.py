@@ -48,7 +48,8 @@ from gthinker import _core, memory
 from gthinker.graphs import csr
 from gthinker.graphs.graph import Graph
 
-__all__ = ["Side", "Model", "build", "describe", "solve_exponent", "curve_mean", "peak_bytes"]
+__all__ = ["Side", "Model", "build", "describe", "exponents", "solve_exponent", "curve_mean",
+           "peak_bytes"]
 
 #: The exponents :func:`solve_exponent` searches (a steeper curve overflows doubles).
 EXPONENT_RANGE = (-30.0, 30.0)
@@ -100,7 +101,6 @@ class Model:
     folded: bool = False
     closure: float = 0.0
     group: int = 2
-    exponents: tuple = field(default=(), compare=False)  # filled by build()
 
     @property
     def bipartite(self) -> bool:
@@ -167,12 +167,13 @@ def solve_exponent(floor: float, top: float, mean: float) -> float:
 
 
 def describe(model: Model) -> str:
-    """One line: the model's vertices, edges, hubs, weight curves and closures."""
+    """One line: the model's vertices, edges, hubs, weight curves (with their solved
+    exponents) and closures."""
     kind = "folded bipartite" if model.folded else "bipartite" if model.bipartite else "one-sided"
     curves = "; ".join(
         f"{s.size:,} vertices, hubs {', '.join(f'{h:,}' for h in s.hubs) or 'none'}, weights "
-        f"{s.floor:g} to {s.top:,.0f}" + (f" (exponent {g:.2f})" if g is not None else "")
-        for s, g in zip(model.sides, model.exponents or [None] * len(model.sides), strict=True))
+        f"{s.floor:g} to {s.top:,.0f} (exponent {g:.2f})"
+        for s, g in zip(model.sides, exponents(model), strict=True))
     closures = f", closures {model.closure:g} of groups of {model.group}" if model.closure else ""
     return f"{kind}: {model.num_vertices:,} vertices, {model.edges:,} edges; {curves}{closures}"
 
@@ -222,9 +223,17 @@ def _side_tuple(side: Side, exponent: float, offset: int, key: int) -> tuple:
             side.size, offset, key)
 
 
-def _exponents(model: Model) -> list[float]:
-    """Each side's exponent: the mean weight of its non-hub vertices is what the
-    Chung-Lu edges, the other side's hubs and the other side's anchors draw on it."""
+def exponents(model: Model) -> list[float]:
+    """Each side's weight exponent (:func:`solve_exponent`): the mean weight of its
+    non-hub vertices is what the Chung-Lu edges, the other side's hubs and the
+    anchors draw on it.
+
+    Raises
+    ------
+    ValueError
+        More edges than vertex pairs, too few for the hubs and the anchors, or a mean
+        weight the side's curve cannot have.
+    """
     m_close = round(model.closure * model.edges)
     sides = model.sides
     n = model.num_vertices
@@ -262,17 +271,16 @@ def build(model: Model, seed: int, progress: Callable | None = None) -> Graph:
     """The graph of ``model`` for ``seed`` (see the module's description).
     ``progress(text)`` gets a line per step. Ctrl-C stops it within milliseconds
     (KeyboardInterrupt)."""
-    exponents = _exponents(model)
+    solved = exponents(model)
     n = model.num_vertices
     memory.check_fits(peak_bytes(model), f"a generated graph of {model.edges:,} edges")
     run = _Run(model, seed, n, np.empty((model.edges, 2), np.int32),
                say=progress or (lambda text: None))
     offset = 0
-    for i, (side, g) in enumerate(zip(model.sides, exponents, strict=True)):
+    for i, (side, g) in enumerate(zip(model.sides, solved, strict=True)):
         run.sides.append(_side_tuple(side, g, offset, seed ^ (_SCATTER_KEY + i)))
         if model.bipartite and not model.folded:
             offset += side.size
-    object.__setattr__(model, "exponents", tuple(exponents))
     run.say(describe(model))
     t0 = time.perf_counter()
     covered = _hubs(run)
@@ -334,8 +342,9 @@ def _anchors(run: _Run, covered: list[np.ndarray]) -> None:
 
 
 def _add_distinct(run: _Run, pairs: np.ndarray) -> None:
-    """Adds the distinct new edges among ``pairs`` (all of them: hubs and anchors)."""
-    indptr, indices, _, _ = csr.build(pairs[:, 0], pairs[:, 1], run.n)
+    """Adds the distinct new edges among ``pairs`` (all of them: hubs and anchors; the
+    pairs' memory is used up)."""
+    indptr, indices, _, _ = csr.build_in_place(pairs, run.n)
     base = run.graph() if run.filled else (None, None)
     new, _ = _core.gen_new_edges(indptr, indices, *base, 0, pairs.shape[0], csr.threads())
     if run.filled + new.shape[0] > run.pairs.shape[0]:
