@@ -1,7 +1,9 @@
 #include "graph_generate.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
@@ -68,44 +70,48 @@ void prefix_sums(const int64_t* in, int64_t n, int64_t* out) {
   for (int64_t i = 0; i < n; ++i) out[i + 1] = out[i] + in[i];
 }
 
-/// The largest hash kept when `need` of the new edges are kept (those with the
-/// smallest hashes): a histogram of the top bits finds the bucket of the need-th,
-/// whose hashes alone are then ordered.
-uint64_t hash_threshold(const int64_t* ci, const int32_t* cx, int64_t n, const int64_t* bi,
-                        const int32_t* bx, uint64_t key, int64_t need, Parallel& par) {
+/// The k-th smallest (1 <= k <= their number) of the codes that visit(b, e, emit)
+/// emits for the items of [b, e) (each thread visits its share of [0, n)): a
+/// histogram of the codes' top bits finds the bucket of the k-th, whose codes alone
+/// are then ordered.
+template <typename Visit>
+uint64_t kth_smallest(int64_t n, int64_t k, const Visit& visit, Parallel& par) {
   const int T = par.threads();
   const size_t buckets = size_t{1} << kBucketBits;
   std::vector<std::vector<int64_t>> hist(static_cast<size_t>(T), std::vector<int64_t>(buckets, 0));
   par.for_threads([&](int t) {
     auto [b, e] = par.share(n, t);
     auto& h = hist[static_cast<size_t>(t)];
-    for (int64_t u = b; u < e; ++u)
-      for_new_in_row(ci, cx, bi, bx, u, [&](int64_t x, int32_t y) {
-        ++h[edge_hash(x, y, key) >> (64 - kBucketBits)];
-      });
+    visit(b, e, [&](uint64_t code) { ++h[code >> (64 - kBucketBits)]; });
   });
   int64_t before = 0;
   size_t bucket = 0;
   for (; bucket < buckets; ++bucket) {
     int64_t in = 0;
     for (int t = 0; t < T; ++t) in += hist[static_cast<size_t>(t)][bucket];
-    if (before + in >= need) break;
+    if (before + in >= k) break;
     before += in;
   }
   std::vector<std::vector<uint64_t>> found(static_cast<size_t>(T));
   par.for_threads([&](int t) {
     auto [b, e] = par.share(n, t);
-    for (int64_t u = b; u < e; ++u)
-      for_new_in_row(ci, cx, bi, bx, u, [&](int64_t x, int32_t y) {
-        const uint64_t h = edge_hash(x, y, key);
-        if ((h >> (64 - kBucketBits)) == bucket) found[static_cast<size_t>(t)].push_back(h);
-      });
+    visit(b, e, [&](uint64_t code) {
+      if ((code >> (64 - kBucketBits)) == bucket) found[static_cast<size_t>(t)].push_back(code);
+    });
   });
   std::vector<uint64_t> all;
   for (auto& f : found) all.insert(all.end(), f.begin(), f.end());
-  const auto k = static_cast<size_t>(need - before - 1);  // 0-based rank in the bucket
-  std::nth_element(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k), all.end());
-  return all[k];
+  const auto at = static_cast<size_t>(k - before - 1);  // 0-based rank in the bucket
+  std::nth_element(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(at), all.end());
+  return all[at];
+}
+
+/// A weight key (log(u) / w <= 0, or -inf) as a code that orders the other way: the
+/// larger the key, the smaller its code (a non-positive double's bits without the sign).
+inline uint64_t key_code(double key) {
+  uint64_t bits;
+  std::memcpy(&bits, &key, sizeof bits);
+  return bits & ~(uint64_t{1} << 63);
 }
 
 }  // namespace
@@ -200,30 +206,41 @@ OwnedArray<int32_t> hub_neighbours(const GraphSide& side, int64_t degree, uint64
   const int64_t count = side.curve.count();
   if (degree < 0 || degree > count)
     throw std::invalid_argument("a hub's degree must be at most the number of non-hub vertices");
-  std::vector<double> key(static_cast<size_t>(count));
+  if (degree == 0) return OwnedArray<int32_t>();
+  std::vector<uint64_t> code(static_cast<size_t>(count));
   par.for_chunks(count, kItemGrain, [&](int64_t lo, int64_t hi) {
     for (int64_t c = lo; c < hi; ++c) {
       CounterRng rng(seed, stream, static_cast<uint64_t>(c));
       const double w = side.curve.share(c);
-      key[static_cast<size_t>(c)] = w > 0.0 ? std::log(rng.positive()) / w : -HUGE_VAL;
+      code[static_cast<size_t>(c)] = key_code(w > 0.0 ? std::log(rng.positive()) / w : -HUGE_VAL);
     }
   });
   par.check();
-  std::vector<int64_t> order(static_cast<size_t>(count));
-  for (int64_t c = 0; c < count; ++c) order[static_cast<size_t>(c)] = c;
-  auto first = [&](int64_t x, int64_t y) {
-    const double kx = key[static_cast<size_t>(x)], ky = key[static_cast<size_t>(y)];
-    return kx > ky || (kx == ky && x < y);
-  };
-  std::nth_element(order.begin(), order.begin() + degree, order.end(), first);
-  par.check();
+  const uint64_t limit = kth_smallest(count, degree, [&](int64_t b, int64_t e, auto&& emit) {
+    for (int64_t c = b; c < e; ++c) emit(code[static_cast<size_t>(c)]);
+  }, par);
+  // Every rank below the limit, then those at it by rank until the degree is reached.
   const Scatter scatter(static_cast<uint64_t>(side.size), side.scatter_key);
-  OwnedArray<int32_t> ids(static_cast<size_t>(degree));
-  par.for_chunks(degree, kItemGrain, [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i)
-      ids[static_cast<size_t>(i)] = side_id(side, scatter, side.hubs + order[static_cast<size_t>(i)]);
+  std::vector<uint8_t> chosen(static_cast<size_t>(side.size), 0);
+  std::atomic<int64_t> below{0};
+  par.for_chunks(count, kItemGrain, [&](int64_t lo, int64_t hi) {
+    int64_t k = 0;
+    for (int64_t c = lo; c < hi; ++c)
+      if (code[static_cast<size_t>(c)] < limit) {
+        chosen[scatter(static_cast<uint64_t>(side.hubs + c))] = 1;
+        ++k;
+      }
+    below += k;
   });
-  std::sort(ids.data(), ids.data() + degree);
+  for (int64_t c = 0, ties = degree - below.load(); c < count && ties > 0; ++c)
+    if (code[static_cast<size_t>(c)] == limit) {
+      chosen[scatter(static_cast<uint64_t>(side.hubs + c))] = 1;
+      --ties;
+    }
+  OwnedArray<int32_t> ids(static_cast<size_t>(degree));
+  size_t k = 0;
+  for (int64_t i = 0; i < side.size; ++i)
+    if (chosen[static_cast<size_t>(i)]) ids[k++] = static_cast<int32_t>(side.offset + i);
   return ids;
 }
 
@@ -291,7 +308,11 @@ OwnedArray<int32_t> new_edges(const int64_t* ci, const int32_t* cx, int64_t n, c
   prefix_sums(per_row.data(), n, start.data());
   *available = start[static_cast<size_t>(n)];
   const bool all = need >= *available;
-  const uint64_t limit = all || need <= 0 ? 0 : hash_threshold(ci, cx, n, bi, bx, key, need, par);
+  auto hashes = [&](int64_t b, int64_t e, auto&& emit) {
+    for (int64_t u = b; u < e; ++u)
+      for_new_in_row(ci, cx, bi, bx, u, [&](int64_t x, int32_t y) { emit(edge_hash(x, y, key)); });
+  };
+  const uint64_t limit = all || need <= 0 ? 0 : kth_smallest(n, need, hashes, par);
   auto kept = [&](int64_t u, int32_t v) { return all || (need > 0 && edge_hash(u, v, key) <= limit); };
   if (!all) {
     par.for_chunks(n, kRowGrain, [&](int64_t lo, int64_t hi) {
