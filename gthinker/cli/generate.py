@@ -19,6 +19,7 @@ from pathlib import Path
 
 from gthinker.cli import convert as convert_command
 from gthinker.errors import GThinkerError
+from gthinker.graphs.shapes import MAX_CLOSURE, MAX_GROUP, PRESETS, SHAPED_DEFAULTS
 
 __all__ = ["add_parser", "main", "preset_table"]
 
@@ -73,7 +74,6 @@ def _common(sub, output_required: bool = True) -> None:
 
 
 def _add_preset(models) -> None:
-    from gthinker.graphs.generate import PRESETS
 
     p = models.add_parser(
         "preset", help="a graph in the shape of one of the seed paper's Table I graphs",
@@ -90,7 +90,6 @@ def _add_preset(models) -> None:
 
 
 def _add_shaped(models) -> None:
-    from gthinker.graphs.generate import MAX_CLOSURE, MAX_GROUP, SHAPED_DEFAULTS
 
     s = models.add_parser(
         "shaped", help="a graph of given vertices, edges, largest degree and clustering",
@@ -159,7 +158,6 @@ def _add_classic(models) -> None:
 def preset_table() -> list[str]:
     """The presets as table lines: name, targets (vertices, edges, largest degree,
     average clustering where known) and what the real graph is."""
-    from gthinker.graphs.generate import PRESETS
 
     rows = [f"{'preset':<18} {'vertices':>11} {'edges':>12} {'max degree':>11} "
             f"{'clustering':>10}  graph"]

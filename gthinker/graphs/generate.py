@@ -24,7 +24,6 @@ preset(name, scale=1.0, seed=0)
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections.abc import Callable
 
@@ -33,12 +32,23 @@ import numpy as np
 from gthinker import compiler, options
 from gthinker.graphs import model as shaped_model
 from gthinker.graphs.graph import Graph
-from gthinker.graphs.model import Model, Side
+from gthinker.graphs.shapes import (
+    MAX_CLOSURE,
+    MAX_GROUP,
+    MAX_VERTICES,
+    PRESETS,
+    SHAPED_DEFAULTS,
+    Model,
+    Preset,
+    Side,
+    check_count,
+    check_number,
+)
 
 __all__ = ["gnp", "powerlaw_cluster", "rmat", "shaped", "preset", "Preset", "PRESETS",
-           "SHAPED_DEFAULTS"]
+           "SHAPED_DEFAULTS", "MAX_CLOSURE", "MAX_GROUP"]
 
-_MAX_N = 2**31 - 1
+_MAX_N = MAX_VERTICES
 _RMAT_CHUNK = 1 << 22
 
 
@@ -370,32 +380,6 @@ def powerlaw_cluster(n, m, p, seed=0) -> Graph:
 # Shaped graphs and the presets
 # ---------------------------------------------------------------------------
 
-#: The knobs of :func:`shaped` that have defaults, with them (the command line's too).
-SHAPED_DEFAULTS = {"floor": 1.0, "closure": 0.0, "group": 2}
-#: The largest closure share :func:`shaped` takes (closures need a Chung-Lu graph to close).
-MAX_CLOSURE = 0.9
-#: The largest closure group (a planted clique of group + 1 vertices).
-MAX_GROUP = 16
-
-
-def _count(name, value, low, high=_MAX_N) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
-            or not low <= value <= high:
-        raise ValueError(f"{name} must be an integer from {low:,} to {high:,}, got {value!r}")
-    return int(value)
-
-
-def _number(name, value, low, high=math.inf, low_open=False) -> float:
-    ok = isinstance(value, (int, float, np.floating, np.integer)) and not isinstance(value, bool)
-    ok = ok and math.isfinite(value) and (value > low if low_open else value >= low) \
-        and value <= high
-    if not ok:
-        where = f"{'above' if low_open else 'at least'} {low:g}"
-        where += f" and at most {high:g}" if math.isfinite(high) else ""
-        raise ValueError(f"{name} must be a number {where}, got {value!r}")
-    return float(value)
-
-
 def shaped(vertices, edges, max_degree, *, top=None, floor=SHAPED_DEFAULTS["floor"],
            closure=SHAPED_DEFAULTS["closure"], group=SHAPED_DEFAULTS["group"], bipartite=None,
            top2=None, folded=False, seed=0, progress: Callable | None = None) -> Graph:
@@ -471,15 +455,15 @@ def shaped(vertices, edges, max_degree, *, top=None, floor=SHAPED_DEFAULTS["floo
 
 def _shaped_model(vertices, edges, max_degree, top, floor, closure, group, bipartite, top2,
                   folded) -> Model:
-    vertices = _count("vertices", vertices, 2)
-    edges = _count("edges", edges, 1, 2**31 - 1)
-    max_degree = _count("max_degree", max_degree, 0)
-    floor = _number("floor", floor, 0.0, low_open=True)
-    closure = _number("closure", closure, 0.0, MAX_CLOSURE)
-    group = _count("group", group, 2, MAX_GROUP)
+    vertices = check_count("vertices", vertices, 2)
+    edges = check_count("edges", edges, 1, 2**31 - 1)
+    max_degree = check_count("max_degree", max_degree, 0)
+    floor = check_number("floor", floor, 0.0, low_open=True)
+    closure = check_number("closure", closure, 0.0, MAX_CLOSURE)
+    group = check_count("group", group, 2, MAX_GROUP)
     hubs = (max_degree,) if max_degree else ()
     half = max(max_degree / 2, floor)
-    top = half if top is None else _number("top", top, floor)
+    top = half if top is None else check_number("top", top, floor)
     if bipartite is None:
         if folded or top2 is not None:
             raise ValueError("folded and top2 describe a bipartite graph: give bipartite too")
@@ -487,8 +471,8 @@ def _shaped_model(vertices, edges, max_degree, top, floor, closure, group, bipar
             raise ValueError(f"max_degree {max_degree:,} needs at least {max_degree + 2:,} "
                              f"vertices, got {vertices:,}")
         return Model(edges, (Side(vertices, top, floor, hubs),), closure=closure, group=group)
-    bipartite = _count("bipartite", bipartite, 2)
-    top2 = half if top2 is None else _number("top2", top2, floor)
+    bipartite = check_count("bipartite", bipartite, 2)
+    top2 = half if top2 is None else check_number("top2", top2, floor)
     if closure:
         raise ValueError("closures join two neighbours of a vertex, which a bipartite graph "
                          "keeps on one side: give closure=0 with bipartite")
@@ -499,78 +483,6 @@ def _shaped_model(vertices, edges, max_degree, top, floor, closure, group, bipar
         raise ValueError("more than 2**31 - 1 vertices")
     sides = (Side(vertices, top, floor), Side(bipartite, top2, floor, hubs))
     return Model(edges, sides, folded=bool(folded))
-
-
-@dataclasses.dataclass(frozen=True)
-class Preset:
-    """A graph shape of the seed paper's Table I (``docs/generating.md``).
-
-    ``vertices``, ``edges`` (undirected: the table's |E| counts each edge twice) and
-    ``max_degree`` are the real graph's; ``clustering`` its average clustering
-    coefficient where known. ``sides`` (full size), ``folded``, ``closure`` and
-    ``group`` make the model; ``note`` says where the model departs from the graph.
-    """
-
-    name: str
-    about: str
-    vertices: int
-    edges: int
-    max_degree: int
-    clustering: float | None
-    sides: tuple
-    folded: bool = False
-    closure: float = 0.0
-    group: int = 2
-    note: str = ""
-
-    def model(self, scale: float = 1.0) -> Model:
-        """The model at ``scale`` (0 < scale <= 1): side sizes, edges, hub degrees and
-        top weights times ``scale``; a top weight stays at least three times its side's
-        mean degree (the hubs grow with it, keeping their ratio to it), so that a small
-        graph keeps its heavy tail (fewer vertices than a hub needs cap it)."""
-        scale = _number("scale", scale, 0.0, 1.0, low_open=True)
-        edges = max(1, round(self.edges * scale))
-        sizes = [max(2, round(s.size * scale)) for s in self.sides]
-        sides = []
-        for i, s in enumerate(self.sides):
-            mean = 2 * edges / sum(sizes) if len(sizes) == 1 else edges / sizes[i]
-            top = max(s.top * scale, 3 * mean, s.floor)
-            grown = top / (s.top * scale)  # the hubs keep their ratio to the top weight
-            other = sizes[1 - i] if len(sizes) == 2 else sizes[i] - len(s.hubs) - 1
-            hubs = tuple(min(round(h * scale * grown), other) for h in s.hubs)
-            sides.append(Side(sizes[i], top, s.floor, hubs))
-        return Model(edges, tuple(sides), folded=self.folded, closure=self.closure,
-                     group=self.group)
-
-
-def _social(name, about, n, m, dmax, clustering, floor, closure, group, note=""):
-    """A one-sided preset: the hub has the largest degree, the next weights start at half."""
-    return Preset(name, about, n, m, dmax, clustering, (Side(n, dmax / 2, floor, (dmax,)),),
-                  closure=closure, group=group, note=note)
-
-
-#: The presets by name: the shapes of seven graphs of the seed paper's Table I.
-PRESETS = {p.name: p for p in (
-    _social("soc-pokec", "Pokec friendships (SNAP soc-Pokec, undirected)",
-            1_632_803, 22_301_964, 14_854, 0.109, 6.0, 0.25, 3),
-    _social("soc-livejournal", "LiveJournal friendships (Network Repository soc-livejournal)",
-            4_033_137, 27_933_062, 2_651, 0.274, 3.0, 0.45, 3),
-    _social("socfb-B-anon", "Facebook friendships, anonymized (Network Repository socfb-B-anon)",
-            2_937_612, 20_959_854, 4_356, None, 3.5, 0.25, 3),
-    Preset("edit-shwiki", "Serbo-Croatian Wikipedia edits: users and pages (KONECT edit-shwiki), "
-           "folded", 4_579_000, 6_265_000, 4_043_000, None,
-           (Side(4_579_000, 20_000.0), Side(572_000, 100_000.0, 1.0, (4_043_000,))), folded=True),
-    Preset("edit-enwiktionary", "English Wiktionary edits: users and pages (KONECT "
-           "edit-enwiktionary), folded", 5_812_000, 27_115_000, 3_504_000, None,
-           (Side(5_812_000, 50_000.0), Side(1_453_000, 1_000_000.0, 1.0, (3_504_000,))),
-           folded=True),
-    _social("wikipedia_link_sr", "Serbian Wikipedia hyperlinks (KONECT wikipedia_link_sr, "
-            "undirected)", 3_175_000, 103_300_000, 369_000, None, 22.0, 0.25, 4),
-    Preset("trackers", "Web domains and the trackers they embed (KONECT trackers), folded",
-           27_665_730, 140_613_762, 11_571_952, None,
-           (Side(27_665_730, 100_000.0, 1.0, (1_100_065,)),
-            Side(12_756_244, 6_000_000.0, 1.0, (11_571_952,))), folded=True),
-)}
 
 
 def preset(name: str, scale: float = 1.0, seed: int = 0,

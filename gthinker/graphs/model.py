@@ -47,6 +47,7 @@ import numpy as np
 from gthinker import _core, memory
 from gthinker.graphs import csr
 from gthinker.graphs.graph import Graph
+from gthinker.graphs.shapes import Model, Side
 
 __all__ = ["Side", "Model", "build", "describe", "exponents", "solve_exponent", "curve_mean",
            "peak_bytes"]
@@ -64,52 +65,8 @@ _MAX_ROUNDS = 40
 _CLOSURE_MARGIN = 3.0
 
 # Streams of the counter-based generator, one per step (hubs and sides add their index).
-_HUB_STREAM, _ANCHOR_STREAM, _CL_STREAM, _CLOSURE_STREAM, _PICK_STREAM = 1, 64, 128, 256, 512
+_HUB_STREAM, _ANCHOR_STREAM, _CL_STREAM, _CLOSURE_STREAM = 1, 64, 128, 256
 _SCATTER_KEY = 0x5EED5CA77E
-
-
-@dataclass(frozen=True)
-class Side:
-    """One side of a generated graph.
-
-    Attributes
-    ----------
-    size : int
-        Its vertices.
-    top, floor : float
-        The weight curve of its non-hub vertices: a power law truncated to
-        ``[floor, top]`` (about the largest and smallest expected degree, less the
-        anchor edge).
-    hubs : tuple of int
-        The exact degrees of its hubs, whose neighbours are on the other side.
-    """
-
-    size: int
-    top: float
-    floor: float = 1.0
-    hubs: tuple = ()
-
-
-@dataclass(frozen=True)
-class Model:
-    """A graph to generate: ``edges`` edges on one side (a one-sided graph) or
-    between two (bipartite; ``folded``: both numbered from 0), with a ``closure``
-    share of them closing neighbourhoods of ``group`` vertices."""
-
-    edges: int
-    sides: tuple
-    folded: bool = False
-    closure: float = 0.0
-    group: int = 2
-
-    @property
-    def bipartite(self) -> bool:
-        return len(self.sides) == 2
-
-    @property
-    def num_vertices(self) -> int:
-        sizes = [s.size for s in self.sides]
-        return max(sizes) if self.folded else sum(sizes)
 
 
 def _log_phi(a: float, y: float) -> float:
