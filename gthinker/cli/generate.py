@@ -165,6 +165,9 @@ def preset_table() -> list[str]:
         c = "?" if p.clustering is None else f"{p.clustering:.3f}"
         rows.append(f"{p.name:<18} {p.vertices:>11,} {p.edges:>12,} {p.max_degree:>11,} "
                     f"{c:>10}  {p.about}")
+    rows += ["", "edges: undirected (Table I's |E| counts each twice); clustering: the real "
+             "graph's average clustering, where known. Notes:"]
+    rows += [f"  {p.name}: {p.note}" for p in PRESETS.values() if p.note]
     return rows
 
 

@@ -144,20 +144,26 @@ PRESETS = {p.name: p for p in (
     _social("soc-pokec", "Pokec friendships (SNAP soc-Pokec, undirected)",
             1_632_803, 22_301_964, 14_854, 0.109, 6.0, 0.25, 3),
     _social("soc-livejournal", "LiveJournal friendships (Network Repository soc-livejournal)",
-            4_033_137, 27_933_062, 2_651, 0.274, 3.0, 0.45, 3),
+            4_033_137, 27_933_062, 2_651, 0.274, 3.0, 0.45, 3,
+            "no big dense communities (degeneracy 10); the clustering is SNAP's "
+            "soc-LiveJournal1's"),
     _social("socfb-B-anon", "Facebook friendships, anonymized (Network Repository socfb-B-anon)",
             2_937_612, 20_959_854, 4_356, None, 3.5, 0.25, 3),
     Preset("edit-shwiki", "Serbo-Croatian Wikipedia edits: users and pages (KONECT edit-shwiki), "
            "folded", 4_579_000, 6_265_000, 4_043_000, None,
-           (Side(4_579_000, 20_000.0), Side(572_000, 100_000.0, 1.0, (4_043_000,))), folded=True),
+           (Side(4_579_000, 20_000.0), Side(572_000, 100_000.0, 1.0, (4_043_000,))), folded=True,
+           note="the users' side (1/8 of the pages) and the top weights are assumed"),
     Preset("edit-enwiktionary", "English Wiktionary edits: users and pages (KONECT "
            "edit-enwiktionary), folded", 5_812_000, 27_115_000, 3_504_000, None,
            (Side(5_812_000, 50_000.0), Side(1_453_000, 1_000_000.0, 1.0, (3_504_000,))),
-           folded=True),
+           folded=True, note="the users' side (1/4 of the pages) and the top weights are assumed"),
     _social("wikipedia_link_sr", "Serbian Wikipedia hyperlinks (KONECT wikipedia_link_sr, "
-            "undirected)", 3_175_000, 103_300_000, 369_000, None, 22.0, 0.25, 4),
+            "undirected)", 3_175_000, 103_300_000, 369_000, None, 22.0, 0.25, 4,
+            "toned down: a thinner tail (floor 22) and 5-cliques, for an MCE that ends; the "
+            "real graph's big overlapping cliques are not modelled"),
     Preset("trackers", "Web domains and the trackers they embed (KONECT trackers), folded",
            27_665_730, 140_613_762, 11_571_952, None,
            (Side(27_665_730, 100_000.0, 1.0, (1_100_065,)),
-            Side(12_756_244, 6_000_000.0, 1.0, (11_571_952,))), folded=True),
+            Side(12_756_244, 6_000_000.0, 1.0, (11_571_952,))), folded=True,
+           note="the top weights of the two sides are assumed"),
 )}
