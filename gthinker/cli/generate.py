@@ -19,7 +19,7 @@ from pathlib import Path
 
 from gthinker.cli import convert as convert_command
 from gthinker.errors import GThinkerError
-from gthinker.graphs.shapes import MAX_CLOSURE, MAX_GROUP, PRESETS, SHAPED_DEFAULTS
+from gthinker.graphs.shapes import FULL_SCALE, MAX_CLOSURE, MAX_GROUP, PRESETS, SHAPED_DEFAULTS
 
 __all__ = ["add_parser", "main", "preset_table"]
 
@@ -82,9 +82,9 @@ def _add_preset(models) -> None:
                     "paper's Table I. --list shows them with their targets.")
     p.add_argument("name", nargs="?", choices=sorted(PRESETS), metavar="NAME",
                    help=f"the preset: {', '.join(PRESETS)}")
-    p.add_argument("--scale", type=float, default=1.0,
+    p.add_argument("--scale", type=float, default=FULL_SCALE, metavar="F",
                    help="shrink the preset: vertices, edges and hub degrees times F, "
-                        "0 < F <= 1 (default: 1)")
+                        f"0 < F <= {FULL_SCALE:g} (default: {FULL_SCALE:g})")
     p.add_argument("--list", action="store_true", help="list the presets and their targets")
     _common(p, output_required=False)
 

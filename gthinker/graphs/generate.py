@@ -33,6 +33,7 @@ from gthinker import compiler, options
 from gthinker.graphs import model as shaped_model
 from gthinker.graphs.graph import Graph
 from gthinker.graphs.shapes import (
+    FULL_SCALE,
     MAX_CLOSURE,
     MAX_GROUP,
     MAX_VERTICES,
@@ -485,7 +486,7 @@ def _shaped_model(vertices, edges, max_degree, top, floor, closure, group, bipar
     return Model(edges, sides, folded=bool(folded))
 
 
-def preset(name: str, scale: float = 1.0, seed: int = 0,
+def preset(name: str, scale: float = FULL_SCALE, seed: int = 0,
            progress: Callable | None = None) -> Graph:
     """The graph of preset ``name`` (:data:`PRESETS`) at ``scale`` (0 < scale <= 1:
     vertices, edges and hub degrees times ``scale``; :meth:`Preset.model`).

@@ -13,10 +13,12 @@ import numbers
 from dataclasses import dataclass
 
 __all__ = ["Side", "Model", "Preset", "PRESETS", "SHAPED_DEFAULTS", "MAX_CLOSURE", "MAX_GROUP",
-           "MAX_VERTICES", "check_count", "check_number"]
+           "MAX_VERTICES", "FULL_SCALE", "check_count", "check_number"]
 
 #: The most vertices a graph may have (int32 ids).
 MAX_VERTICES = 2**31 - 1
+#: A preset's scale by default: its full size.
+FULL_SCALE = 1.0
 #: The knobs of :func:`gthinker.graphs.generate.shaped` that have defaults, with them
 #: (the command line's too).
 SHAPED_DEFAULTS = {"floor": 1.0, "closure": 0.0, "group": 2}
@@ -113,12 +115,12 @@ class Preset:
     group: int = 2
     note: str = ""
 
-    def model(self, scale: float = 1.0) -> Model:
+    def model(self, scale: float = FULL_SCALE) -> Model:
         """The model at ``scale`` (0 < scale <= 1): side sizes, edges, hub degrees and
         top weights times ``scale``; a top weight stays at least three times its side's
         mean degree (the hubs grow with it, keeping their ratio to it), so that a small
         graph keeps its heavy tail (fewer vertices than a hub needs cap it)."""
-        scale = check_number("scale", scale, 0.0, 1.0, low_open=True)
+        scale = check_number("scale", scale, 0.0, FULL_SCALE, low_open=True)
         edges = max(1, round(self.edges * scale))
         sizes = [max(2, round(s.size * scale)) for s in self.sides]
         sides = []
