@@ -56,7 +56,7 @@ from gthinker.gpu.device_helpers import FULL_MASK, warp_sum
 from gthinker.gpu.engine import EngineResults, GPUEngine
 from gthinker.gpu.sharing import SharedCursor, guided_cuts
 
-from ..matching.warp_sets import (
+from .warp_sets import (
     NONE,
     common_into,
     common_size,
