@@ -58,9 +58,11 @@ class GraphStats:
         return asdict(self)
 
 
-def graph_stats(graph, triangles: bool = True, threads: int | None = None) -> GraphStats:
+def graph_stats(graph, triangles: bool = True, threads: int | None = None,
+                progress=None) -> GraphStats:
     """The :class:`GraphStats` of ``graph`` (anything :func:`gthinker.as_graph` takes);
     ``triangles=False`` skips the triangle count (and clustering), the costly part.
+    ``progress(text)`` gets a line before each step.
 
     >>> import networkx as nx
     >>> s = graph_stats(nx.karate_club_graph(), threads=1)
@@ -69,14 +71,18 @@ def graph_stats(graph, triangles: bool = True, threads: int | None = None) -> Gr
     """
     import gthinker
 
+    say = progress or (lambda text: None)
     t0 = time.perf_counter()
     graph = gthinker.as_graph(graph)
     deg = graph.degrees()
     n, m = graph.num_vertices, graph.num_edges
+    say(f"degeneracy order of {n:,} vertices, {m:,} edges")
+    degeneracy = graph.degeneracy
     tri = avg = trans = None
     if triangles:
         from gthinker import registry  # the count app, found as the command line finds it
 
+        say("triangles at every vertex")
         request = registry.get("count").request("triangle", per_vertex=True, mode="cpu")
         per = request.run(graph, threads=threads).per_vertex if m else np.zeros(n, np.int64)
         wedges = deg * (deg - 1) // 2
@@ -85,7 +91,7 @@ def graph_stats(graph, triangles: bool = True, threads: int | None = None) -> Gr
         avg = float(local.mean()) if n else 0.0
         trans = float(per.sum() / wedges.sum()) if wedges.sum() else 0.0
     return GraphStats(n, m, int(np.count_nonzero(deg == 0)), graph.max_degree,
-                      2 * m / n if n else 0.0, graph.degeneracy, tri, avg, trans,
+                      2 * m / n if n else 0.0, degeneracy, tri, avg, trans,
                       time.perf_counter() - t0)
 
 
@@ -103,6 +109,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=None, metavar="N",
                    help="threads of the triangle count (default: every core)")
     p.add_argument("--json", action="store_true", help="one JSON object instead of lines")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
     return p
 
 
@@ -112,8 +119,15 @@ def main(args) -> int:
     from gthinker import Graph, options
 
     threads = options.check("threads", args.threads)
+    t0 = time.perf_counter()
+
+    def progress(text):
+        if not args.quiet:
+            print(f"[{time.perf_counter() - t0:7.1f}s] {text}", file=sys.stderr, flush=True)
+
+    progress(f"reading {args.graph}")
     graph = Graph.read(args.graph)
-    print_stats(graph_stats(graph, args.triangles, threads), args.json, sys.stdout)
+    print_stats(graph_stats(graph, args.triangles, threads, progress), args.json, sys.stdout)
     return 0
 
 
