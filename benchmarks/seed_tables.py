@@ -91,6 +91,8 @@ OUTPUT_KEPT = 1 << 20
 LOG_KEPT = 16 << 10
 #: A gthinker row that still compiled this many seconds says so (the warm-up missed a case).
 COMPILE_NOTE = 0.5
+#: A line saying why a tool failed (its last one is the row's message, else its last line).
+FAILURE_TEXT = re.compile(r"Assertion|error|Error|Segmentation|Aborted|terminate")
 OOM_TEXT = re.compile(r"out of memory|cudaErrorMemoryAllocation|bad_alloc|MemoryError", re.I)
 
 
@@ -212,8 +214,13 @@ def parse_gthinker(out):
     return None, None, {}
 
 
+def _count(text):
+    """An integer as a tool prints it, with or without thousands separators."""
+    return int(text.replace(",", ""))
+
+
 def parse_mcegpu(out):
-    return (_num(r"Found (\d+) maximal cliques in total", out, int),
+    return (_num(r"Found ([\d,]+) maximal cliques in total", out, _count),
             _num(r"count time ([0-9.eE+-]+) s", out), {})
 
 
@@ -245,7 +252,8 @@ def status_of(res, count, limit, stopped=None):
         if res["rc"] == -signal.SIGKILL:
             return "killed (SIGKILL: the host's OOM killer?)"
         lines = [ln.strip() for ln in res["out"].splitlines() if ln.strip()]
-        last = lines[-1][:160] if lines else "no output"
+        failed = [ln for ln in lines if FAILURE_TEXT.search(ln)]
+        last = (failed or lines or ["no output"])[-1][:160]
         return f"error: rc {res['rc']}: {last}" if res["rc"] else f"error: no count: {last}"
     return "ok"
 

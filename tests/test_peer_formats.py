@@ -163,6 +163,10 @@ def test_parsers_read_each_tools_output():
     assert seed_tables.parse_gthinker(gt)[:2] == (12, 0.5)
     mg = "[info] count time 0.0123 s\nFound 869325383 maximal cliques in total.\n"
     assert seed_tables.parse_mcegpu(mg)[:2] == (869325383, 0.0123)
+    # as the release build prints it: colour codes, thousands separators
+    mg = ("\x1b[1;32m[01:52:57] count time 0.022157 s\n\x1b[0mInstance 0 found 1,404,156 "
+          "maximal cliques.\nFound 1,404,156 maximal cliques in total.\nDone ...\n")
+    assert seed_tables.parse_mcegpu(mg)[:2] == (1404156, 0.022157)
     gc = "workers created\nTotal time (s): 1.5e-05\nTotal count: 45\nTotal spilled tasks: 3\n"
     assert seed_tables.parse_gthinkercg(gc)[:2] == (45, 1.5e-05)
     td = "there're ...\n/tmp/p/1.g\t12.5\t740\ntdfs_wall_seconds = 1.2\n"
@@ -181,6 +185,9 @@ def test_status_says_timeout_oom_or_the_error():
     assert seed_tables.status_of(oom, None, 60) == "OOM"
     bad = seed_tables.status_of({**res, "rc": 1, "out": "x\nno such file\n"}, None, 60)
     assert bad == "error: rc 1: no such file"
+    asserted = {**res, "rc": 1, "out": "x.h:144: f: Assertion `loc < N` failed.\nwall = 0.4\n"}
+    said = seed_tables.status_of(asserted, None, 60)
+    assert said == "error: rc 1: x.h:144: f: Assertion `loc < N` failed."
     assert seed_tables.status_of({**res, "out": "nothing"}, None, 60).startswith("error: no count")
 
 
