@@ -14,8 +14,8 @@ __all__ = ["add_parser", "add_prepare_flag", "main", "write_out", "DEFAULT_FORMS
 
 #: The prepared forms a binary file keeps unless ``--prepare`` says otherwise: the
 #: degeneracy order (every app's first step, and the least parallel one) and the
-#: graph oriented by it (counting). R-MAT 24 with all of them: a 9.4 GB file, 42 s to
-#: convert on the 16-core GPU machine.
+#: graph oriented by it (counting). All of them make a much larger file, slower to
+#: write (measured: docs/benchmarks.md, "Measurements behind the code's constants").
 DEFAULT_FORMS = "degeneracy,oriented"
 
 _EPILOG = """\

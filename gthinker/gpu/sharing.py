@@ -2,7 +2,7 @@
 
 Equal ranges of roots leave GPUs idle: on facebook_combined 99% of the MCE work sits
 under 125 of its 4,039 roots, all near the end of the degeneracy order, so the last of
-four equal chunks held nearly all of it (2 H200s: 1.30x, one GPU busy to the end). Here
+four equal chunks held nearly all of it (one GPU busy to the end). Here
 the roots are put heavy first (by an engine's estimate, :meth:`GPUEngine.root_costs
 <gthinker.gpu.engine.GPUEngine.root_costs>`) and cut into chunks of guided size: each
 chunk holds about ``1 / (2 x workers)`` of the estimated cost still left, so the heavy

@@ -492,9 +492,8 @@ class Graph:
         """The graph oriented by degree and renumbered by that rank (vertex ``r`` is
         the r-th by degree, ties by number; row ``r`` holds the later neighbours,
         sorted), ids permuted alike. Computed once, on all cores. For triangles at
-        their middle vertex it beats the degeneracy order (R-MAT 20, 2 threads:
-        orienting 0.9 s instead of 1.6 s, counting 1.0 s instead of 1.1 s, when
-        both were single-threaded Numba)."""
+        their middle vertex it beats the degeneracy order, both to make and to count
+        on (measured: docs/benchmarks.md, "Measurements behind the code's constants")."""
         return self.derived("degree-oriented", _degree_oriented)
 
     def degree_in_rows(self):

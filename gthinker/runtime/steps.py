@@ -31,7 +31,8 @@ __all__ = ["STEP_ENTRIES", "bounds", "run"]
 
 #: Row entries of the vertices one step covers: a kernel that reads each entry's row
 #: once more returns to Python often enough that Ctrl-C stops it within a fraction
-#: of a second (R-MAT 20: about 480 steps).
+#: of a second (steps a graph takes: docs/benchmarks.md, "Measurements behind the
+#: code's constants").
 STEP_ENTRIES = 1 << 16
 
 #: Seconds between the caller's looks for Ctrl-C while the threads work.

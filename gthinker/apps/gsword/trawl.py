@@ -29,8 +29,8 @@ __all__ = ["MIN_TRAWL_WINDOW", "Trawl", "TrawlJob", "WALK_STREAM", "finish_trawl
 #: The walks of cut-off estimates draw from the seed xor this (a stream of their own).
 WALK_STREAM = 0x5DEECE66D
 #: Seconds of GPU sampling below which a GPU run starts no enumeration: starting a
-#: trawl job and cutting it off took 10-25 ms on the H100 machine's host (16 threads,
-#: ~20,000 records), and none of them finished within windows of 1-20 ms.
+#: trawl job and cutting it off takes longer than that, and no trawl finished within
+#: shorter windows (docs/benchmarks.md, "Measurements behind the code's constants").
 MIN_TRAWL_WINDOW = 0.02
 
 

@@ -23,10 +23,10 @@ __all__ = ["EXPAND_FANOUT", "SMALL_SEARCH", "SMResult", "choose_gpu_mode",
            "choose_layout", "fanouts", "run_plan", "small_search"]
 
 #: GPU record layout: expand once some partial match of the first level has at
-#: least this many candidates (see :func:`choose_layout`). Measured on an
-#: H200 (docs/benchmarks.md): prefix was faster on email-Enron (largest fanout
-#: 1,383), expand on an R-MAT graph with hubs of tens of thousands; the value
-#: between them is a choice, not a measured optimum.
+#: least this many candidates (see :func:`choose_layout`). Prefix was faster on
+#: email-Enron (largest fanout 1,383), expand on an R-MAT graph with hubs of tens of
+#: thousands (docs/benchmarks.md, "Measurements behind the code's constants"); the
+#: value between them is a choice, not a measured optimum.
 EXPAND_FANOUT = 8192
 
 
