@@ -29,8 +29,11 @@ and G2Miner's distinct counts times |Aut|), the peak host memory of the process 
 when there is one), and the row's times over gthinker's best in the same group. Counts that
 differ from the group's reference (gthinker's first, else the first peer's) are marked
 MISMATCH and make the exit status 1. A run past ``--run-limit`` seconds is killed
-("timeout"); once ``--budget`` seconds have passed, the remaining runs are skipped. Before
-the timed runs, one child process compiles (or loads from the compile cache) every gthinker
+("timeout"), a peer's already past ``--peer-ratio`` times gthinker's best whole process
+in its group (at least ``--peer-floor`` seconds: a peer that far behind is behind
+whatever it would have taken, and the budget goes to the other rows); once ``--budget``
+seconds have passed, the remaining runs are skipped. Before the timed runs, one child
+process compiles (or loads from the compile cache) every gthinker
 case on a small graph: its time is reported apart ("warm-up").
 
 Writes OUT/seed_tables{TAG}.json (meta, graphs, rows), OUT/seed_tables{TAG}.jsonl (one row
@@ -428,10 +431,21 @@ class Bench:
     def has(self, peer, binary):
         return peer in self.peer and os.access(Path(self.peer[peer]) / binary, os.X_OK)
 
-    def run(self, row, cmd, parse, *, gpu, factor=1):
-        """Runs one row's command for at most ``--run-limit`` seconds (or what is left of the
-        budget), or records why not (``row.status`` set already, a dry run's GPU run, no
-        budget left), and appends the row."""
+    def peer_limit(self, ours):
+        """A peer's run limit, given gthinker's rows of the same group: ``--peer-ratio``
+        times gthinker's best whole process (at least ``--peer-floor`` seconds), so that a
+        peer far behind stops early and leaves the budget to the other rows; the whole
+        ``--run-limit`` when gthinker has no finished row there."""
+        done = [r.wall_seconds for r in ours if r.status == "ok" and r.wall_seconds]
+        if not done or not self.a.peer_ratio:
+            return self.a.run_limit
+        return min(self.a.run_limit, max(self.a.peer_floor, self.a.peer_ratio * min(done)))
+
+    def run(self, row, cmd, parse, *, gpu, factor=1, limit=None):
+        """Runs one row's command for at most ``limit`` seconds (``--run-limit`` unless
+        given; no more than what is left of the budget), or records why not
+        (``row.status`` set already, a dry run's GPU run, no budget left), and appends the
+        row."""
         left = self.left()
         if row.status != "ok":
             pass
@@ -441,13 +455,16 @@ class Bench:
             row.status = "skipped (budget)"
         if row.status != "ok":
             return self._add(row)
-        limit = min(self.a.run_limit, left)
+        own = self.a.run_limit if limit is None else limit
+        limit = min(own, left)
         row.cmd = shlex.join(map(str, cmd))
         res = run_child(cmd, limit, self.env, self.log, gpu=gpu, cwd=self.scratch)
         count, secs, extra = parse(res["out"])
         row.status = status_of(res, count, limit, extra.get("stopped"))
-        if row.status.startswith("timeout") and limit < self.a.run_limit:
+        if row.status.startswith("timeout") and limit < own:
             row.status += " (the budget's end)"
+        elif row.status.startswith("timeout") and own < self.a.run_limit:
+            row.status += f" (--peer-ratio {self.a.peer_ratio:g} x gthinker's best)"
         row.count = count if row.status == "ok" else None
         row.comparable = None if row.count is None else row.count * factor
         row.tool_seconds = secs if row.status == "ok" else None
@@ -628,22 +645,23 @@ def _peer(bench, g, row, peer, binary, fmt):
 def mce_rows(bench, g):
     a, name = bench.a, g["name"]
     kind = "maximal cliques"
-    for mode in a.mce_modes.split(","):
-        _gthinker(bench, Row("mce", name, "gthinker", mode, count_kind=kind),
-                  ["mce", g["paths"]["csr"], "--mode", mode])
+    ours = [_gthinker(bench, Row("mce", name, "gthinker", mode, count_kind=kind),
+                      ["mce", g["paths"]["csr"], "--mode", mode])
+            for mode in a.mce_modes.split(",")]
+    limit = bench.peer_limit(ours)
     for scheme in filter(None, a.mcegpu_schemes.split(";")):
         label, _, flags = scheme.partition("=")
         row = Row("mce", name, "MCE-GPU", f"{label} ({flags.strip()})", count_kind=kind,
                   time_kind="count time (its kernels; degeneracy order excluded)")
         bel = _peer(bench, g, row, "mcegpu", "parallel_mce_on_gpus", "mcegpu")
         bench.run(row, ["bash", PEERS / "mce_gpu.sh", "mce", bel, *flags.split()], parse_mcegpu,
-                  gpu=True)
+                  gpu=True, limit=limit)
     for mode in filter(None, a.gcg_modes.split(",")):
         row = Row("mce", name, "G-ThinkerCG", mode, count_kind=kind,
                   time_kind="Total time (its master's run; loading excluded)")
         path = _peer(bench, g, row, "gthinkercg", "bin/app_mc", "gthinkercg")
         bench.run(row, ["bash", PEERS / "gthinkercg.sh", "mc", path, mode], parse_gthinkercg,
-                  gpu=mode != "cpu")
+                  gpu=mode != "cpu", limit=limit)
 
 
 def _query_file(bench, n):
@@ -666,11 +684,13 @@ def sm_rows(bench, g):
         why = (f"skipped (gthinker gpu: {first.status})" if first.status != "ok" else
                f"skipped (gthinker gpu took {first.wall_seconds:.1f} s, not under --cheap "
                f"{a.cheap:g} s)")
+        ours = [first]
         for mode in (m for m in a.sm_modes.split(",") if m != "gpu"):
             row = Row("sm", name, "gthinker", mode, n, count_kind="embeddings")
             if not cheap:
                 row.status = why
-            _gthinker(bench, row, ["sm", g["paths"]["csr"], query, "--mode", mode])
+            ours.append(_gthinker(bench, row, ["sm", g["paths"]["csr"], query, "--mode", mode]))
+        limit = bench.peer_limit(ours)
         row = Row("sm", name, "T-DFS", "gpu", n, count_kind="embeddings",
                   time_kind="kernel (CUDA events)")
         path = _peer(bench, g, row, "tdfs", "bin/ulb.out", "tdfs")
@@ -678,7 +698,8 @@ def sm_rows(bench, g):
         if row.status == "ok" and not (gfile.exists()
                                        and patterns.isomorphic(patterns.read_g(gfile), edges)):
             row.status = f"error: {gfile} is not pattern {n} ({patterns.TDFS[n][0]})"
-        bench.run(row, ["bash", PEERS / "tdfs.sh", "run", path, gfile], parse_tdfs, gpu=True)
+        bench.run(row, ["bash", PEERS / "tdfs.sh", "run", path, gfile], parse_tdfs, gpu=True,
+                  limit=limit)
         q = patterns.TDFS_TO_GTHINKERCG[n]
         for mode in filter(None, a.gcg_sm_modes.split(",")):
             row = Row("sm", name, "G-ThinkerCG", f"{mode} (-q {q})", n, count_kind="distinct",
@@ -687,14 +708,14 @@ def sm_rows(bench, g):
                 row.status = why
             path = _peer(bench, g, row, "gthinkercg", "bin/app_gmatch", "gthinkercg")
             bench.run(row, ["bash", PEERS / "gthinkercg.sh", "gmatch", path, q, mode],
-                      parse_gthinkercg, gpu=mode != "cpu", factor=aut)
+                      parse_gthinkercg, gpu=mode != "cpu", factor=aut, limit=limit)
         if n in patterns.TDFS_CLIQUES:
             k = patterns.TDFS_CLIQUES[n]
             row = Row("sm", name, "G2Miner", f"gpu (clique k={k})", n, count_kind="distinct",
                       time_kind="runtime (its kernel)")
             path = _peer(bench, g, row, "g2miner", "bin/clique_gpu_base", "g2miner")
             bench.run(row, ["bash", PEERS / "g2miner.sh", "clique", path, k], parse_g2miner,
-                      gpu=True, factor=aut)
+                      gpu=True, factor=aut, limit=limit)
 
 
 # -- warm-up (a child process) and main ---------------------------------------------------------
@@ -755,6 +776,11 @@ def parse_args(argv):
         "%(default)s)")
     add("--budget", type=float, default=480.0, help="seconds for everything; later runs "
         "are skipped (default: %(default)s)")
+    add("--peer-ratio", type=float, default=10.0, help="a peer's run is stopped after this "
+        "many times gthinker's best whole process in the same group (at least --peer-floor "
+        "seconds; 0: --run-limit for every run; default: %(default)s)")
+    add("--peer-floor", type=float, default=20.0, help="see --peer-ratio (default: "
+        "%(default)s)")
     add("--min-left", type=float, default=10.0, help="no run starts with fewer seconds of "
         "budget left (default: %(default)s)")
     add("--mce-modes", default="cpu,gpu,hybrid", help="gthinker mce modes (default: %(default)s)")

@@ -217,3 +217,21 @@ def test_run_child_measures_memory_and_kills_after_the_limit(tmp_path):
     assert res["peak_rss"] >= 80 << 20 and "up" in res["out"]
     done = seed_tables.run_child([sys.executable, "-c", "import sys; sys.exit(3)"], 30)
     assert done["rc"] == 3 and not done["killed"]
+
+
+def test_a_peer_stops_at_its_ratio_of_gthinkers_best(tmp_path):
+    a = seed_tables.parse_args(["--out", str(tmp_path / "o"), "--work", str(tmp_path / "w"),
+                                "--run-limit", "60", "--peer-ratio", "10",
+                                "--peer-floor", "1"])
+    bench = seed_tables.Bench(a)
+    ours = [_row("gthinker", 5, 0.1, 0.5), _row("gthinker", 5, 0.1, 0.3),
+            _row("gthinker", None, None, 60.0, status="timeout 60 s")]
+    assert bench.peer_limit(ours) == 3.0  # ten times the best finished process
+    assert bench.peer_limit(ours[2:]) == 60  # gthinker finished nothing: the whole limit
+    row = seed_tables.Row("mce", "g", "peer", "x")
+    code = "import time; time.sleep(30)"
+    bench.run(row, [sys.executable, "-c", code], seed_tables.parse_mcegpu, gpu=False,
+              limit=bench.peer_limit(ours))
+    assert row.status.startswith("timeout 3 s (--peer-ratio 10 x") and row.wall_seconds < 10
+    bench.log.close()
+    bench.jsonl.close()
