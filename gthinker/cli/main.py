@@ -221,8 +221,13 @@ def main(argv=None, *, ending: bool = False) -> int:
             if args.command == "convert":
                 return convert_command.main(args)
             from gthinker.cli import apps as app_cli
+            from gthinker.graphs.graph import Graph
 
-            return app_cli.run(args, stopper)
+            keeping, Graph.KEEP_FORMS = Graph.KEEP_FORMS, True  # forms made go into .csr files
+            try:
+                return app_cli.run(args, stopper)
+            finally:
+                Graph.KEEP_FORMS = keeping
     except (GThinkerError, OSError, ValueError) as exc:
         if isinstance(exc, BrokenPipeError):
             return _closed_pipe()
