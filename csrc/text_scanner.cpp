@@ -148,8 +148,8 @@ void TextScanner::Piece::reset(const char* b, const char* e) {
 }
 
 /// The fields of a plain line at p, "n<sep>n...\n" with NF numbers of at most 15
-/// digits each, one space or tab between them, then '\n' or numbers after a separator
-/// (weights, timestamps), read a word at a time (16 * NF + 16 bytes from p must lie
+/// digits each, one space or tab between them, then '\n' (or "\r\n") or numbers after a
+/// separator (weights, timestamps), read a word at a time (16 * NF + 16 bytes from p must lie
 /// before the end of the data). On success p is moved past the line's '\n'; any other
 /// line is left to the byte-by-byte reading (comments, more spaces, errors).
 template <int NF>
@@ -161,6 +161,7 @@ inline bool plain_line(const char*& p, int64_t* fields) {
     if (n == 0) return false;
     fields[k] = static_cast<int64_t>(v);
     q += n;
+    q += *q == '\r' && q[1] == '\n';  // a line that ends in "\r\n" (SNAP's email-Enron)
     if (*q == '\n') {
       if (k + 1 < NF) return false;
       p = q + 1;
