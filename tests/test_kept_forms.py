@@ -119,3 +119,18 @@ def test_the_count_command_keeps_its_forms_for_the_next_run(tmp_path):
     kept = Graph.load(path)
     assert {"degree-oriented", "degree-oriented.in"} <= set(kept.prepared())
     assert gthinker.Graph.load(path, verify=True) == Graph.from_networkx(G)
+
+
+def test_kept_forms_where_the_kernel_cannot_copy(saved, monkeypatch):
+    """Without copy_file_range (another file system, an old kernel) the old sections are
+    read and written instead: the same file."""
+    g, path = saved
+    monkeypatch.setattr(Graph, "KEEP_FORMS", True)
+
+    def unsupported(*args, **kwargs):
+        raise OSError(38, "Function not implemented")
+
+    monkeypatch.setattr(binary.os, "copy_file_range", unsupported)
+    _middle(Graph.load(path))
+    fresh = Graph.load(path, verify=True)
+    assert fresh == g and _same(fresh.prepared()["degree-oriented"], g.degree_oriented())

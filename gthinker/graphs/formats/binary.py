@@ -145,13 +145,13 @@ def _lay_out(meta: dict, place) -> bytes:
     first aligned byte after it (offsets depend on the metadata's length, which
     depends on them)."""
     text = b""
-    for _ in range(4):
+    for _ in range(8):  # two rounds, as a rule
         place(_align(_PREFIX.size + len(text)))
         new = json.dumps(meta, separators=(",", ":")).encode()
         if new == text:
-            break
+            return text
         text = new
-    return text
+    raise RuntimeError("the binary file's metadata did not settle on its sections' offsets")
 
 
 def _write_sections(fh, pos: int, body, sections: dict) -> int:
@@ -410,7 +410,7 @@ def _rewrite(old: _File, src, forms: dict, revisions: dict) -> Origin | None:
     body = _describe(w, sections)
     if not body:
         return None
-    first = min(s["offset"] for name, s in old.meta["sections"].items())
+    first = min(s["offset"] for s in old.meta["sections"].values())
     end = max(s["offset"] + s["nbytes"] for s in old.meta["sections"].values())
     shift = [0]
 
@@ -466,11 +466,12 @@ def _copy(src: int, dst: int, offset: int, count: int) -> None:
         if got <= 0:  # not supported here: read and write
             os.lseek(src, at, os.SEEK_SET)
             while count > 0:
-                chunk = os.read(src, min(count, 64 << 20))
+                chunk = memoryview(os.read(src, min(count, 64 << 20)))
                 if not chunk:
                     raise OSError("the file ended before its sections did")
-                os.write(dst, chunk)
                 count -= len(chunk)
+                while chunk:
+                    chunk = chunk[os.write(dst, chunk):]
             return
         at += got
         count -= got
