@@ -16,8 +16,10 @@ read that is not counted):
 
 Threads: the process is pinned to the first N cores (os.sched_setaffinity), which is
 what the graph kernels take as their thread count. MB/s is the file's size over the
-phase's seconds; "per thread" divides it by N. Results: a table on stdout, and with
---json the runs as JSON.
+phase's seconds; "per thread" divides it by N; "per cpu-s" divides the size by the CPU
+seconds the phase took on all threads (the per-core rate, less sensitive to a busy
+machine than the wall time). Results: a table on stdout, and with --json the runs
+(wall and CPU seconds of each phase) as JSON.
 
 Example (GPU machine, R-MAT 24, 4.0 GB of text):
     gthinker generate rmat --scale 24 --edge-factor 16 -o /tmp/r24.txt
@@ -29,9 +31,25 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import time
 from pathlib import Path
+
+
+class Clock:
+    """Wall and CPU seconds (all threads of this process) since it was made."""
+
+    def __init__(self):
+        self.wall, self.cpu = time.perf_counter(), self.cpu_now()
+
+    @staticmethod
+    def cpu_now() -> float:
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        return r.ru_utime + r.ru_stime
+
+    def read(self) -> tuple[float, float]:
+        return time.perf_counter() - self.wall, self.cpu_now() - self.cpu
 
 
 def phases(path: Path) -> dict:
@@ -41,21 +59,22 @@ def phases(path: Path) -> dict:
     from gthinker.graphs.formats import text
 
     out = {}
-    t0 = time.perf_counter()
+    c = Clock()
     with text.open_input(path) as fh:
         for _ in text.blocks(path, fh, threads=csr.threads()):
             pass
-    out["bytes"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
+    out["bytes"], out["bytes_cpu"] = c.read()
+    c = Clock()
     rec = text.scan(path, 2, {0: 2}, isolated=True, narrow=True)
-    out["scan"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
+    out["scan"], out["scan_cpu"] = c.read()
+    c = Clock()
     ids = csr.remap_ids(rec.vals, rec.isolated, rec.top)
-    out["remap"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
+    out["remap"], out["remap_cpu"] = c.read()
+    c = Clock()
     g = Graph.from_owned_pairs(rec.vals, ids.size, ids=ids)
-    out["build"] = time.perf_counter() - t0
-    out["total"] = out["scan"] + out["remap"] + out["build"]
+    out["build"], out["build_cpu"] = c.read()
+    for k in ("", "_cpu"):
+        out["total" + k] = out["scan" + k] + out["remap" + k] + out["build" + k]
     out["edges"] = g.num_edges
     del rec, g
     t0 = time.perf_counter()
@@ -87,7 +106,8 @@ def main() -> None:
           f"{text.BLOCK_BYTES >> 20} MiB; best of {args.repeat} (median in brackets)")
     phases(args.graph)  # the page cache
     names = ["bytes", "scan", "remap", "build", "total", "graph_read"]
-    print(f"{'threads':>7} " + " ".join(f"{n:>17}" for n in names) + "   total MB/s  per thread")
+    print(f"{'threads':>7} " + " ".join(f"{n:>17}" for n in names)
+          + "   total MB/s  per thread  scan MB/s per cpu-s  total MB/s per cpu-s")
     runs = []
     for n in counts:
         if n > len(cores):
@@ -99,8 +119,10 @@ def main() -> None:
         best = {k: min(r[k] for r in got) for k in names}
         med = {k: statistics.median(r[k] for r in got) for k in names}
         mbs = size / best["total"] / 1e6
+        per_cpu = [size / min(r[k] for r in got) / 1e6 for k in ("scan_cpu", "total_cpu")]
         print(f"{n:>7} " + " ".join(f"{best[k]:7.3f}s ({med[k]:6.3f})" for k in names)
-              + f"   {mbs:9.0f}  {mbs / n:9.0f}", flush=True)
+              + f"   {mbs:9.0f}  {mbs / n:9.0f}  {per_cpu[0]:19.0f}  {per_cpu[1]:20.0f}",
+              flush=True)
     os.sched_setaffinity(0, cores)
     if args.json:
         args.json.write_text(json.dumps(runs, indent=1))
