@@ -25,8 +25,10 @@ constexpr size_t kMinReadSpan = size_t{1} << 20;
 // that stops at a byte that is not a space, a digit or a token character stops there
 // at the latest, so none of them tests for the end of the data.
 
+/// Field separators: spaces, tabs and commas (Network Repository's "u,v" lines), and
+/// \v \f \r.
 inline bool is_space(char c) {
-  return c == ' ' || (static_cast<unsigned char>(c) - 9u <= 4u && c != '\n');  // \t \v \f \r
+  return c == ' ' || c == ',' || (static_cast<unsigned char>(c) - 9u <= 4u && c != '\n');
 }
 
 inline bool is_digit(char c) { return static_cast<unsigned char>(c) - static_cast<unsigned>('0') <= 9u; }
@@ -148,10 +150,11 @@ void TextScanner::Piece::reset(const char* b, const char* e) {
 }
 
 /// The fields of a plain line at p, "n<sep>n...\n" with NF numbers of at most 15
-/// digits each, one space or tab between them, then '\n' (or "\r\n") or numbers after a
-/// separator (weights, timestamps), read a word at a time (16 * NF + 16 bytes from p must lie
-/// before the end of the data). On success p is moved past the line's '\n'; any other
-/// line is left to the byte-by-byte reading (comments, more spaces, errors).
+/// digits each, one space, tab or comma between them, then '\n' (or "\r\n") or
+/// numbers after a separator (weights, timestamps), read a word at a time (16 * NF + 16
+/// bytes from p must lie before the end of the data). On success p is moved past the
+/// line's '\n'; any other line is left to the byte-by-byte reading (comments, more
+/// spaces, errors).
 template <int NF>
 inline bool plain_line(const char*& p, int64_t* fields) {
   const char* q = p;
@@ -167,7 +170,7 @@ inline bool plain_line(const char*& p, int64_t* fields) {
       p = q + 1;
       return true;
     }
-    if (*q != ' ' && *q != '\t') return false;
+    if (*q != ' ' && *q != '\t' && *q != ',') return false;
     ++q;
   }
   for (;;) {  // numbers after the fields

@@ -14,7 +14,7 @@ from gthinker import _core
 from gthinker.graphs.formats import text
 
 INT64_MAX = 2**63 - 1
-SPACE = " \t\r\v\f"
+SPACE = " \t\r\v\f,"  # commas too (Network Repository's "u,v" lines)
 ISOLATED = "# isolated vertices:"
 NUMERIC = re.compile(r"^[0-9+\-.eE]*[0-9][0-9+\-.eE]*$")
 
@@ -105,7 +105,7 @@ ids = st.one_of(st.integers(0, 40), st.integers(2**31 - 3, 2**31 + 3), st.intege
 token = st.one_of(ids.map(str), st.sampled_from(
     ["#", "%", "x", "1.5", "2e3", "+1", "-", "-0", "00", "0" * 25, "1" + "0" * 18, "e", "v",
      "t", "\xff", "1x", "9223372036854775807", "9223372036854775808", "-9223372036854775809"]))
-sep = st.sampled_from([" ", "\t", "  ", " \t", "\r", "\x0b"])
+sep = st.sampled_from([" ", "\t", "  ", " \t", "\r", "\x0b", ",", ", "])
 line = st.tuples(st.lists(st.tuples(sep, token), max_size=5), st.sampled_from(["", " ", "\r"]),
                  st.sampled_from(["", "", "", " "])).map(
     lambda t: t[2] + "".join(s + tok for s, tok in t[0]).lstrip(" ") + t[1])
@@ -147,6 +147,9 @@ def test_tagged_lines_read_as_the_reference_reads_them(lines, cuts, threads):
     _same(data, 3, {ord("t"): 2, ord("v"): 2, ord("e"): 2}, cuts, threads, tagged=True)
 
 
+SEPS = ("\t", ",")
+
+
 @pytest.mark.parametrize("threads", [1, 2, 5])
 def test_many_pieces_and_blocks_keep_file_order(threads):
     """Blocks of several pieces each (pieces are cut at 64 KiB at least): the records of
@@ -160,7 +163,7 @@ def test_many_pieces_and_blocks_keep_file_order(threads):
             out.append("# a comment")
         if i % 1231 == 0:
             out.append("")
-        out.append(f"{u}\t{v}" + (" 1.5" if i % 7 == 0 else ""))
+        out.append(f"{u}{SEPS[i % 2]}{v}" + (" 1.5" if i % 7 == 0 else ""))
         want.append([u, v])
         nos.append(len(out))
     data = "\n".join(out).encode()
@@ -178,7 +181,8 @@ def test_lines_read_a_word_at_a_time_match_the_reference():
     nums += ["0" * 15 + "7", "0" * 7, "9223372036854775807", "9223372036854775808", "-0",
              "-12", "12a", "+5"]
     lines = [f"{a}{s}{b}{t}" for a in nums for b in ("3", "12345678901234")
-             for s in (" ", "\t", "  ", "\v") for t in ("", " ", " 1.5", "\r", " x", "\t2 3")]
+             for s in (" ", "\t", "  ", "\v", ",", ", ")
+             for t in ("", " ", " 1.5", "\r", " x", "\t2 3", ",1.5", ",")]
     lines += ["7", "7 ", "1 2 3", "# 1 2", " 1 2", "\t"]
     pad = "123456789\t987654321\n" * 4
     for one in lines:

@@ -51,10 +51,8 @@ import numpy as np
 from numba import cuda
 
 import gthinker
-from gthinker.gpu import launch
+from gthinker.extending import EngineResults, GPUEngine, SharedCursor, guided_cuts, launch
 from gthinker.gpu.device_helpers import FULL_MASK, warp_sum
-from gthinker.gpu.engine import EngineResults, GPUEngine
-from gthinker.gpu.sharing import SharedCursor, guided_cuts
 
 from .warp_sets import (
     NONE,
