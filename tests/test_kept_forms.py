@@ -11,11 +11,13 @@ import sys
 import networkx as nx
 import numpy as np
 import pytest
-from conftest import child_env
+from conftest import DATA, TRUTH, child_env
 
 import gthinker
 from gthinker import Graph
+from gthinker.cli.main import main
 from gthinker.graphs.formats import binary
+from gthinker.graphs.graph import KEPT
 
 
 def _middle(g):
@@ -134,3 +136,52 @@ def test_kept_forms_where_the_kernel_cannot_copy(saved, monkeypatch):
     _middle(Graph.load(path))
     fresh = Graph.load(path, verify=True)
     assert fresh == g and _same(fresh.prepared()["degree-oriented"], g.degree_oriented())
+
+
+def _kept_builds(monkeypatch) -> list:
+    """The forms of KEPT that Graph.derived builds from here on (not restored ones)."""
+    built = []
+    derived = Graph.derived
+
+    def spy(self, key, build):
+        def counted(g):
+            if key in KEPT:
+                built.append(key)
+            return build(g)
+        return derived(self, key, counted)
+
+    monkeypatch.setattr(Graph, "derived", spy)
+    return built
+
+
+FACEBOOK = TRUTH["facebook-1000.txt.gz"]
+YEAST_QUERY = "query_dense_16_4"
+
+
+@pytest.mark.parametrize("source,argv,want,first", [
+    ("facebook-1000.txt.gz", ["count", "{g}", "triangle", "--mode", "cpu"],
+     FACEBOOK["triangles"], {"degree-oriented", "degree-oriented.in"}),
+    ("facebook-1000.txt.gz", ["mce", "{g}", "--mode", "cpu"], FACEBOOK["maximal_cliques"],
+     {"ordered"}),
+    ("yeast.graph.gz", ["sm", "{g}", str(DATA / f"queries/yeast/{YEAST_QUERY}.graph"),
+                        "--mode", "cpu"],
+     TRUTH["yeast.graph.gz"]["embeddings"][YEAST_QUERY], set()),
+])
+def test_a_default_converted_file_prepares_once(tmp_path, monkeypatch, capsys, source, argv,
+                                                 want, first):
+    """From a file of `gthinker convert`'s default forms an app starts without preparing,
+    or makes the form it lacks once and keeps it (count's degree orientation, mce's
+    renumbering): the second run builds none of the forms a file keeps, and both give
+    the right answer."""
+    path = tmp_path / "g.csr"
+    assert main(["convert", str(DATA / source), str(path)]) == 0
+    built = _kept_builds(monkeypatch)
+    made = []
+    for _ in range(2):
+        built.clear()
+        capsys.readouterr()
+        assert main([a.replace("{g}", str(path)) for a in argv] + ["--json", "-q"]) == 0
+        assert json.loads(capsys.readouterr().out.splitlines()[-1])["count"] == want
+        made.append(set(built))
+    assert made == [first, set()]
+    assert first <= set(Graph.load(path).prepared())
