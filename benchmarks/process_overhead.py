@@ -26,7 +26,7 @@ a folder laid out as ../shared/data):
   mce_enron   gthinker mce snap/email-Enron.txt.gz
   sm_hprd     gthinker sm labeled/hprd.graph labeled/queries/hprd/query_dense_16_1.graph
 
-On the GPU machine, A (main) against B (this checkout): benchmarks/device_warm_ab.sh.
+On the GPU machine (this checkout, or A against it): benchmarks/device_warm_ab.sh.
 """
 
 import argparse
@@ -85,10 +85,10 @@ def one_run(cmd: list[str], env: dict, scratch: Path) -> dict:
             "wall": end - spawn}
 
 
-def phases(args) -> None:
-    trees = dict(t.split("=", 1) for t in args.tree) or {"this": ""}
+def runs(args, trees: dict, scratch: Path) -> dict:
+    """Every counted run's phases, by case and tree (one run per case and tree first,
+    not counted: it fills the compile cache)."""
     cases = args.cases.split(",")
-    scratch = Path(tempfile.mkdtemp(prefix="gthinker-phases-"))
     base = {**os.environ, "PYTHONUNBUFFERED": "1"}
     if args.cache_dir:
         base["GTHINKER_CACHE_DIR"] = args.cache_dir
@@ -105,6 +105,14 @@ def phases(args) -> None:
         for case in cases:
             for name in trees:
                 results[case][name].append(one_run(commands[case], envs[name], scratch))
+    return results
+
+
+def phases(args) -> None:
+    trees = dict(t.split("=", 1) for t in args.tree) or {"this": ""}
+    cases = args.cases.split(",")
+    with tempfile.TemporaryDirectory(prefix="gthinker-phases-") as scratch:
+        results = runs(args, trees, Path(scratch))
     for case in cases:
         shown = " ".join(CASES[case]).replace("{data}/", "")
         print(f"\n{case}: gthinker {shown}  (medians of {args.runs} warm runs, seconds)")
