@@ -42,7 +42,7 @@ for what in ${@:-warm read forms}; do
   step "$what"
   case "$what" in
     warm)
-      timeout -k 5 150 python3 "$ROOT/benchmarks/process_overhead.py" phases ${TREES[@]+"${TREES[@]}"} \
+      timeout -k 5 120 python3 "$ROOT/benchmarks/process_overhead.py" phases ${TREES[@]+"${TREES[@]}"} \
         --data "$ROOT/.data" --runs "${RUNS:-5}" \
         --cases "${CASES:-count_fb,mce_enron,sm_hprd}" --json "$OUT/warm_ab.json" \
         2>&1 | tee "$OUT/warm_ab.txt"
