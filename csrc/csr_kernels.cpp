@@ -119,6 +119,7 @@ void remap_dense(Id* a, int64_t count, const int64_t* extra, int64_t extra_count
     for (int64_t x = b; x < e; ++x)
       if (present[static_cast<size_t>(x)]) ids[static_cast<size_t>(number[static_cast<size_t>(x)])] = x;
   });
+  if (number[static_cast<size_t>(size)] == size) return;  // every id in 0..max_id: each keeps its number
   par.for_chunks(count, kItemGrain, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) a[i] = static_cast<Id>(number[static_cast<size_t>(a[i])]);
   });
@@ -144,42 +145,98 @@ std::vector<int64_t> rows_by_entries(const int64_t* ptr, int64_t n, int threads)
   return first;
 }
 
+/// The endpoint pairs (u[i * stride], v[i * stride]) the row builders read, and what
+/// one pass over them found: whether every id lies in [0, n), and whether the pairs
+/// come in order of their smaller end (as an edge list written row by row does:
+/// `gthinker generate`, most SNAP files with `u < v`).
+template <typename Id>
+struct Pairs {
+  const Id* u;
+  const Id* v;
+  int64_t stride;
+  int64_t count;
+
+  int64_t a(int64_t i) const { return static_cast<int64_t>(u[i * stride]); }
+  int64_t c(int64_t i) const { return static_cast<int64_t>(v[i * stride]); }
+  int64_t low(int64_t i) const { return std::min(a(i), c(i)); }
+
+  /// The first pair whose smaller end is at least x (the pairs in that order).
+  int64_t first_at_least(int64_t x) const {
+    int64_t lo = 0, hi = count;
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      if (low(mid) < x) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+  }
+};
+
+/// One parallel pass: throws std::out_of_range for an id outside [0, n); returns
+/// whether the smaller ends never decrease.
+template <typename Id>
+bool check_pairs(const Pairs<Id>& pairs, int64_t n, Parallel& par) {
+  std::atomic<bool> out_of_range{false}, unordered{false};
+  par.for_chunks(pairs.count, kItemGrain, [&](int64_t b, int64_t e) {
+    const Pairs<Id> p = pairs;
+    const uint64_t top = static_cast<uint64_t>(n);
+    bool bad = false, down = false;
+    int64_t prev = b > 0 ? std::max<int64_t>(p.low(b - 1), 0) : 0;
+    for (int64_t i = b; i < e; ++i) {
+      const int64_t x = p.a(i), y = p.c(i);
+      bad |= static_cast<uint64_t>(x) >= top || static_cast<uint64_t>(y) >= top;
+      const int64_t low = std::min(x, y);
+      down |= low < prev;
+      prev = low;
+    }
+    if (bad) out_of_range.store(true);
+    if (down) unordered.store(true);
+  });
+  if (out_of_range.load()) throw std::out_of_range("vertex id out of range [0, n)");
+  return !unordered.load();
+}
+
 /// The rows of the pairs: both entries of each pair (symmetric rows), or with `upper`
 /// only max(a, c) in row min(a, c); sorted, loops and repeats dropped and counted.
 template <typename Id>
 Csr build_rows(const Id* u, const Id* v, int64_t stride, int64_t count, int64_t n, bool upper,
                Parallel& par) {
-  // Each thread owns a range of rows and reads every pair, keeping the entries of its
-  // rows: no atomics (their fences would serialise the cache misses), and each row
-  // gets its entries in input order, so sorted input gives sorted rows.
+  // Each thread owns a range of rows and keeps the entries of its rows: no atomics
+  // (their fences would serialise the cache misses), and each row gets its entries in
+  // input order, so sorted input gives sorted rows. Pairs in order of their smaller
+  // end (upper rows only) give each thread its rows' pairs as one span, found by a
+  // binary search; other pairs are each read by every thread.
+  const Pairs<Id> all{u, v, stride, count};
+  const bool spans = check_pairs(all, n, par) && upper;
   Csr out;
   OwnedArray<int64_t> cursor(static_cast<size_t>(n) + 1);  // degrees, then write positions
   fill<int64_t>(cursor.data(), n + 1, 0, par);
   std::atomic<int64_t> loops{0};
-  std::atomic<bool> out_of_range{false};
-  par.for_threads([&](int t) {
-    auto [lo, hi] = par.share(n, t);
+  // fn(i, a, c) for the pairs i (not loops) that may hold an entry of rows [lo, hi);
+  // returns the loops among those read (each counted once over all threads)
+  auto each_pair = [&](int64_t lo, int64_t hi, bool first, auto&& fn) {
+    const Pairs<Id> p = all;
+    const int64_t b = spans ? p.first_at_least(lo) : 0, e = spans ? p.first_at_least(hi) : p.count;
     int64_t l = 0;
-    for (int64_t i = 0; i < count; ++i) {
-      int64_t a = static_cast<int64_t>(u[i * stride]), c = static_cast<int64_t>(v[i * stride]);
-      if (a == c) {
+    for (int64_t i = b; i < e; ++i) {
+      const int64_t x = p.a(i), y = p.c(i);
+      if (x == y) {
         ++l;
         continue;
       }
-      if (upper && c < a) std::swap(a, c);
-      if (a >= lo && a < hi) ++cursor[static_cast<size_t>(a)];
-      if (!upper && c >= lo && c < hi) ++cursor[static_cast<size_t>(c)];
-      if ((i & 0xFFFFF) == 0 && par.stopping()) return;
+      fn(x, y);
+      if ((i & 0xFFFFF) == 0 && par.stopping()) break;
     }
-    if (t == 0) loops.store(l);
+    if (spans || first) loops.fetch_add(l);
+  };
+  int64_t* cur = cursor.data();
+  par.for_threads([&](int t) {
+    auto [lo, hi] = par.share(n, t);
+    each_pair(lo, hi, t == 0, [&, lo = lo, hi = hi](int64_t x, int64_t y) {
+      if (upper && y < x) std::swap(x, y);
+      if (x >= lo && x < hi) ++cur[x];
+      if (!upper && y >= lo && y < hi) ++cur[y];
+    });
   });
-  par.for_chunks(count, kItemGrain, [&](int64_t b, int64_t e) {  // ids in [0, n)?
-    for (int64_t i = b; i < e; ++i) {
-      const int64_t a = static_cast<int64_t>(u[i * stride]), c = static_cast<int64_t>(v[i * stride]);
-      if (a < 0 || a >= n || c < 0 || c >= n) out_of_range.store(true);
-    }
-  });
-  if (out_of_range.load()) throw std::out_of_range("vertex id out of range [0, n)");
   out.loops = loops.load();
   out.indptr.resize(static_cast<size_t>(n) + 1);
   exclusive_scan(cursor.data(), n, out.indptr.data(), par);
@@ -190,16 +247,14 @@ Csr build_rows(const Id* u, const Id* v, int64_t stride, int64_t count, int64_t 
   out.indices.resize(static_cast<size_t>(ptr[n]));
   int32_t* idx = out.indices.data();
   const std::vector<int64_t> first = rows_by_entries(ptr, n, par.threads());  // even writes
+  loops.store(0);
   par.for_threads([&](int t) {
     const int64_t lo = first[static_cast<size_t>(t)], hi = first[static_cast<size_t>(t) + 1];
-    for (int64_t i = 0; i < count; ++i) {
-      int64_t a = static_cast<int64_t>(u[i * stride]), c = static_cast<int64_t>(v[i * stride]);
-      if (a == c) continue;
-      if (upper && c < a) std::swap(a, c);
-      if (a >= lo && a < hi) idx[cursor[static_cast<size_t>(a)]++] = static_cast<int32_t>(c);
-      if (!upper && c >= lo && c < hi) idx[cursor[static_cast<size_t>(c)]++] = static_cast<int32_t>(a);
-      if ((i & 0xFFFFF) == 0 && par.stopping()) return;
-    }
+    each_pair(lo, hi, false, [&](int64_t x, int64_t y) {
+      if (upper && y < x) std::swap(x, y);
+      if (x >= lo && x < hi) idx[cur[x]++] = static_cast<int32_t>(y);
+      if (!upper && y >= lo && y < hi) idx[cur[y]++] = static_cast<int32_t>(x);
+    });
   });
   // each row sorted (unless it is) and its repeats dropped; cursor[r] = what it keeps
   std::atomic<int64_t> kept{0};
@@ -209,8 +264,8 @@ Csr build_rows(const Id* u, const Id* v, int64_t stride, int64_t count, int64_t 
       int32_t* s = idx + ptr[r];
       int32_t* t = idx + ptr[r + 1];
       if (!std::is_sorted(s, t)) std::sort(s, t);
-      cursor[static_cast<size_t>(r)] = std::unique(s, t) - s;
-      k += cursor[static_cast<size_t>(r)];
+      cur[r] = std::unique(s, t) - s;
+      k += cur[r];
     }
     kept.fetch_add(k);
   });
@@ -229,33 +284,51 @@ Csr build_csr(const Id* u, const Id* v, int64_t stride, int64_t count, int64_t n
 template Csr build_csr<int64_t>(const int64_t*, const int64_t*, int64_t, int64_t, int64_t, Parallel&);
 template Csr build_csr<int32_t>(const int32_t*, const int32_t*, int64_t, int64_t, int64_t, Parallel&);
 
+namespace {
+
+/// fn(u, x) for each entry x of the upper rows (up, ui) with lo <= x < hi, by
+/// increasing u: only rows u < hi can hold one, and in a sorted row they are one span,
+/// found by a binary search. So a thread that owns rows [lo, hi) reads about its own
+/// entries and one search per row, not every entry.
+template <typename F>
+void upper_entries_in(const int64_t* up, const int32_t* ui, int64_t lo, int64_t hi,
+                      const Parallel& par, F&& fn) {
+  for (int64_t u = 0; u < hi; ++u) {
+    const int32_t* s = ui + up[u];
+    const int32_t* e = ui + up[u + 1];
+    if (s == e || e[-1] < lo) continue;
+    if (*s < lo) s = std::lower_bound(s, e, static_cast<int32_t>(lo));
+    for (; s < e && *s < hi; ++s) fn(u, *s);
+    if ((u & 0xFFFF) == 0 && par.stopping()) return;
+  }
+}
+
+}  // namespace
+
 InPlaceCsr build_csr_in_place(int32_t* pairs, int64_t count, int64_t n, Parallel& par) {
-  // Stage 1: the upper rows (row min(a, c) holds max(a, c)), each thread owning a
-  // range of rows and reading every pair, as build_csr does; sorted and unique.
+  // Stage 1: the upper rows (row min(a, c) holds max(a, c)), sorted and unique.
   Csr upper = build_rows(pairs, pairs + 1, 2, count, n, /*upper=*/true, par);
   const int64_t* up = upper.indptr.data();
   const int32_t* ui = upper.indices.data();
   // Stage 2, into the pairs' memory (2 * count slots, no longer needed): row x is the
-  // rows u < x that hold x, in increasing u (a pass over the upper rows), then upper
-  // row x itself. Sorted and unique without a sort.
+  // rows u < x that hold x, in increasing u, then upper row x itself. Sorted and
+  // unique without a sort.
   InPlaceCsr out;
   out.loops = upper.loops;
   out.duplicates = upper.duplicates;
   OwnedArray<int64_t> cursor(static_cast<size_t>(n) + 1);
-  fill<int64_t>(cursor.data(), n + 1, 0, par);
+  int64_t* cur = cursor.data();
+  fill<int64_t>(cur, n + 1, 0, par);
   par.for_threads([&](int t) {
     auto [lo, hi] = par.share(n, t);
-    for (int64_t x = lo; x < hi; ++x) cursor[static_cast<size_t>(x)] += up[x + 1] - up[x];
-    for (int64_t k = 0; k < up[n]; ++k) {
-      if (ui[k] >= lo && ui[k] < hi) ++cursor[static_cast<size_t>(ui[k])];
-      if ((k & 0xFFFFF) == 0 && par.stopping()) return;
-    }
+    for (int64_t x = lo; x < hi; ++x) cur[x] += up[x + 1] - up[x];
+    upper_entries_in(up, ui, lo, hi, par, [cur](int64_t, int32_t x) { ++cur[x]; });
   });
   out.indptr.resize(static_cast<size_t>(n) + 1);
-  exclusive_scan(cursor.data(), n, out.indptr.data(), par);
+  exclusive_scan(cur, n, out.indptr.data(), par);
   const int64_t* ptr = out.indptr.data();
   par.for_chunks(n, int64_t{1} << 18, [&](int64_t b, int64_t e) {
-    std::memcpy(cursor.data() + b, ptr + b, static_cast<size_t>(e - b) * 8);
+    std::memcpy(cur + b, ptr + b, static_cast<size_t>(e - b) * 8);
   });
   const std::vector<int64_t> first = rows_by_entries(ptr, n, par.threads());
   par.for_threads([&](int t) {
@@ -264,11 +337,9 @@ InPlaceCsr build_csr_in_place(int32_t* pairs, int64_t count, int64_t n, Parallel
       const int64_t len = up[x + 1] - up[x];
       std::memcpy(pairs + ptr[x + 1] - len, ui + up[x], static_cast<size_t>(len) * 4);
     }
-    for (int64_t u = 0; u < n; ++u) {
-      for (int64_t k = up[u]; k < up[u + 1]; ++k)
-        if (ui[k] >= lo && ui[k] < hi) pairs[cursor[static_cast<size_t>(ui[k])]++] = static_cast<int32_t>(u);
-      if ((u & 0xFFFF) == 0 && par.stopping()) return;
-    }
+    upper_entries_in(up, ui, lo, hi, par, [cur, pairs](int64_t u, int32_t x) {
+      pairs[cur[x]++] = static_cast<int32_t>(u);
+    });
   });
   return out;
 }

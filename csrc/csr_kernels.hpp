@@ -27,7 +27,8 @@ void min_max(const Id* a, int64_t count, int64_t* lo, int64_t* hi, Parallel& par
 /// Renumbers the ids in a[0, count) (in place) as 0..n-1 by increasing id,
 /// with a table over 0..max_id (the caller checks that it is small enough);
 /// the ids extra[0, extra_count) (in range too) are numbered as well, without
-/// being renamed; ids gets the id of each new number.
+/// being renamed; ids gets the id of each new number. When every id in
+/// 0..max_id is present, a is left as it is (each id is its own number).
 template <typename Id>
 void remap_dense(Id* a, int64_t count, const int64_t* extra, int64_t extra_count,
                  int64_t max_id, OwnedArray<int64_t>& ids, Parallel& par);

@@ -6,6 +6,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <memory>
 #include <stdexcept>
@@ -343,10 +344,28 @@ void bind_graph_kernels(py::module_& m) {
                              "Whether the records so far are kept as int32")
       .def_property_readonly("first_record_line",
                              [](PyTextScanner& s) { return s.scanner().first_record_line(); })
+      .def_property_readonly("top", [](PyTextScanner& s) { return s.scanner().top(); },
+                             "The largest value of the records so far (0: none)")
       .def_property_readonly("error", &PyTextScanner::error, "(kind, line, field); kind 0: none")
       .def("take", &PyTextScanner::take,
            "(vals (records, nfields) int64, or int32 with narrow when every value fits; tags "
            "uint8, line numbers int64, isolated ids int64)");
+
+  m.def("read_at", [](int fd, py::buffer buf, int64_t offset, int threads) {
+    py::buffer_info info = buf.request(true);
+    if (offset < 0) throw std::invalid_argument("offset must be >= 0");
+    char* p = static_cast<char*>(info.ptr);
+    const auto len = static_cast<size_t>(info.size * info.itemsize);
+    const int64_t got = interruptible(threads, [&](Parallel& par) { return read_at(fd, offset, p, len, par); });
+    if (got < 0) {
+      errno = static_cast<int>(-got);
+      PyErr_SetFromErrno(PyExc_OSError);
+      throw py::error_already_set();
+    }
+    return got;
+  }, py::arg("fd"), py::arg("buffer"), py::arg("offset"), py::arg("threads"),
+     "Reads the file fd from offset into a writable buffer, each thread a span of it "
+     "(pread); the bytes read (fewer than the buffer only at the end of the file).");
 
   m.def("min_max", &min_max_of, py::arg("a"), py::arg("threads"),
         "(smallest, largest) of an int64 or int32 array ((0, 0) if empty)");

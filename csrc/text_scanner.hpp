@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "owned_array.hpp"
@@ -58,6 +59,8 @@ class TextScanner {
   int64_t first_record_line() const { return first_record_; }
   /// Whether the records are in vals32 (with spec.narrow, while every value fits).
   bool narrowed() const { return narrowed_; }
+  /// The largest value of every record so far (0: none).
+  int64_t top() const { return top_; }
 
   OwnedArray<int64_t> vals;     // records x nfields
   OwnedArray<int32_t> vals32;   // the same, narrowed
@@ -66,8 +69,40 @@ class TextScanner {
   OwnedArray<int64_t> isolated; // ids of the leading '# isolated vertices:' lines
 
  private:
-  struct Piece;
-  void scan_piece(const char* p, const char* end, Piece& out) const;
+  /// One piece of a block, scanned by one thread; lines numbered from 1 in the
+  /// piece. Kept from block to block, so that its buffers are allocated (and
+  /// their pages faulted in) once, not for every block.
+  struct Piece {
+    const char* begin = nullptr;
+    const char* end = nullptr;     // end[-1] is '\n'
+    OwnedArray<int64_t> vals;      // room for the records; the first `used` hold them
+    size_t used = 0;
+    std::vector<uint8_t> tags;
+    std::vector<int64_t> linenos;
+    std::vector<int64_t> isolated;  // ids of isolated-vertex lines before the piece's first record
+    int64_t top = 0;                // the largest value
+    int64_t lines = 0;
+    int64_t first_record = 0;
+    ScanError err;           // the piece's first bad line
+    ScanError isolated_err;  // its first bad isolated-vertex line (before its first record)
+
+    void reset(const char* b, const char* e);
+  };
+
+  enum LineKind { kRecord, kSkip, kError };
+  /// Reads the line at p (any line, byte by byte) and moves p past it: a record
+  /// (its tag and nfields fields, zeros past those it needs), a line to skip (blank,
+  /// a comment, a '# isolated vertices:' line: its ids into out.isolated), or the
+  /// piece's error (out.err).
+  LineKind read_line(const char*& p, int64_t line, Piece& out, int64_t* fields, int& tag) const;
+  /// Scans a piece; NF > 0: lines of exactly NF fields (untagged) are read a word at
+  /// a time first.
+  template <int NF>
+  void scan_piece(Piece& out) const;
+  /// The pieces of data[0, len) (whole lines), a few per thread.
+  size_t cut(const char* data, size_t len, int threads);
+  /// Appends the records of pieces_[0, np) in order; false at a bad line.
+  bool merge(size_t np, Parallel& par);
   /// The records so far from vals32 to vals (a value past int32 came).
   void widen(Parallel& par);
 
@@ -76,7 +111,16 @@ class TextScanner {
   ScanError error_;
   int64_t lines_ = 0;
   int64_t first_record_ = 0;
+  int64_t top_ = 0;
   size_t count_ = 0;
+  std::vector<Piece> pieces_;
+  std::string tail_;  // a last line without its newline, given one
 };
+
+/// Reads up to len bytes of the file fd from offset into buf, on all threads
+/// (each reads its own span with pread): what a single read() copies out of the
+/// page cache on one core. Returns the bytes read from offset on, without a gap
+/// (fewer than len only at the end of the file), or -errno.
+int64_t read_at(int fd, int64_t offset, char* buf, size_t len, Parallel& par);
 
 }  // namespace gthinker

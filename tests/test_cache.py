@@ -550,3 +550,27 @@ def test_fingerprint_with_numpy_is_stable():
     assert cache.fingerprint(a) == digest
     assert cache.fingerprint(_define(src)) == digest
     assert cache.fingerprint(_define(src.replace("= 7", "= 8"))) != digest
+
+
+def test_a_hit_imports_no_module_its_code_was_compiled_from(tmp_path):
+    """Each compiled function's environment names the module its code came from
+    (np.sort's is numba.np.arraymath, whose import loads scipy.linalg); a hit rebuilds
+    it without importing that module, and the code gives the same answer."""
+    (tmp_path / "sorter.py").write_text(textwrap.dedent('''\
+        import numpy as np
+        from gthinker import compiler
+
+        @compiler.jit("a sort")
+        def ends(a):
+            b = np.sort(a)
+            return b[0] * 1000 + b[-1]
+        '''))
+    script = ("import json, sys\nimport numpy as np\nimport sorter\n"
+              "r = int(sorter.ends(np.array([5, 3, 9, 1], np.int64)))\n"
+              "print(json.dumps([r, 'numba.np.arraymath' in sys.modules]))\n")
+    env = {**os.environ, "GTHINKER_CACHE_DIR": str(tmp_path / "cache"),
+           "PYTHONPATH": os.pathsep.join([str(tmp_path), *filter(None, sys.path)])}
+    runs = [json.loads(subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env,
+                                      capture_output=True, text=True, check=True).stdout)
+            for _ in range(2)]
+    assert runs == [[1009, True], [1009, False]]

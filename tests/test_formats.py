@@ -136,16 +136,20 @@ def test_oriented_forms_against_brute_force():
     assert ordered == g.reorder(order) and edge_set(ordered) == edge_set(g)
 
 
-@pytest.mark.parametrize("threads", [1, 3])
+@pytest.mark.parametrize("threads", [1, 3, 8])
 def test_build_in_place_gives_the_rows_of_build(threads, monkeypatch):
     """Rows written over their own int32 pairs (through the upper rows) are build's:
-    random pairs with loops, repeats and reversed repeats, sorted input, no pairs."""
+    random pairs with loops, repeats and reversed repeats, sorted input (each thread
+    then reads only its rows' span of pairs), the same in order of their smaller end
+    but with loops, repeats and both directions, no pairs."""
     monkeypatch.setattr(csr, "threads", lambda: threads)
     rng = np.random.default_rng(threads)
     g = gthinker.graphs.generate.rmat(10, 8, seed=3)
-    cases = [rng.integers(0, 50, (400, 2)), rng.integers(0, 3000, (20_000, 2)),
-             g.edge_array(), np.zeros((0, 2), np.int64)]
-    for pairs, n in zip(cases, [50, 3000, g.num_vertices, 4], strict=True):
+    mixed = rng.integers(0, 3000, (20_000, 2))
+    by_low = mixed[np.argsort(mixed.min(axis=1), kind="stable")]
+    cases = [rng.integers(0, 50, (400, 2)), mixed, g.edge_array(), by_low,
+             np.zeros((0, 2), np.int64)]
+    for pairs, n in zip(cases, [50, 3000, g.num_vertices, 3000, 4], strict=True):
         pairs = pairs.astype(np.int32)
         want = csr.build(pairs[:, 0].copy(), pairs[:, 1].copy(), n)
         mine = pairs.copy()

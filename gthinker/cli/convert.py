@@ -31,8 +31,9 @@ name, else --to): SNAP edge list (any other name), .graph (labeled), .mtx
 gzip-compressed with .gz. A binary file keeps ids, labels, node names and the
 prepared forms: degeneracy order and core numbers (mce, count), the graph
 oriented by it (count), renumbered by it (mce), and oriented by degree
-(count's triangles on CPUs). OUT is written to a temporary file and renamed at
-the end: an interrupted convert leaves no partial file.
+(count's triangles on CPUs); a form a later run makes is kept in the file too.
+OUT is written to a temporary file and renamed at the end: an interrupted
+convert leaves no partial file.
 """
 
 
@@ -66,8 +67,8 @@ def add_prepare_flag(parser, out_name: str) -> None:
         help=f"prepared forms a binary {out_name} keeps, comma-separated: degeneracy, "
              "oriented, ordered, degree-oriented, all or none (default: "
              f"{DEFAULT_FORMS}: what every app starts from and counting on the GPU runs on; "
-             "the others, each a copy of the graph, are made by the run that needs them, on "
-             "all cores)")
+             "the others, each a copy of the graph, are made by the first run that needs "
+             "them, on all cores, and kept in the file for later runs)")
 
 
 def write_out(graph, out: Path, to: str, prepare: str) -> str:

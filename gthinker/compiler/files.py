@@ -21,12 +21,20 @@ say, which Numba would otherwise load and crash on) is an error it names
 (:class:`BadEntry`), never code that runs. Entries are written to a temporary
 file in the same folder and renamed into place (:func:`write_atomically`), so a
 reader never sees a partial one.
+
+**Unpickling** rebuilds each Numba environment (one per compiled function, that
+names the module the function came from) without importing that module when it is
+not imported yet (:class:`_Unpickler`): nopython code never reads an environment's
+module globals (only object mode does, which entries never hold), and importing
+them cost a run more than its job: an MCE entry named ``numba.np.arraymath``,
+whose import loads ``scipy.linalg``, and ``numba.cpython.unicode``.
 """
 
 from __future__ import annotations
 
 import errno
 import hashlib
+import io
 import os
 import pickle
 import stat
@@ -177,10 +185,36 @@ def unpack(data: bytes):
     if hashlib.sha256(body).digest() != data[len(_MAGIC) + 2:_HEADER]:
         raise BadEntry("is damaged (its checksum does not match: truncated or changed)")
     try:
-        key, payload, not_kept = pickle.loads(body)
+        key, payload, not_kept = _Unpickler(io.BytesIO(body)).load()
     except Exception as exc:  # noqa: BLE001 - whole and unchanged, yet not ours
         raise BadEntry(f"cannot be read ({type(exc).__name__}: {exc})") from None
     return key, payload, not_kept
+
+
+def _rebuild_env(modname, consts, env_name):
+    """``numba.core.environment._rebuild_env``, but a module not imported yet is not
+    imported: its environment gets a globals dict of its name alone."""
+    from numba.core import environment
+
+    env = environment.lookup_environment(env_name)
+    if env is not None:
+        return env
+    module = sys.modules.get(modname)
+    env = environment.Environment(module.__dict__ if module is not None
+                                  else {"__name__": modname})
+    env.consts[:] = consts
+    env.env_name = env_name
+    environment.Environment._memo[env_name] = env  # noqa: SLF001 - as Numba's own does
+    return env
+
+
+class _Unpickler(pickle.Unpickler):
+    """Unpickles an entry, its environments rebuilt by :func:`_rebuild_env`."""
+
+    def find_class(self, module, name):
+        if module == "numba.core.environment" and name == "_rebuild_env":
+            return _rebuild_env
+        return super().find_class(module, name)
 
 
 def read_entry(path: Path):

@@ -38,16 +38,19 @@ def readonly(arr, dtype):
     return arr
 
 
-def remap_ids(ends: np.ndarray, extra=None) -> np.ndarray:
+def remap_ids(ends: np.ndarray, extra=None, top=None) -> np.ndarray:
     """Renumbers the non-negative ids in ``ends`` (int64 or int32, a writable C-contiguous
     array, changed in place) as ``0..n-1`` by increasing id; returns the ``n`` ids.
-    The ids in ``extra`` (vertices without edges) are numbered too."""
+    The ids in ``extra`` (vertices without edges) are numbered too. ``top``: the largest
+    id of ``ends`` when the caller knows it (a reader's scanner does), saving a pass.
+    Ids that are already ``0..n-1`` (each present) are left as they are, unwritten."""
     extra = np.zeros(0, np.int64) if extra is None else np.asarray(extra, np.int64)
     flat = ends.reshape(-1)
     if flat.size + extra.size == 0:
         return np.empty(0, np.int64)
-    top = max(_core.min_max(flat, threads())[1] if flat.size else 0,
-              int(extra.max()) if extra.size else 0)
+    if top is None:
+        top = _core.min_max(flat, threads())[1] if flat.size else 0
+    top = max(int(top), int(extra.max()) if extra.size else 0)
     if top < min(_DENSE_FACTOR * (flat.size + extra.size) + 1024, np.iinfo(np.int32).max - 1):
         return _core.remap_dense(flat, extra, int(top), threads())
     ids = np.unique(np.concatenate([flat, extra]))  # sparse ids: sort them

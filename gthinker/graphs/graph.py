@@ -31,6 +31,7 @@ into a binary file (:meth:`Graph.save`), so a later process prepares nothing.
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,7 +41,7 @@ from gthinker.graphs import csr
 from gthinker.graphs import files as graph_files
 from gthinker.graphs.formats import binary
 
-__all__ = ["Graph", "LoadReport", "as_graph", "PREPARED"]
+__all__ = ["Graph", "LoadReport", "as_graph", "KEPT", "PREPARED"]
 
 
 @dataclass
@@ -123,6 +124,11 @@ class Graph:
     #: Zaversnik's peeling on one thread; another valid order, the same core numbers),
     #: and the forms made from it.
     FORM_REVISIONS = {"degeneracy": 2, "oriented": 2, "ordered": 2}
+    #: Whether graphs loaded from a binary file keep the prepared forms (:data:`KEPT`)
+    #: that runs make for them in that file, for later processes
+    #: (:func:`gthinker.graphs.formats.binary.keep`). Off for the Python API (a file is
+    #: only changed when asked); the ``gthinker`` app commands turn it on.
+    KEEP_FORMS = False
 
     def __init__(self, indptr, indices, ids=None, labels=None, report=None, node_names=None):
         self.indptr = csr.readonly(indptr, np.int64)
@@ -143,19 +149,43 @@ class Graph:
             report = LoadReport(**report)
         self.report = report
         self.file = None
+        #: The binary file the graph was loaded from, when it keeps forms in it
+        #: (:data:`KEEP_FORMS`); None otherwise.
+        self.origin = None
         self._derived: dict = {}
         self._offered: dict = {}
+        self._unkept: set = set()
 
     def derived(self, key, build):
         """``build(self)``, computed on the first call for ``key`` and kept with the
         graph (its arrays are read-only, so it stays true): apps keep their
         prepared forms here, e.g. counting's oriented graph and its GPU copy, so
         that a second job on the same graph prepares nothing. A form stored in the
-        binary file the graph came from (:meth:`save`) is restored instead of built."""
+        binary file the graph came from (:meth:`save`) is restored instead of built;
+        one of :data:`KEPT` that is built goes into that file when the graph keeps
+        forms (:attr:`KEEP_FORMS`), once the outermost ``derived`` call returns (so
+        that forms made together are written together)."""
         if key not in self._derived:
             restore = self._offered.pop(key, None)
-            self._derived[key] = restore() if restore is not None else build(self)
+            if restore is not None:
+                self._derived[key] = restore()
+            else:
+                depth = getattr(_building, "depth", 0)
+                _building.depth = depth + 1
+                try:
+                    self._derived[key] = build(self)
+                finally:
+                    _building.depth = depth
+                if self.origin is not None and key in KEPT:
+                    self._unkept.add(key)
+                if depth == 0 and self._unkept:
+                    self._keep()
         return self._derived[key]
+
+    def _keep(self) -> None:
+        forms = {k: self._derived[k] for k in sorted(self._unkept)}
+        self._unkept.clear()
+        self.origin = binary.keep(self.origin, forms, self.FORM_REVISIONS)
 
     def offer(self, key, restore) -> None:
         """Makes ``restore()`` the way :meth:`derived` gets ``key`` (a form stored in a
@@ -597,6 +627,10 @@ def _degree_oriented(g: Graph) -> Graph:
     return Graph(indptr, indices, ids=g.ids[order], report=g.report)
 
 
+#: Builds of :meth:`Graph.derived` in progress on this thread (forms made inside
+#: another's build are kept with it).
+_building = threading.local()
+
 #: The prepared forms :meth:`Graph.save` (and ``gthinker convert --prepare``) can
 #: compute before saving, by name.
 PREPARED = {
@@ -605,6 +639,11 @@ PREPARED = {
     "ordered": Graph.degeneracy_ordered,
     "degree-oriented": Graph.degree_in_rows,
 }
+
+
+#: The keys of :meth:`Graph.derived` that the prepared forms are kept under (what a
+#: binary file keeps when a run makes one: :attr:`Graph.KEEP_FORMS`).
+KEPT = frozenset({"degeneracy", "oriented", "ordered", "degree-oriented", "degree-oriented.in"})
 
 
 def _prepared_names(prepare) -> list[str]:

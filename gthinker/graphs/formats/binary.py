@@ -31,16 +31,29 @@ corrupt rows are an error, never a crash. A stored array (a prepared form that i
 not a graph, e.g. an order or in-rows) is checked against its CRCs when it is first
 asked for. Every section's CRCs are read with ``verify=True`` (``gthinker convert
 --verify``), a full pass over the file.
+
+Forms made later are kept (:func:`keep`): a graph loaded while its class's
+``KEEP_FORMS`` is on (the ``gthinker`` app commands) remembers which file it came
+from, and a prepared form a run makes for it goes into a new copy of that file (its
+old sections copied in the kernel, their checksums kept; the new ones after them),
+written beside it, flushed to disk and renamed over it: a reader sees the old file or
+the new one, never a mix, and an interrupted or failed write leaves the old one as it
+was. A file this process may not write, or one that changed since it was loaded, is
+left alone (the form is made again by the next run).
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import mmap
 import os
 import struct
+import tempfile
 import zlib
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -49,7 +62,7 @@ from gthinker.errors import GraphFormatError
 from gthinker.graphs import csr
 from gthinker.graphs.formats.text import opening
 
-__all__ = ["MAGIC", "VERSION", "is_binary", "load", "write", "write_graph"]
+__all__ = ["MAGIC", "VERSION", "Origin", "is_binary", "keep", "load", "write", "write_graph"]
 
 MAGIC = b"\x93GTHINK\n"
 VERSION = 1
@@ -115,6 +128,41 @@ class _Writer:
         return None
 
 
+def _align(x: int) -> int:
+    return -(-x // _ALIGN) * _ALIGN
+
+
+def _describe(w: _Writer, sections: dict) -> list[tuple[str, np.ndarray]]:
+    """The metadata of ``w``'s sections (offsets 0 for now) added to ``sections``."""
+    for name, arr in w.arrays:
+        sections[name] = {"dtype": arr.dtype.str, "shape": list(arr.shape), "nbytes": arr.nbytes,
+                          "crc32": _crcs(arr), "offset": 0}
+    return w.arrays
+
+
+def _lay_out(meta: dict, place) -> bytes:
+    """The metadata as JSON, after ``place(start)`` has set the section offsets for the
+    first aligned byte after it (offsets depend on the metadata's length, which
+    depends on them)."""
+    text = b""
+    for _ in range(8):  # two rounds, as a rule
+        place(_align(_PREFIX.size + len(text)))
+        new = json.dumps(meta, separators=(",", ":")).encode()
+        if new == text:
+            return text
+        text = new
+    raise RuntimeError("the binary file's metadata did not settle on its sections' offsets")
+
+
+def _write_sections(fh, pos: int, body, sections: dict) -> int:
+    for name, arr in body:
+        fh.write(b"\0" * (sections[name]["offset"] - pos))
+        if arr.nbytes:
+            fh.write(memoryview(arr).cast("B"))
+        pos = sections[name]["offset"] + arr.nbytes
+    return pos
+
+
 def write(graph, fh, forms: dict) -> None:
     """Writes ``graph`` and its prepared ``forms`` (key -> value; the values that are
     not graphs, integer arrays, numbers or tuples of them are left out)."""
@@ -126,33 +174,18 @@ def write(graph, fh, forms: dict) -> None:
             meta["derived"][key] = enc
     revisions = getattr(type(graph), "FORM_REVISIONS", {})
     meta["revisions"] = {key: revisions[key] for key in meta["derived"] if key in revisions}
-    sections = {}
-    body = []
-    meta["sections"] = sections
-    offset = 0
-    for name, arr in w.arrays:
-        sections[name] = {"dtype": arr.dtype.str, "shape": list(arr.shape), "nbytes": arr.nbytes,
-                          "crc32": _crcs(arr), "offset": 0}
-        body.append((name, arr))
-    text = b""
-    for _ in range(3):  # offsets depend on the metadata's length, which depends on them
-        start = -(-(_PREFIX.size + len(text)) // _ALIGN) * _ALIGN
-        offset = start
+    sections = meta["sections"] = {}
+    body = _describe(w, sections)
+
+    def place(start):
         for name, arr in body:
-            sections[name]["offset"] = offset
-            offset += -(-arr.nbytes // _ALIGN) * _ALIGN
-        new = json.dumps(meta, separators=(",", ":")).encode()
-        if new == text:
-            break
-        text = new
+            sections[name]["offset"] = start
+            start += _align(arr.nbytes)
+
+    text = _lay_out(meta, place)
     fh.write(_PREFIX.pack(MAGIC, VERSION, len(text), zlib.crc32(text), 0))
     fh.write(text)
-    pos = _PREFIX.size + len(text)
-    for name, arr in body:
-        fh.write(b"\0" * (sections[name]["offset"] - pos))
-        if arr.nbytes:
-            fh.write(memoryview(arr).cast("B"))
-        pos = sections[name]["offset"] + arr.nbytes
+    _write_sections(fh, _PREFIX.size + len(text), body, sections)
 
 
 def write_graph(graph, fh) -> None:
@@ -192,7 +225,8 @@ class _File:
     def __init__(self, path: Path):
         self.path = path
         with opening(path), open(path, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
+            self.stat = os.fstat(fh.fileno())
+            size = self.stat.st_size
             prefix = fh.read(_PREFIX.size)
             self.meta = self._metadata(fh, prefix, size)
             self.map = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) if size else None
@@ -270,6 +304,8 @@ def load(path, graph_cls, verify: bool = False):
     for key, enc in meta.get("derived", {}).items():
         if key not in current or stored.get(key) == current[key]:
             g.offer(key, lambda enc=enc: _value(f, enc, graph_cls))
+    if getattr(graph_cls, "KEEP_FORMS", False):
+        g.origin = Origin(f.path, _identity(f.stat))
     return g
 
 
@@ -305,3 +341,137 @@ def _value(f: _File, enc: dict, graph_cls):
     if "value" in enc:
         return enc["value"]
     raise f.fail("corrupt metadata: a prepared form of unknown kind")
+
+
+# ---- keeping forms made later ------------------------------------------------------------
+
+
+@dataclass
+class Origin:
+    """The binary file a graph was loaded from, as it was then (:func:`keep` adds to it
+    only while it is still that file)."""
+
+    path: Path
+    identity: tuple
+
+
+def _identity(st: os.stat_result) -> tuple:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _room(folder: Path, nbytes: int) -> bool:
+    """Whether ``folder``'s file system has ``nbytes`` free, and a tenth more."""
+    try:
+        fs = os.statvfs(folder)
+    except OSError:
+        return False
+    return fs.f_bavail * fs.f_frsize > nbytes * 1.1
+
+
+def keep(origin: Origin, forms: dict, revisions: dict) -> Origin | None:
+    """Adds the prepared ``forms`` (key -> value) to the file ``origin`` names, if it is
+    still the file it was then and this process may write it: a new file beside it
+    (the old sections copied as they are, offsets moved, checksums kept; the new
+    sections after them) renamed over it once on disk. Returns the new file's
+    :class:`Origin`, or None when the file was left alone (read-only, changed, another
+    process keeping forms in it at this moment, no room, or an error: the form is then
+    made again by a later run)."""
+    path = origin.path
+    try:  # a file made read-only is left so, even for a user who could replace it
+        if not (os.stat(path).st_mode & 0o222 and os.access(path, os.W_OK)):
+            return None
+    except OSError:
+        return None
+    try:
+        old = _File(path)
+    except GraphFormatError:
+        return None
+    with open(path, "rb") as src:
+        try:  # one keeper at a time; another one's new file is not ours to replace
+            fcntl.flock(src.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return None
+        if _identity(os.fstat(src.fileno())) != origin.identity:
+            return None
+        return _rewrite(old, src, forms, revisions)
+
+
+def _rewrite(old: _File, src, forms: dict, revisions: dict) -> Origin | None:
+    meta = json.loads(json.dumps(old.meta))
+    sections, derived = meta["sections"], meta.setdefault("derived", {})
+    serial = 1 + sum(1 for name in sections if name.startswith("kept"))
+    w = _Writer()
+    for key, value in forms.items():
+        enc = w.value(f"kept{serial}/{key}", value)
+        if enc is not None:
+            derived[key] = enc
+            if key in revisions:
+                meta.setdefault("revisions", {})[key] = revisions[key]
+    body = _describe(w, sections)
+    if not body:
+        return None
+    first = min(s["offset"] for s in old.meta["sections"].values())
+    end = max(s["offset"] + s["nbytes"] for s in old.meta["sections"].values())
+    shift = [0]
+
+    def place(start):
+        shift[0] = max(0, start - first)
+        for name, s in old.meta["sections"].items():
+            sections[name]["offset"] = s["offset"] + shift[0]
+        at = _align(end + shift[0])
+        for name, arr in body:
+            sections[name]["offset"] = at
+            at += _align(arr.nbytes)
+
+    text = _lay_out(meta, place)
+    size = max(s["offset"] + s["nbytes"] for s in sections.values())
+    folder = old.path.parent
+    if not _room(folder, size):
+        return None
+    fd, tmp = tempfile.mkstemp(prefix=f".{old.path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(_PREFIX.pack(MAGIC, VERSION, len(text), zlib.crc32(text), 0))
+            fh.write(text)
+            fh.write(b"\0" * (first + shift[0] - _PREFIX.size - len(text)))
+            fh.flush()
+            _copy(src.fileno(), fh.fileno(), first, end - first)
+            fh.seek(end + shift[0])
+            _write_sections(fh, end + shift[0], body, sections)
+            fh.flush()
+            os.fchmod(fh.fileno(), old.stat.st_mode & 0o7777)
+            os.fsync(fh.fileno())
+        if _identity(os.stat(old.path)) != _identity(old.stat):
+            raise OSError("changed while its forms were kept")
+        os.replace(tmp, old.path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            return None
+        raise
+    return Origin(old.path, _identity(os.stat(old.path)))
+
+
+def _copy(src: int, dst: int, offset: int, count: int) -> None:
+    """``count`` bytes of ``src`` from ``offset`` to ``dst`` at its position, in the
+    kernel where it can (copy_file_range: no trip through this process, shared
+    blocks on file systems that share them)."""
+    at = offset
+    while count > 0:
+        try:
+            got = os.copy_file_range(src, dst, min(count, 1 << 30), at)
+        except (OSError, AttributeError):
+            got = 0
+        if got <= 0:  # not supported here: read and write
+            os.lseek(src, at, os.SEEK_SET)
+            while count > 0:
+                chunk = memoryview(os.read(src, min(count, 64 << 20)))
+                if not chunk:
+                    raise OSError("the file ended before its sections did")
+                count -= len(chunk)
+                while chunk:
+                    chunk = chunk[os.write(dst, chunk):]
+            return
+        at += got
+        count -= got

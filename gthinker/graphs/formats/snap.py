@@ -40,7 +40,7 @@ def read(path, graph_cls):
     """The graph of a SNAP edge list (``graph_cls.from_owned_pairs`` builds it)."""
     rec = text.scan(path, 2, {0: 2}, isolated=True, describe=_describe, narrow=True)
     pairs = rec.vals
-    ids = csr.remap_ids(pairs, rec.isolated)
+    ids = csr.remap_ids(pairs, rec.isolated, rec.top)
     if ids.size > _INT32_MAX:
         raise GraphFormatError(f"{path}: too many vertices ({ids.size:,}) for int32 indices")
     return graph_cls.from_owned_pairs(pairs, ids.size, ids=ids, source=path.name,
