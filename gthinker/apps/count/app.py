@@ -733,7 +733,8 @@ def _cliques(graph, name, k, mode, threads, time_budget, progress, options):
     if k == 3 and mode == "cpu" and "vertices" not in options:
         return _middle(graph, name, why, threads, time_budget, progress, options)
     t0 = time.perf_counter()
-    dag = oriented(graph)
+    dag = _gpu_triangles_dag(graph) if (k == 3 and mode == "gpu"
+                                        and "vertices" not in options) else oriented(graph)
     prepare = time.perf_counter() - t0
     if k is None:
         if mode != "cpu":
@@ -751,6 +752,14 @@ def _cliques(graph, name, k, mode, threads, time_budget, progress, options):
     return CountResult(name, total, res.seconds, mode, res.threads, "cliques (oriented)",
                        prepare_seconds=prepare, compile_seconds=res.compile_seconds,
                        mode_reason=why, stats=res.stats)
+
+
+def _gpu_triangles_dag(graph: gthinker.Graph) -> gthinker.Graph:
+    """The oriented graph the GPU triangle kernel counts on: by degeneracy or by degree,
+    as its variant says (:data:`gthinker.apps.count.triangles_gpu.TRIANGLES`)."""
+    from .triangles_gpu import TRIANGLES
+
+    return graph.degree_oriented() if TRIANGLES.orientation == "degree" else oriented(graph)
 
 
 def _per_vertex(graph, name, k, mode, threads, time_budget, progress, options):
