@@ -38,8 +38,10 @@ from .dfs_plan import program
 
 __all__ = ["DFSDevice", "DFSEngine", "WINDOW_IDS", "buffer_sizes"]
 
-#: Blocks a launch has per multiprocessor: the kernel takes 118 registers a thread (ptxas,
-#: sm_90), so two blocks of 256 threads fill an H100 multiprocessor's registers.
+#: Blocks a launch has per multiprocessor: the kernel took 118 registers a thread (ptxas,
+#: sm_90), so two blocks of 256 threads fill an H100 multiprocessor's registers. The
+#: kernel is compiled with these launch bounds, so that both blocks are resident at once
+#: (a persistent kernel's second block would otherwise wait for the first to end).
 BLOCKS_PER_SM = 2
 #: Threads of a block (on the simulator one warp: each simulated thread is a Python one,
 #: and a second warp would mostly spin waiting for work).
@@ -104,7 +106,8 @@ class DFSDevice:
         """The launch over the current buffers (made again after a buffer grew)."""
         if self.launch is None:
             b = self.buffers
-            compiled = launch.kernel(K.match, name="sm_dfs", label="subgraph matching (DFS GPU)")
+            compiled = launch.kernel(K.match, name="sm_dfs", label="subgraph matching (DFS GPU)",
+                                     options={"launch_bounds": (THREADS, BLOCKS_PER_SM)})
             self.launch = launch.Launch(compiled, self.blocks, self.threads, (
                 self.indptr, self.indices, b["arr"], b["lists"], self.queue, b["roots"],
                 b["rcum"], b["rdata"], b["rstarts"], self.result))
