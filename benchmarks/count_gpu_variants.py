@@ -6,13 +6,15 @@ variant: for k = 3 the triangle kernels of ``gthinker/apps/count/triangles_gpu.p
 order, grid, degeneracy or degree orientation), for k = 4 the by-vertex kernels of
 ``gthinker/apps/count/local_gpu.py`` (``LOCAL_VARIANTS``) and the by-edge kernel, for k >= 5
 the kernel gthinker uses. Each variant: one launch that compiles and counts, then
-``--repeat`` launches timed with CUDA events around the launch (kernel time only, as
-G2Miner's), every count checked against the reference; registers a thread and blocks an SM
-(occupancy) are printed where the driver tells them. With ``--g2miner DIR`` (G2Miner built
-by ``bash benchmarks/peers/g2miner.sh build`` with ``G2M_DIR=DIR``), its kernel on the same
-CSR, written in its binary format. With ``--job``, also ``count.count(graph, pattern,
-mode="gpu")`` twice in this process (the first makes the device copy): job seconds and
-the kernel's share.
+``--repeat`` launches timed with CUDA events around the launch (the kernel) and by the
+host clock from the launch call to the count read (what G2Miner's "runtime" times: its
+launch and a synchronisation), min / median, every count checked against the reference;
+registers a thread and blocks an SM (occupancy) are printed where the driver tells them.
+With ``--g2miner DIR`` (G2Miner built by ``bash benchmarks/peers/g2miner.sh build`` with
+``G2M_DIR=DIR``), its kernel on the same CSR, written in its binary format. With ``--job``,
+also ``count.count(graph, pattern, mode="gpu")`` twice in this process, before the
+variants (the first call makes the device copy): the job's seconds, and of them the
+setup (device copy, edge sources, buffers) and the kernel.
 
     python benchmarks/count_gpu_variants.py --graph fb=facebook_combined.txt.gz \\
         --rmat 20:16 --rmat 22:8 --k 3 --repeat 10 --g2miner /tmp/g2miner \\
@@ -75,22 +77,26 @@ def _occupancy(kernel):
 
 
 def _timed(dev, n, repeat):
-    """A first launch (compiles), then ``repeat`` launches timed by CUDA events:
-    ``(counts, kernel ms list)``."""
+    """A first launch (compiles), then ``repeat`` launches timed by CUDA events (the
+    kernel) and by the host clock (launch call to count read, as G2Miner times its
+    kernel): ``(counts, kernel ms list, host ms list)``."""
     from numba import cuda
 
-    counts, ms = [], []
+    counts, ms, host = [], [], []
     for i in range(repeat + 1):
         start, end = cuda.event(), cuda.event()
         with dev.lock:
+            t0 = time.perf_counter()
             start.record()
             dev.edges([(0, n)], take=True)
             end.record()
-            end.synchronize()
             counts.append(dev.take())
+            t1 = time.perf_counter()
+        end.synchronize()
         if i:
             ms.append(start.elapsed_time(end))
-    return counts, ms
+            host.append((t1 - t0) * 1e3)
+    return counts, ms, host
 
 
 def _variants(k):
@@ -170,16 +176,18 @@ def main(argv=None):
                     dags[orientation] = graph.degree_oriented()
                 dag = dags[orientation]
                 dev = count_gpu.CliqueDevice(dag, k, **kw)
-                counts, ms = _timed(dev, dag.num_vertices, a.repeat)
+                counts, ms, host = _timed(dev, dag.num_vertices, a.repeat)
                 ok = all(c == ref for c in counts)
                 bad += not ok
                 regs, occ = _occupancy(dev.kernel())
                 row = {"graph": name, "k": k, "variant": vname, "orientation": orientation,
                        "count_ok": ok, "ms_min": min(ms), "ms_median": statistics.median(ms),
+                       "host_ms_min": min(host), "host_ms_median": statistics.median(host),
                        "registers": regs, "blocks_per_sm": occ, "blocks": dev.blocks,
                        "max_out_degree": dev.d, "device": dev.description}
                 rows.append(row)
-                print(f"  {vname:16s} {row['ms_min']:9.3f} / {row['ms_median']:9.3f} ms "
+                print(f"  {vname:18s} kernel {row['ms_min']:9.3f} / {row['ms_median']:9.3f} ms,"
+                      f" host {row['host_ms_min']:9.3f} / {row['host_ms_median']:9.3f} ms "
                       f"(regs {regs}, blocks/SM {occ}, buffer blocks {dev.blocks})"
                       + ("" if ok else "  COUNT DIFFERS"), flush=True)
                 del dev

@@ -52,6 +52,9 @@ class TriangleKernel:
     whole: bool = False
     #: The edges of a whole launch taken from the last to the first.
     reverse: bool = False
+    #: A warp of a whole launch takes this many consecutive edges at a time (edges of
+    #: one row share its list in the SM's cache).
+    chunk: int = 1
     #: ``launch_bounds`` for the compiler, (threads a block, blocks an SM), or ().
     bounds: tuple = ()
     #: Blocks of a launch per SM (the warps stride over the edges beyond that).
@@ -73,6 +76,7 @@ VARIANTS = {v.name: v for v in (
     TriangleKernel("bounds8", **_FAST, bounds=(256, 8)),
     TriangleKernel("bounds6", **_FAST, bounds=(256, 6)),
     TriangleKernel("reverse", **_FAST, reverse=True),
+    TriangleKernel("chunk8", **_FAST, chunk=8),
     TriangleKernel("g2grid", **_FAST, bounds=(256, 8), blocks_per_sm=512),
     TriangleKernel("degree", **_FAST, orientation="degree"),
     TriangleKernel("degree-bounds8", **_FAST, bounds=(256, 8), orientation="degree"),
@@ -91,6 +95,7 @@ def _kernel_function(v: TriangleKernel):
     unsigned = bool(v.unsigned)
     whole = bool(v.whole)
     reverse = bool(v.reverse)
+    chunk = max(int(v.chunk), 1)
 
     @cuda.jit(device=True, inline=True)
     def load(a, i):
@@ -169,9 +174,10 @@ def _kernel_function(v: TriangleKernel):
         if whole and nranges == 1:
             first = spans[2]
             last = first + items - 1
-            for item in range(warp, items, nwarps):
-                e = last - item if reverse else first + item
-                total += edge(indptr, indices, src, e, cache, lane)
+            for at in range(warp * chunk, items, nwarps * chunk):
+                for item in range(at, min(at + chunk, items)):
+                    e = last - item if reverse else first + item
+                    total += edge(indptr, indices, src, e, cache, lane)
         else:
             t = 0
             for item in range(warp, items, nwarps):
