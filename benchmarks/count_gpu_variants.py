@@ -1,6 +1,7 @@
 """Variants of the GPU clique-counting kernels timed in one process, beside G2Miner.
 
-For each graph and k: the reference count (gthinker's CPU count on all cores), then every
+For each graph and k: the reference count (gthinker's CPU count on all cores; with
+``--no-cpu-reference`` the first GPU count, for graphs whose CPU count takes long), then every
 variant: for k = 3 the triangle kernels of ``gthinker/apps/count/triangles_gpu.py``
 (``VARIANTS``: how lanes walk the lists, sampling, unsigned loads, launch bounds, edge
 order, grid, degeneracy or degree orientation), for k = 4 the by-vertex kernels of
@@ -126,16 +127,18 @@ def _g2miner(graph, name, k, workdir):
 
 
 def _job(graph, k, ref):
-    """``count.count`` twice in this process: seconds and kernel seconds of each."""
+    """``count.count`` twice in this process: the seconds of each, and the reference
+    count (the first call's when ``ref`` is None)."""
     pattern = "triangle" if k == 3 else f"{k}-clique"
     out = []
     for _ in range(2):
         res = count.count(graph, pattern, mode="gpu")
+        ref = res.count if ref is None else ref
         gpu = res.stats.get("gpu", {})
         out.append({"seconds": res.seconds, "prepare_seconds": res.prepare_seconds,
                     "setup_seconds": gpu.get("setup_seconds"),
                     "kernel_seconds": gpu.get("kernel_seconds"), "count_ok": res.count == ref})
-    return out
+    return out, ref
 
 
 def main(argv=None):
@@ -147,6 +150,8 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=10)
     ap.add_argument("--g2miner", default=None, metavar="DIR")
     ap.add_argument("--job", action="store_true")
+    ap.add_argument("--no-cpu-reference", action="store_true",
+                    help="check every count against the first GPU count instead of the CPU's")
     ap.add_argument("--out", default=None)
     a = ap.parse_args(argv)
     only = set(a.only.split(",")) if a.only else None
@@ -156,11 +161,12 @@ def main(argv=None):
         dags = {"degeneracy": count.oriented(graph)}
         for k in map(int, a.k.split(",")):
             pattern = "triangle" if k == 3 else f"{k}-clique"
-            ref = count.count(graph, pattern, mode="cpu").count
+            ref = None if a.no_cpu_reference else count.count(graph, pattern, mode="cpu").count
             print(f"{name} (n {graph.num_vertices:,}, m {graph.num_edges:,}, loaded in "
-                  f"{load:.2f} s) k={k}: {ref:,}", flush=True)
+                  f"{load:.2f} s) k={k}: {ref if ref is None else f'{ref:,}'}", flush=True)
             if a.job:  # first, so that its first call makes the device copy
-                for i, j in enumerate(_job(graph, k, ref)):
+                jobs, ref = _job(graph, k, ref)
+                for i, j in enumerate(jobs):
                     bad += not j["count_ok"]
                     rows.append({"graph": name, "k": k, "variant": f"job{i + 1}", **j})
                     print(f"  count.count call {i + 1}: {j}", flush=True)
@@ -177,6 +183,7 @@ def main(argv=None):
                 dag = dags[orientation]
                 dev = count_gpu.CliqueDevice(dag, k, **kw)
                 counts, ms, host = _timed(dev, dag.num_vertices, a.repeat)
+                ref = counts[0] if ref is None else ref
                 ok = all(c == ref for c in counts)
                 bad += not ok
                 regs, occ = _occupancy(dev.kernel())
