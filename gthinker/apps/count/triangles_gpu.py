@@ -27,7 +27,7 @@ from numba import cuda
 
 from gthinker.gpu import launch
 
-from ..matching.warp_sets import NONE, common_size, sample
+from ..matching.warp_sets import NONE, common_size, sample, segment
 from .kernel_parts import finish, warp_cache
 
 __all__ = ["TRIANGLES", "VARIANTS", "TriangleKernel", "triangle_kernel"]
@@ -118,14 +118,8 @@ def _kernel_function(v: TriangleKernel):
     @cuda.jit(device=True)
     def find(a, lo, hi, cache, x):
         """As :func:`warp_sets.find`: among the samples, then in a 32nd of the list."""
-        n = hi - lo
-        pos = 0
-        step = 16
-        while step > 0:
-            if cache[pos + step] <= x:
-                pos += step
-            step >>= 1
-        return holds(a, lo + ((pos * n) >> 5), lo + (((pos + 1) * n) >> 5), x)
+        seg_lo, seg_hi = segment(lo, hi, cache, x)
+        return holds(a, seg_lo, seg_hi, x)
 
     @cuda.jit(device=True)
     def size(indices, a_lo, a_hi, b_lo, b_hi, cache, lane):
