@@ -83,8 +83,9 @@ LOCAL_K = (4,)
 #: Bytes of device memory the candidate buffers and local graphs may take at most: a
 #: quarter of the device's free memory, at most this much. Their size grows with the
 #: square of the largest out-degree (the degeneracy); past the budget a launch has fewer
-#: blocks.
-BUFFER_BYTES = 16 << 30
+#: blocks (by arithmetic: at a degeneracy of 1,500 the by-vertex kernel got 900 of an
+#: H100's 4,224 blocks under the former 2 GB and a warp's slice a block, all of them now).
+BUFFER_BYTES = 8 << 30
 #: The budget on the simulator (which reports no free memory).
 SIMULATOR_BUFFER_BYTES = 64 << 20
 
