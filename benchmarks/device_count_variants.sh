@@ -12,7 +12,9 @@
 #   TESTS=1 ...: first the GPU tests of tests/test_hub_graphs.py and tests/test_count.py
 #       and benchmarks/dfs_check.py --hubs on the real GPU
 #
-# Env: REPEAT (10; 2 for BIG), KS ("3 4"), ONLY (variant names, comma-separated), TAG.
+# Env: REPEAT (10; 2 for BIG), KS ("3 4"), ONLY (variant names, comma-separated), TAG,
+# G2M_DIR (G2Miner's build: $G2M_DIR/bin/{tc,clique}_gpu_base; default /tmp/g2miner, built
+# there from .peers/GraphMiner by benchmarks/peers/g2miner.sh when they are missing).
 source "$(dirname "$0")/device_env.sh"
 if [ "${TESTS:-0}" = 1 ]; then
   (cd "$ROOT" && GTHINKER_TEST_REAL_GPU=1 timeout 300 pytest -q -x -n 0 -p no:cacheprovider \
@@ -36,11 +38,14 @@ if [ "${BIG:-0}" = 1 ]; then
     | grep --line-buffered -v -i "warn"
   exit 0
 fi
-bash "$ROOT/benchmarks/peers/g2miner.sh" build > "$OUT/g2miner_build${TAG:-}.log" 2>&1 \
-  || { tail -30 "$OUT/g2miner_build${TAG:-}.log"; exit 1; }
+export G2M_DIR=${G2M_DIR:-/tmp/g2miner}
+if [ ! -x "$G2M_DIR/bin/tc_gpu_base" ] || [ ! -x "$G2M_DIR/bin/clique_gpu_base" ]; then
+  bash "$ROOT/benchmarks/peers/g2miner.sh" build > "$OUT/g2miner_build${TAG:-}.log" 2>&1 \
+    || { tail -30 "$OUT/g2miner_build${TAG:-}.log"; exit 1; }
+fi
 for k in ${KS:-3 4}; do
   graphs=(--graph "fb=$ROOT/.data/snap/facebook_combined.txt.gz" --rmat 20:16)
   [ "$k" = 3 ] && graphs+=(--rmat 22:8)
-  python3 "$V" "${graphs[@]}" --k "$k" --repeat "${REPEAT:-10}" --g2miner /tmp/g2miner \
+  python3 "$V" "${graphs[@]}" --k "$k" --repeat "${REPEAT:-10}" --g2miner "$G2M_DIR" \
     "${only[@]}" --out "$OUT/count_gpu_variants_k$k${TAG:-}" 2>&1 | grep --line-buffered -v -i "warn"
 done
