@@ -2,10 +2,10 @@
 
 For each graph and k: the reference count (gthinker's CPU count on all cores; with
 ``--no-cpu-reference`` the first GPU count, for graphs whose CPU count takes long), then every
-variant: for k = 3 the triangle kernels of ``gthinker/apps/count/triangles_gpu.py``
+variant: for k = 3 the triangle kernels of ``gthinker/apps/matching/triangles_gpu.py``
 (``VARIANTS``: how lanes walk the lists, sampling, unsigned loads, launch bounds, edge
 order, grid, degeneracy or degree orientation), for k = 4 the by-vertex kernels of
-``gthinker/apps/count/local_gpu.py`` (``LOCAL_VARIANTS``) and the by-edge kernel, for k >= 5
+``gthinker/apps/matching/local_gpu.py`` (``LOCAL_VARIANTS``) and the by-edge kernel, for k >= 5
 the kernel gthinker uses. Each variant: one launch that compiles and counts, then
 ``--repeat`` launches timed with CUDA events around the launch (the kernel) and by the
 host clock from the launch call to the count read (what G2Miner's "runtime" times: its
@@ -41,9 +41,9 @@ from pathlib import Path
 import gthinker
 import gthinker.graphs.generate
 from gthinker.apps import count
-from gthinker.apps.count import gpu as count_gpu
-from gthinker.apps.count.local_gpu import LOCAL_VARIANTS
-from gthinker.apps.count.triangles_gpu import VARIANTS
+from gthinker.apps.matching import cliques_gpu
+from gthinker.apps.matching.local_gpu import LOCAL_VARIANTS
+from gthinker.apps.matching.triangles_gpu import VARIANTS
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE / "peers"))
@@ -71,7 +71,7 @@ def _occupancy(kernel):
         (ov,) = kernel.overloads.values()
         fn = ov._codelibrary.get_cufunc()
         blocks = cuda.current_context().get_active_blocks_per_multiprocessor(
-            fn, count_gpu.THREADS, 0)
+            fn, cliques_gpu.THREADS, 0)
         return int(ov.regs_per_thread), int(blocks)
     except Exception:  # noqa: BLE001 - a driver or Numba without these: not printed
         return None, None
@@ -181,7 +181,7 @@ def main(argv=None):
                 if orientation not in dags:
                     dags[orientation] = graph.degree_oriented()
                 dag = dags[orientation]
-                dev = count_gpu.CliqueDevice(dag, k, **kw)
+                dev = cliques_gpu.CliqueDevice(dag, k, **kw)
                 counts, ms, host = _timed(dev, dag.num_vertices, a.repeat)
                 ref = counts[0] if ref is None else ref
                 ok = all(c == ref for c in counts)

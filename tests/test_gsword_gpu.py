@@ -140,8 +140,8 @@ def test_gpu_stops_one_batch_after_the_rule_says_so():
     after the first batch keeps the second, already launched."""
     with fast_switching():
         r = gsword.estimate(_graph(), "diamond", "wj", samples=256, mode="gpu", trawl=False,
-                            batches=4, time_budget=1e-6)
-    assert r.stopped == "time_budget" and r.samples == 128 and r.batches == 2
+                            batches=4, time_limit=1e-6)
+    assert r.stopped == "time_limit" and r.samples == 128 and r.batches == 2
 
 
 def test_estimate_in_gpu_mode_end_to_end():

@@ -16,13 +16,12 @@ from test_sm import _embeddings, _random_walk_query
 
 import gthinker
 from gthinker.apps import count, sm
-from gthinker.apps.count import gpu as count_gpu
-from gthinker.apps.count.local_gpu import LOCAL_VARIANTS
-from gthinker.apps.count.triangles_gpu import VARIANTS
-from gthinker.apps.matching import planner
+from gthinker.apps.matching import cliques_gpu, planner
+from gthinker.apps.matching.dfs_gpu import WINDOW_IDS, DFSEngine, buffer_sizes
+from gthinker.apps.matching.local_gpu import LOCAL_VARIANTS
 from gthinker.apps.matching.planner import plan
-from gthinker.apps.sm.dfs_gpu import WINDOW_IDS, DFSEngine, buffer_sizes
-from gthinker.apps.sm.search import SubgraphMatching
+from gthinker.apps.matching.search import SubgraphMatching
+from gthinker.apps.matching.triangles_gpu import VARIANTS
 
 #: T-DFS's patterns 3-6 (data/pattern/N.g of lyuheng/tdfs): tails of every kind (a kept
 #: list and its parent; a list and a row; joined twins). With 5-path (two rows) and 5-cycle
@@ -150,7 +149,7 @@ def test_a_small_budget_picks_windows_by_itself(monkeypatch):
     """No forced sizes: a device budget below the largest degree's buffers gives windows
     (here of 2 ids, as a graph whose hubs have millions of neighbours gets WINDOW_IDS) and
     the same count."""
-    from gthinker.apps.sm import dfs_gpu
+    from gthinker.apps.matching import dfs_gpu
 
     monkeypatch.setattr(dfs_gpu, "WINDOW_IDS", 2)
     G = hub_to_most(8, 0.3, seed=9)
@@ -199,15 +198,15 @@ def test_every_triangle_kernel_variant_counts_networkx_triangles():
     want = sum(nx.triangles(G).values()) // 3
     dag = _by_id_dag(G)  # any DAG of G will do for a kernel
     for v in VARIANTS.values():
-        dev = count_gpu.CliqueDevice(dag, 3, variant=v)
+        dev = cliques_gpu.CliqueDevice(dag, 3, variant=v)
         assert dev.edges([(0, dag.num_vertices)], take=True)
         assert dev.take() == want, v.name
     # ranges of first vertices (the spans path of every variant)
-    dev = count_gpu.CliqueDevice(dag, 3, variant=VARIANTS["degree-reverse"])
+    dev = cliques_gpu.CliqueDevice(dag, 3, variant=VARIANTS["degree-reverse"])
     dev.edges([(0, 1), (1, 40), (40, dag.num_vertices)])
     assert dev.total() == want
     # the degree orientation a variant may name, as count() takes it
-    assert count_gpu.count(gthinker.Graph.from_networkx(G).degree_oriented(), 3)[0] == want
+    assert cliques_gpu.count(gthinker.Graph.from_networkx(G).degree_oriented(), 3)[0] == want
 
 
 def test_every_by_vertex_kernel_variant_counts_networkx_4_cliques():
@@ -218,14 +217,14 @@ def test_every_by_vertex_kernel_variant_counts_networkx_4_cliques():
     assert np.diff(dag.indptr).max() > 32  # rows of two words: the block path
     want = sum(1 for c in nx.enumerate_all_cliques(G) if len(c) == 4)
     for v in LOCAL_VARIANTS.values():
-        dev = count_gpu.CliqueDevice(dag, 4, variant=v)
+        dev = cliques_gpu.CliqueDevice(dag, 4, variant=v)
         assert dev.local and dev.edges([(0, dag.num_vertices)], take=True)
         assert dev.take() == want, v.name
 
 
 def test_edge_sources_are_made_on_the_device():
     dag = _by_id_dag(random_plus_hubs())
-    copy = count_gpu.GraphCopy(dag)
+    copy = cliques_gpu.GraphCopy(dag)
     np.testing.assert_array_equal(
         copy.src.copy_to_host(),
         np.repeat(np.arange(dag.num_vertices, dtype=np.int32), np.diff(dag.indptr)))

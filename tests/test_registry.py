@@ -18,9 +18,9 @@ from gthinker import registry
 TOY = Path(__file__).parent / "toy_apps"
 
 
-def _cli(*args, apps="wedges"):
+def _cli(*args, apps="wedges", path=()):
     env = dict(os.environ, GTHINKER_APPS=apps,
-               PYTHONPATH=os.pathsep.join(filter(None, [str(TOY),
+               PYTHONPATH=os.pathsep.join(filter(None, [*map(str, path), str(TOY),
                                                         os.environ.get("PYTHONPATH")])))
     return subprocess.run([sys.executable, "-m", "gthinker", *map(str, args)],
                           capture_output=True, text=True, timeout=300, env=env,
@@ -53,8 +53,29 @@ def test_an_app_outside_gthinker_gets_a_command(tmp_path):
     assert out["graph"]["edges"] == 200
     r = _cli("wedges", path, "--threads", "1", "-q")
     assert r.returncode == 0 and f"wedges: {_wedges(g):,}" in r.stdout
+    # its own option: a flag with its help and default, checked by its rule
+    r = _cli("wedges", "--help")
+    assert "--min-degree K" in r.stdout and "(default: 2)" in r.stdout
+    r = _cli("wedges", path, "--min-degree", "6", "--threads", "1", "-q")
+    big = sum(d * (d - 1) // 2 for _, d in g.degree() if d >= 6)
+    assert r.returncode == 0 and f"wedges: {big:,}" in r.stdout and big < _wedges(g)
+    r = _cli("wedges", path, "--min-degree", "0")
+    assert r.returncode == 2 and "min_degree must be an integer from 1" in r.stderr
     r = _cli("wedges", path, "--mode", "gpu")  # not one of its modes
-    assert r.returncode == 2 and "invalid choice" in r.stderr
+    assert r.returncode == 2 and "mode must be one of cpu" in r.stderr
+
+
+def test_a_plugin_declares_its_app_by_an_entry_point(tmp_path):
+    """A package outside gthinker that declares ``wedges = "wedges:APP"`` in the
+    ``gthinker.apps`` entry points (what pip installs as its dist-info) gets a command,
+    with its options' flags."""
+    info = tmp_path / "wedges_plugin-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: wedges-plugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[{registry.ENTRY_POINTS}]\nwedges = wedges:APP\n")
+    r = _cli("wedges", "--help", apps="", path=[tmp_path])
+    assert r.returncode == 0, r.stderr
+    assert "--min-degree K" in r.stdout and "count the wedges at vertices" in r.stdout
 
 
 def test_a_bad_gthinker_apps_entry_says_so():
@@ -77,7 +98,7 @@ def test_an_app_registered_at_run_time_reaches_the_cluster_and_warmup(monkeypatc
     with pytest.raises(ValueError, match="registered already"):
         registry.register(registry.App(**{**wedges.APP.__dict__, "summary": "other"}))
     g = nx.gnm_random_graph(30, 80, seed=2)
-    req = wedges.APP.request(time_budget=0.5)
+    req = wedges.APP.make_request(time_budget=0.5)
     assert req.run(gthinker.as_graph(g), threads=2).count == _wedges(g)
 
 

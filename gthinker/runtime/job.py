@@ -20,6 +20,7 @@ from gthinker.graphs.graph import as_graph
 from gthinker.options import (
     MAX_THREADS,
     MODES,
+    SPILL_LIMIT_SHARE,
     GPUOptions,
     HybridOptions,
     RunOptions,
@@ -407,6 +408,11 @@ class Job:
         from gthinker.gpu import require_device
 
         self.engine = _engine_of(gpu, mode)
+        ignored = [] if self.engine.worker_options else self.options.worker_settings()
+        if ignored:
+            raise ValueError(
+                f"{', '.join(ignored)}: options of the GPU worker (the level-by-level engine of "
+                f"GPUContext apps), which the {self.engine.name} engine does not take")
         if mode == "hybrid" and task is None:
             raise TypeError("mode='hybrid' needs the CPU task too")
         if task is not None:
@@ -471,7 +477,7 @@ class Job:
         """Bytes the spill stack S may hold: ``options.spill_limit``, or half the memory
         available when the job starts."""
         limit = self.options.spill_limit
-        return positive_int("spill_limit", memory.available_bytes() // 2
+        return positive_int("spill_limit", int(memory.available_bytes() * SPILL_LIMIT_SHARE)
                             if limit is None else limit)
 
     def _start_gpu_workers(self):

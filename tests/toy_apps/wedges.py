@@ -1,6 +1,7 @@
 """A toy app that lives outside gthinker, to show that an app is one module: it counts
-wedges (paths of two edges, ``sum_v C(deg v, 2)``) with a CPU task, and declares its
-command, its cluster request and its warm-up step in ``APP``. The tests make it known
+wedges (paths of two edges, ``sum_v C(deg v, 2)``, over the vertices of at least
+``min_degree`` neighbours) with a CPU task, and declares its options, its cluster request
+and its warm-up step in ``APP``. The tests make it known
 through ``GTHINKER_APPS=wedges`` (with this folder on ``PYTHONPATH``)."""
 
 from dataclasses import dataclass, field
@@ -8,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import gthinker
+from gthinker.options import AppOptions, choice, option_field, positive_int
 from gthinker.registry import App
 from gthinker.runtime.request import Request, max_compile, squared
 
@@ -22,7 +24,8 @@ class Wedges(gthinker.Task):
     @staticmethod
     def compute(ctx, record):
         d = ctx.degree(record[0])
-        ctx.count(0, d * (d - 1) // 2)
+        if d >= ctx.params[0]:
+            ctx.count(0, d * (d - 1) // 2)
 
 
 @dataclass
@@ -39,8 +42,18 @@ class WedgeResult:
                 "threads": self.threads}
 
 
-def count_wedges(graph, threads=None, **options) -> WedgeResult:
-    res = gthinker.run(Wedges, graph, threads=threads, **options)
+@dataclass(frozen=True)
+class WedgeOptions(AppOptions):
+    """Its options: one field each (its flag, its keyword, its rule)."""
+
+    mode: str = option_field("cpu", "where to run", choice("cpu"))
+    min_degree: int = option_field(2, "count the wedges at vertices of at least K neighbours",
+                                   positive_int, metavar="K")
+
+
+def count_wedges(graph, **options) -> WedgeResult:
+    opts, rest = WedgeOptions.split(options)  # each checked; rest: gthinker.run's
+    res = gthinker.run(Wedges, graph, mode=opts.mode, params=[opts.min_degree], **rest)
     return WedgeResult(res.counters["wedges"], res.seconds, res.mode, res.threads,
                        res.compile_seconds, res.stats)
 
@@ -48,9 +61,8 @@ def count_wedges(graph, threads=None, **options) -> WedgeResult:
 class WedgeRequest(Request):
     movable = True
 
-    def run(self, graph, *, threads=None, output=None, stop=None, progress=None, **inputs):
-        return count_wedges(graph, threads=threads, mode="cpu", time_budget=self.time_budget,
-                            stop=stop, progress=progress, **inputs)
+    def call(self, graph, **keywords):
+        return count_wedges(graph, **keywords)
 
     def weights(self, graph):
         return squared(graph.degrees())
@@ -67,12 +79,9 @@ APP = App(
     name="wedges",
     summary="count wedges (paths of two edges)",
     description="Count the paths of two edges of a graph.",
-    request=lambda mode="cpu", time_budget=None: WedgeRequest(mode=mode,
-                                                              time_budget=time_budget),
-    from_args=lambda args: {},
+    options=WedgeOptions,
+    request=WedgeRequest,
     describe=lambda res, label=None: [f"wedges: {res.count:,}"],
-    modes=("cpu",),
-    mode_help="cpu",
     progress="wedges",
     warmup=lambda graph, gpu: [("wedges (cpu)", lambda: count_wedges(graph, threads=1))],
 )

@@ -13,13 +13,13 @@ a time and look each one up in the longer list in two phases, first among 32
 samples of it held in the warp's shared memory, then by binary search in the
 one thirty-second of the list that remains (:mod:`gthinker.apps.matching.warp_sets`,
 shared with the matching engine). Triangles are the size of ``out(v) & out(u)``,
-nothing is written (:mod:`gthinker.apps.count.triangles_gpu`). For k >= 5 the warp
+nothing is written (:mod:`gthinker.apps.matching.triangles_gpu`). For k >= 5 the warp
 writes the common out-neighbours of its edge (the candidates, at most ``degeneracy`` of
 them) to its own slice of device memory, builds the local graph among them as
 bitset rows (one ``ballot`` per 32 candidates) and searches it depth first over
 the bitsets; the last two levels are counted by popcounts, as on the CPU
-(:mod:`gthinker.apps.count`, :mod:`gthinker.apps.count.bitset_gpu`). 4-cliques go by
-vertex instead (:mod:`gthinker.apps.count.local_gpu`): a block builds the local graph of
+(:mod:`gthinker.apps.count`, :mod:`gthinker.apps.matching.bitset_gpu`). 4-cliques go by
+vertex instead (:mod:`gthinker.apps.matching.local_gpu`): a block builds the local graph of
 ``out(v)`` once, and its warps count the triangles in the rows of v's out-neighbours.
 The buffers grow with the square of the largest out-degree, which the orientation
 bounds by the degeneracy however large a hub's degree: a hub costs its own rows, not
@@ -60,11 +60,11 @@ from gthinker.gpu.device_helpers import FULL_MASK
 from gthinker.gpu.engine import EngineResults, GPUEngine
 from gthinker.gpu.sharing import SharedCursor, guided_cuts
 
-from ..matching.warp_sets import common_into, keep_common, load_row
 from .bitset_gpu import count_candidates
 from .kernel_parts import THREADS, WARPS_PER_BLOCK, finish, warp_cache
 from .local_gpu import LOCAL, block_words, local_kernel
 from .triangles_gpu import TRIANGLES, triangle_kernel
+from .warp_sets import common_into, keep_common, load_row
 
 __all__ = ["CliqueDevice", "CliqueEngine", "count", "shared_ranges", "WARPS_PER_BLOCK"]
 
@@ -72,9 +72,9 @@ __all__ = ["CliqueDevice", "CliqueEngine", "count", "shared_ranges", "WARPS_PER_
 #: 32 was within 2% of the best of 8, 32, 128 and 496 on every graph and k measured
 #: (H100; 128 cost small graphs 20-30%: one atomic per block, more blocks to start).
 #: The triangle kernel's variant says its own (:class:`triangles_gpu.TriangleKernel
-#: <gthinker.apps.count.triangles_gpu.TriangleKernel>`).
+#: <gthinker.apps.matching.triangles_gpu.TriangleKernel>`).
 BLOCKS_PER_SM = 32
-#: The k counted by vertex blocks (:mod:`gthinker.apps.count.local_gpu`); other k >= 4 by
+#: The k counted by vertex blocks (:mod:`gthinker.apps.matching.local_gpu`); other k >= 4 by
 #: edges (:func:`_cliques`). Measured on the H100
 #: (benchmarks/results/count_gpu_profile_h100_s4b.json):
 #: 4-cliques 1.4-6.4x faster by vertex (facebook, email-Enron, R-MAT 20 and 22), 5-cliques
@@ -96,7 +96,7 @@ SIMULATOR_BUFFER_BYTES = 64 << 20
 def _cliques(indptr, indices, src, spans, nranges, k, state, result, take, cand, bits,
              stride):
     """Warps striding over the edges of ranges (``spans`` as for the triangle kernel,
-    :mod:`gthinker.apps.count.triangles_gpu`), for k-cliques (k >= 4): each edge's common
+    :mod:`gthinker.apps.matching.triangles_gpu`), for k-cliques (k >= 4): each edge's common
     out-neighbours go to the warp's ``cand`` slice (``d = cand.size / warps``
     ids) and its (k - 2)-cliques are counted there (``bits``: ``stride`` words a warp)."""
     lane = cuda.threadIdx.x & 31
@@ -157,8 +157,8 @@ def _prefixes(indptr, indices, data, starts, nrec, k, state, result, take, cand,
 def kernels():
     """The kernels, compiled once per process (or loaded from the compile cache): the
     triangle and by-vertex kernels in their chosen variants (:data:`triangles_gpu.TRIANGLES
-    <gthinker.apps.count.triangles_gpu.TRIANGLES>`, :data:`local_gpu.LOCAL
-    <gthinker.apps.count.local_gpu.LOCAL>`)."""
+    <gthinker.apps.matching.triangles_gpu.TRIANGLES>`, :data:`local_gpu.LOCAL
+    <gthinker.apps.matching.local_gpu.LOCAL>`)."""
     found = {name: launch.kernel(fn, name=f"count_{name}", label="clique counting (GPU kernels)")
              for name, fn in (("cliques", _cliques), ("prefixes", _prefixes))}
     found["triangles"] = triangle_kernel()

@@ -9,8 +9,8 @@ edges, intersections reused across siblings (kept per backward set, each compute
 shallowest level where its inputs are known), the symmetry-breaking restrictions as bounds
 on the sorted candidate lists, and the pattern plan's count-only last positions counted
 from sizes. Labeled queries filter by the plan's candidate bitmaps (label, degree,
-neighbour labels). The kernel is :mod:`gthinker.apps.sm.dfs_kernel`; what it computes when
-is :mod:`gthinker.apps.sm.dfs_plan`.
+neighbour labels). The kernel is :mod:`gthinker.apps.matching.dfs_kernel`; what it computes when
+is :mod:`gthinker.apps.matching.dfs_plan`.
 
 The runtime drives it like every engine: it is served the job's first vertices in chunks
 (their edges are its initial tasks) and, in hybrid mode, batches of the CPU workers'
@@ -32,9 +32,9 @@ import gthinker
 from gthinker.gpu import launch, simulator
 from gthinker.gpu.engine import EngineResults, GPUEngine
 
-from ..matching.planner import H_BITMAP, H_WORDS
 from . import dfs_kernel as K
 from .dfs_plan import program
+from .planner import H_BITMAP, H_WORDS
 
 __all__ = ["DFSDevice", "DFSEngine", "WINDOW_IDS", "buffer_sizes"]
 
@@ -132,7 +132,7 @@ def buffer_sizes(max_degree: int, lists: int, positions: int, warps: int, budget
     way (nothing is ever cut); else the candidate buffers hold a window of
     :data:`WINDOW_IDS` ids and the kept lists what the rest of the budget gives each (at
     least a window): a hub's lists are read a window at a time, and a kept list past its
-    cap is left virtual (:mod:`gthinker.apps.sm.dfs_kernel`). Fewer warps run only when
+    cap is left virtual (:mod:`gthinker.apps.matching.dfs_kernel`). Fewer warps run only when
     even windows do not fit them all. ``list_cap`` and ``window`` force the sizes (at most
     the largest degree)."""
     d = max(int(max_degree), 1)

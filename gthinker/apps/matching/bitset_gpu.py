@@ -1,6 +1,6 @@
 """Cliques among a warp's candidates, as a small local graph of bitset rows: the device
-functions the clique kernels of :mod:`gthinker.apps.count.gpu` and
-:mod:`gthinker.apps.count.local_gpu` share.
+functions the clique kernels of :mod:`gthinker.apps.matching.cliques_gpu` and
+:mod:`gthinker.apps.matching.local_gpu` share.
 
 The candidates are ``c`` vertex ids (``cand[at:at + c]``); row ``i`` of the local graph is
 ``words = ceil(c / 32)`` uint32 words, bit ``j`` set when candidate ``j`` is an
@@ -8,7 +8,7 @@ out-neighbour of candidate ``i`` (one ``ballot`` per 32 candidates). The cliques
 them are searched depth first over the bitsets, the last two levels counted by popcounts
 (as on the CPU, :mod:`gthinker.apps.count`). Every function must be called by the whole
 warp; ``cache`` is the warp's 32 shared slots (:func:`kernel_parts.warp_cache
-<gthinker.apps.count.kernel_parts.warp_cache>`).
+<gthinker.apps.matching.kernel_parts.warp_cache>`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from numba import cuda
 
 from gthinker.gpu.device_helpers import FULL_MASK, warp_sum
 
-from ..matching.warp_sets import NONE, common_size, find, sample
+from .warp_sets import NONE, common_size, find, sample
 
 __all__ = ["build_row", "build_rows", "count_candidates", "last_two", "local_cliques"]
 

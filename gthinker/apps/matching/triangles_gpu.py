@@ -27,8 +27,8 @@ from numba import cuda
 
 from gthinker.gpu import launch
 
-from ..matching.warp_sets import NONE, common_size, sample, segment
 from .kernel_parts import finish, warp_cache
+from .warp_sets import NONE, common_size, sample, segment
 
 __all__ = ["TRIANGLES", "VARIANTS", "TriangleKernel", "triangle_kernel"]
 
@@ -188,7 +188,7 @@ def _kernel_function(v: TriangleKernel):
 def triangle_kernel(variant: TriangleKernel = TRIANGLES):
     """The compiled kernel of ``variant`` (once per process; the compile cache keeps its
     machine code). Launch: ``kernel[grid, THREADS](indptr, indices, src, spans, nranges,
-    state, result, take)`` as :class:`gthinker.apps.count.gpu.CliqueDevice` does."""
+    state, result, take)`` as :class:`gthinker.apps.matching.cliques_gpu.CliqueDevice` does."""
     options = {"launch_bounds": tuple(variant.bounds)} if variant.bounds else None
     return launch.kernel(_kernel_function(variant), name=f"count_triangles_{variant.name}",
                          label="triangle counting (GPU kernel)", key=(variant,),

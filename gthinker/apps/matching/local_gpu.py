@@ -1,9 +1,10 @@
-"""k-cliques by first vertex on the GPU (4-cliques: :data:`gthinker.apps.count.gpu.LOCAL_K`),
-and the variants of that kernel being measured.
+"""k-cliques by first vertex on the GPU (4-cliques:
+:data:`gthinker.apps.matching.cliques_gpu.LOCAL_K`), and the variants of that kernel being
+measured.
 
 A block takes a first vertex ``v`` with ``c`` out-neighbours: its warps copy ``out(v)`` to the
 block's candidate slice and build the local graph among them once (bitset rows,
-:mod:`gthinker.apps.count.bitset_gpu`; warp w builds rows w, w + 8, ...); warp w then takes
+:mod:`gthinker.apps.matching.bitset_gpu`; warp w builds rows w, w + 8, ...); warp w then takes
 the edges ``(v, out(v)[i])``, i = w, w + 8, ..., and counts the (k - 2)-cliques in row i.
 For 4-cliques these are the local graph's edges ``(i, j)`` with their common out-neighbours,
 ``popc(row i & row j)`` summed over the words::
@@ -31,9 +32,9 @@ from numba import cuda
 from gthinker.gpu import launch
 from gthinker.gpu.device_helpers import FULL_MASK, contains
 
-from ..matching.warp_sets import NONE
 from .bitset_gpu import build_row, local_cliques
 from .kernel_parts import WARPS_PER_BLOCK, finish, warp_cache
+from .warp_sets import NONE
 
 __all__ = ["LOCAL", "LOCAL_VARIANTS", "LocalKernel", "block_words", "local_kernel"]
 

@@ -1,7 +1,7 @@
 """Closed formulas for the dense 5-vertex shapes and the 5-cycle, from each vertex's
 neighbourhood graph.
 
-The sums of :mod:`gthinker.apps.count.formulas` (per edge: triangles, 4-cycles; per
+The sums of :mod:`gthinker.apps.matching.formulas` (per edge: triangles, 4-cycles; per
 vertex: wedge counts) reach the sparse shapes. The shapes here need one level more:
 for every vertex ``h``, its **neighbourhood graph** ``G_h = G[N(h)]``, whose degrees
 are the triangle counts ``t(h, a)`` of the edges at ``h``, whose triangles are the

@@ -2,9 +2,9 @@
 shared memory for :func:`gthinker.apps.matching.warp_sets.sample`, and the end of a launch
 (:func:`finish`), which adds the count and resets the launch state for the next one.
 
-The kernels themselves are in :mod:`gthinker.apps.count.gpu` (k-cliques, prefix records),
-:mod:`gthinker.apps.count.triangles_gpu` (triangles) and
-:mod:`gthinker.apps.count.local_gpu` (4-cliques by first vertex).
+The kernels themselves are in :mod:`gthinker.apps.matching.cliques_gpu` (k-cliques, prefix records),
+:mod:`gthinker.apps.matching.triangles_gpu` (triangles) and
+:mod:`gthinker.apps.matching.local_gpu` (4-cliques by first vertex).
 """
 
 from __future__ import annotations
