@@ -31,6 +31,7 @@ from numba import cuda
 
 from gthinker.gpu import launch
 from gthinker.gpu.device_helpers import FULL_MASK, contains
+from gthinker.gpu.stop_flag import POLL, block_stop_requested, warp_stop_requested
 
 from .bitset_gpu import build_row, local_cliques
 from .kernel_parts import WARPS_PER_BLOCK, finish, warp_cache
@@ -71,17 +72,17 @@ def _small_vertex(indptr, indices, v, lane):
     lo = indptr[v]
     c = indptr[v + 1] - lo
     mine = indices[lo + lane] if lane < c else NONE
-    row = np.uint32(0)
+    row = np.int64(0)  # 32 bits, in an int64: shfl_sync takes no uint32
     for i in range(c):
         w = cuda.shfl_sync(FULL_MASK, mine, i)
         hit = lane < c and contains(indices, indptr[w], indptr[w + 1], mine)
         bits = cuda.ballot_sync(FULL_MASK, hit)
         if lane == i:
-            row = bits
+            row = np.int64(bits)
     total = 0
     for j in range(c):
         other = cuda.shfl_sync(FULL_MASK, row, j)
-        if (row >> np.uint32(j)) & np.uint32(1):
+        if (row >> j) & 1:
             total += cuda.popc(row & other)
     return total
 
@@ -107,11 +108,13 @@ def _kernel_function(v: LocalKernel):
     by_words = v.count == "words"
     upto = min(int(v.warp_upto), 32)
 
-    def local(indptr, indices, spans, nranges, k, state, result, take, cand, bits, stride):
+    def local(indptr, indices, spans, nranges, k, state, result, take, cand, bits, stride,
+              stop):
         """k-cliques (k >= 4), a block per first vertex (the blocks stride over the
         vertices of ranges: ``spans[:nranges + 1]`` their cumulative counts,
         ``spans[nranges + 1 + t]`` the first vertex of range t); ``bits``: ``stride``
-        words a block, ``cand``: ``cand.size / gridDim.x`` ids a block."""
+        words a block, ``cand``: ``cand.size / gridDim.x`` ids a block. A warp (small
+        vertices) or the block leaves early once the host's ``stop`` flag is set."""
         lane = cuda.threadIdx.x & 31
         cache = warp_cache()
         mine = cuda.threadIdx.x >> 5
@@ -121,7 +124,11 @@ def _kernel_function(v: LocalKernel):
         if small > 0:  # the small first vertices, a warp each
             nwarps = (cuda.gridDim.x * cuda.blockDim.x) >> 5
             t = 0
+            claims = 0
             for item in range(cuda.grid(1) >> 5, items, nwarps):
+                claims += 1
+                if claims % POLL == 0 and warp_stop_requested(stop):
+                    break
                 while item >= spans[t + 1]:
                     t += 1
                 x = spans[nranges + 1 + t] + item - spans[t]
@@ -131,7 +138,11 @@ def _kernel_function(v: LocalKernel):
         at = cuda.blockIdx.x * (cand.size // cuda.gridDim.x)
         block = bits[cuda.blockIdx.x * stride:(cuda.blockIdx.x + 1) * stride]
         t = 0
+        claims = 0
         for item in range(cuda.blockIdx.x, items, cuda.gridDim.x):
+            claims += 1
+            if claims % POLL == 0 and block_stop_requested(stop):
+                break
             while item >= spans[t + 1]:
                 t += 1
             x = spans[nranges + 1 + t] + item - spans[t]
