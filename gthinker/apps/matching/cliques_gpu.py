@@ -59,6 +59,7 @@ from gthinker.gpu import launch, simulator
 from gthinker.gpu.device_helpers import FULL_MASK
 from gthinker.gpu.engine import EngineResults, GPUEngine
 from gthinker.gpu.sharing import SharedCursor, guided_cuts
+from gthinker.gpu.stop_flag import POLL, StopFlag, kernels_done, warp_stop_requested
 
 from .bitset_gpu import count_candidates
 from .kernel_parts import THREADS, WARPS_PER_BLOCK, finish, warp_cache
@@ -94,11 +95,12 @@ SIMULATOR_BUFFER_BYTES = 64 << 20
 
 
 def _cliques(indptr, indices, src, spans, nranges, k, state, result, take, cand, bits,
-             stride):
+             stride, stop):
     """Warps striding over the edges of ranges (``spans`` as for the triangle kernel,
     :mod:`gthinker.apps.matching.triangles_gpu`), for k-cliques (k >= 4): each edge's common
     out-neighbours go to the warp's ``cand`` slice (``d = cand.size / warps``
-    ids) and its (k - 2)-cliques are counted there (``bits``: ``stride`` words a warp)."""
+    ids) and its (k - 2)-cliques are counted there (``bits``: ``stride`` words a warp).
+    Warps leave early once the host's ``stop`` flag is set."""
     lane = cuda.threadIdx.x & 31
     cache = warp_cache()
     warp = cuda.grid(1) >> 5
@@ -108,7 +110,11 @@ def _cliques(indptr, indices, src, spans, nranges, k, state, result, take, cand,
     mine = bits[warp * stride:(warp + 1) * stride]
     total = 0
     t = 0
+    claims = 0
     for item in range(warp, spans[nranges], nwarps):
+        claims += 1
+        if claims % POLL == 0 and warp_stop_requested(stop):
+            break
         while item >= spans[t + 1]:
             t += 1
         e = spans[nranges + 1 + t] + item - spans[t]
@@ -120,9 +126,10 @@ def _cliques(indptr, indices, src, spans, nranges, k, state, result, take, cand,
     finish(state, result, total, take, lane)
 
 
-def _prefixes(indptr, indices, data, starts, nrec, k, state, result, take, cand, bits, stride):
+def _prefixes(indptr, indices, data, starts, nrec, k, state, result, take, cand, bits, stride,
+              stop):
     """One warp per prefix-clique record ``data[starts[t]:starts[t + 1]]``, taken
-    from the cursor ``state[0]``."""
+    from the cursor ``state[0]``, until the records or the host's ``stop`` flag say so."""
     lane = cuda.threadIdx.x & 31
     cache = warp_cache()
     warp = cuda.grid(1) >> 5
@@ -131,7 +138,11 @@ def _prefixes(indptr, indices, data, starts, nrec, k, state, result, take, cand,
     at = warp * d
     mine = bits[warp * stride:(warp + 1) * stride]
     total = 0
+    claims = 0
     while True:
+        claims += 1
+        if claims % POLL == 0 and warp_stop_requested(stop):
+            break
         t = 0
         if lane == 0:
             t = cuda.atomic.add(state, 0, 1)
@@ -277,6 +288,9 @@ class CliqueDevice:
             WARPS_PER_BLOCK * self.stride), self.cand.size // (WARPS_PER_BLOCK * d)))
         self.state = cuda.to_device(np.zeros(4, np.int64))  # [cursor, count, blocks done, -]
         self.result = cuda.mapped_array(1, np.int64)
+        #: The kernels' stop flag, kept with the prepared launches: each count clears it
+        #: and links it to its job's (:meth:`watching`).
+        self.stop = StopFlag()
         self._launches: dict = {}  # prepared launches of single ranges
         self._wait = cuda.synchronize  # waits for the last launch
         self.lock = threading.Lock()  # one count at a time on this state
@@ -285,6 +299,17 @@ class CliqueDevice:
     def reset(self):
         """Count from zero again."""
         self.state.copy_to_device(np.zeros(4, np.int64))
+
+    def watching(self, stop: StopFlag | None) -> None:
+        """This device's kernels stop when the job's ``stop`` flag is set (from now on;
+        None: nothing stops them but the end)."""
+        self.stop.clear()
+        if stop is not None:
+            stop.link(self.stop)
+
+    def unwatch(self, stop: StopFlag | None) -> None:
+        if stop is not None:
+            stop.unlink(self.stop)
 
     def _spans(self, ranges, by_vertex):
         """The number of items (edges, or vertices when ``by_vertex``) of ``ranges``
@@ -310,23 +335,24 @@ class CliqueDevice:
         nr = np.int64(len(ranges))
         head = (self.indptr, self.indices)
         tail = (self.state, self.result, np.int64(take))
+        stop = self.stop.array
         if self.local:
             items, spans = self._spans(ranges, True)
             if not (items and self.host_indptr[-1]):
                 return None
             return launch.Launch(self.kernel(), min(items, self.blocks), THREADS, (
                 *head, spans, nr, np.int64(self.k), *tail, self.cand, self.bits,
-                np.int64(self.block_stride)))
+                np.int64(self.block_stride), stop))
         items, spans = self._spans(ranges, False)
         if not items:
             return None
         if self.k == 3:
             return launch.Launch(self.kernel(), self._grid(items, self.triangle_blocks), THREADS,
-                                 (*head, self.arrays.src, spans, nr, *tail))
+                                 (*head, self.arrays.src, spans, nr, *tail, stop))
         grid = self._grid(items, self.blocks)
         return launch.Launch(self.kernel(), grid, THREADS, (
             *head, self.arrays.src, spans, nr, np.int64(self.k), *tail,
-            self.cand[:grid * WARPS_PER_BLOCK * self.d], self.bits, np.int64(self.stride)))
+            self.cand[:grid * WARPS_PER_BLOCK * self.d], self.bits, np.int64(self.stride), stop))
 
     def kernel(self):
         """The compiled kernel that counts from ranges of first vertices here."""
@@ -363,10 +389,14 @@ class CliqueDevice:
             kernels()["prefixes"][grid, THREADS](
                 self.indptr, self.indices, cuda.to_device(data), cuda.to_device(starts),
                 np.int64(nrec), np.int64(self.k), self.state, self.result, np.int64(0),
-                self.cand[:grid * WARPS_PER_BLOCK * self.d], self.bits, np.int64(self.stride))
+                self.cand[:grid * WARPS_PER_BLOCK * self.d], self.bits, np.int64(self.stride),
+                self.stop.array)
 
     def take(self) -> int:
-        """The count a launch with ``take`` moved to the mapped result (waits for it)."""
+        """The count a launch with ``take`` moved to the mapped result (waits for it, in
+        Python: Ctrl-C stops the kernel, :meth:`StopFlag.wait
+        <gthinker.gpu.stop_flag.StopFlag.wait>`)."""
+        self.stop.wait(lambda: self.result[0] >= 0)
         self._wait()
         total = int(self.result[0])
         if total < 0:
@@ -378,19 +408,25 @@ class CliqueDevice:
         return int(self.state.copy_to_host()[1])
 
 
-def count(dag, k, vertices: range | None = None) -> tuple[int, dict]:
+def count(dag, k, vertices: range | None = None, stop: StopFlag | None = None
+          ) -> tuple[int, dict]:
     """The k-cliques of ``dag`` (whose first vertex is in ``vertices``) on the
     current CUDA device alone, without a job: one launch over every edge and one
-    synchronisation. Returns the count and ``kernel_seconds`` (launch to result),
-    ``setup_seconds`` (the device copy of ``dag`` and the buffers, when not kept from an
-    earlier count), ``launches`` and ``device``."""
+    synchronisation; the count so far once ``stop`` is set (the job's flag). Returns the
+    count and ``kernel_seconds`` (launch to result), ``setup_seconds`` (the device copy of
+    ``dag`` and the buffers, when not kept from an earlier count), ``launches`` and
+    ``device``."""
     t0 = time.perf_counter()
     dev = CliqueDevice.of(dag, k)
     lo, hi = (0, dag.num_vertices) if vertices is None else (vertices.start, vertices.stop)
     with dev.lock:
         t1 = time.perf_counter()
-        launched = dev.edges([(lo, hi)] if hi > lo else [], take=True)
-        total = dev.take() if launched else 0
+        dev.watching(stop)
+        try:
+            launched = dev.edges([(lo, hi)] if hi > lo else [], take=True)
+            total = dev.take() if launched else 0
+        finally:
+            dev.unwatch(stop)
     return total, {"kernel_seconds": time.perf_counter() - t1, "setup_seconds": t1 - t0,
                    "launches": int(launched), "device": dev.description}
 
@@ -428,6 +464,7 @@ class CliqueEngine(GPUEngine):
         self.dev = CliqueDevice.of(dag, int(setup.params[0]))
         self.dev.lock.acquire()
         self.dev.reset()
+        self.dev.watching(setup.stop)
         self.busy = 0.0
         self.launches = 0
 
@@ -436,7 +473,7 @@ class CliqueEngine(GPUEngine):
         t0 = time.perf_counter()
         self.launches += self.dev.edges(ranges)
         self.dev.prefixes(data, starts)
-        cuda.synchronize()
+        self.dev.stop.wait(kernels_done(), lambda: handle.aborting)
         t1 = time.perf_counter()
         self.busy += t1 - t0
         self.timeline.append((t0, t1))
@@ -455,6 +492,7 @@ class CliqueEngine(GPUEngine):
         with gthinker.gpu.on_device(self.device):
             self.total = self.dev.total()
             self.dev.reset()
+        self.dev.unwatch(self.setup.stop)
         self.dev.lock.release()
 
     @classmethod
@@ -469,11 +507,12 @@ class CliqueEngine(GPUEngine):
         k = int(setup.params[0])
         if len(devices) == 1:
             with gthinker.gpu.driving(devices[0]):
-                done = [count(dag, k, vertices)]
+                done = [count(dag, k, vertices, setup.stop)]
         else:
             cursor = shared_ranges(dag, len(devices), vertices)
             with ThreadPoolExecutor(len(devices), "gthinker-count-gpu") as pool:
-                done = list(pool.map(lambda d: _count_shared(dag, k, d, cursor), devices))
+                done = list(pool.map(lambda d: _count_shared(dag, k, d, cursor, setup.stop),
+                                     devices))
         total = np.array([sum(c for c, _ in done)], np.int64)
         return EngineResults(total, np.zeros(0, np.int64), []), [f for _, f in done]
 
@@ -487,14 +526,14 @@ def shared_ranges(dag, workers: int, within: range):
     return SharedCursor(within.start + guided_cuts(out * out, workers), start=within.start)
 
 
-def _count_shared(dag, k, device, cursor):
-    """The k-cliques of the ranges this device's thread takes from ``cursor``, and its
-    figures summed over its launches."""
+def _count_shared(dag, k, device, cursor, stop=None):
+    """The k-cliques of the ranges this device's thread takes from ``cursor`` (none once
+    ``stop`` is set), and its figures summed over its launches."""
     total, seconds, setup, launches = 0, 0.0, 0.0, 0
     with gthinker.gpu.driving(device):
         description = gthinker.gpu.device_status()[1]
-        while (got := cursor.next()) is not None:
-            found, figures = count(dag, k, range(*got))
+        while not (stop is not None and stop.is_set()) and (got := cursor.next()) is not None:
+            found, figures = count(dag, k, range(*got), stop)
             total += found
             seconds += figures["kernel_seconds"]
             setup += figures["setup_seconds"]

@@ -31,6 +31,7 @@ import numpy as np
 import gthinker
 from gthinker.gpu import launch, simulator
 from gthinker.gpu.engine import EngineResults, GPUEngine
+from gthinker.gpu.stop_flag import StopFlag
 
 from . import dfs_kernel as K
 from .dfs_plan import program
@@ -83,6 +84,9 @@ class DFSDevice:
         self.queue_records = int(queue_records)
         self.queue = cuda.to_device(np.full(self.queue_records * K.QW, -1, np.int32))
         self.result = cuda.mapped_array(K.RESULT, np.int64)
+        #: The kernel's stop flag, kept with its launch: each job clears it and links it
+        #: to the job's (:meth:`DFSEngine.__init__`).
+        self.stop = StopFlag()
         self.blocks = launch.blocks(BLOCKS_PER_SM)
         self.threads = _threads(threads)
         self.warps = self.blocks * self.threads // 32
@@ -110,7 +114,7 @@ class DFSDevice:
                                      options={"launch_bounds": (THREADS, BLOCKS_PER_SM)})
             self.launch = launch.Launch(compiled, self.blocks, self.threads, (
                 self.indptr, self.indices, b["arr"], b["lists"], self.queue, b["roots"],
-                b["rcum"], b["rdata"], b["rstarts"], self.result))
+                b["rcum"], b["rdata"], b["rstarts"], self.result, self.stop.array))
         return self.launch
 
     def reset_queue(self):
@@ -181,6 +185,9 @@ class DFSEngine(GPUEngine):
         self.dev = DFSDevice.of(graph, self.queue_records, self.block_threads)
         self.dev.lock.acquire()
         self._held = True
+        self.dev.stop.clear()
+        if setup.stop is not None:
+            setup.stop.link(self.dev.stop)
         try:
             self._prepare()
         except BaseException:
@@ -302,7 +309,8 @@ class DFSEngine(GPUEngine):
         t0 = time.perf_counter()
         with simulator.fast_switching():  # (the simulator's warps meet faster; else nothing)
             go()
-        self._wait(result, handle)
+        self.dev.stop.wait(lambda: result[K.R_DONE] != 0,
+                           lambda: handle is not None and handle.aborting)
         go.wait()
         t1 = time.perf_counter()
         self.busy += t1 - t0
@@ -310,19 +318,10 @@ class DFSEngine(GPUEngine):
         self.launches += 1
         self.splits += int(result[K.R_SPLITS])
         self.queue_full += int(result[K.R_FULL])
-        if result[K.R_ABORT]:
+        if dev.stop.is_set():  # warps left with tasks in the queue
             dev.dirty = True
         self.total += int(result[K.R_COUNT])
         self.live_counters[0] = self.total
-
-    def _wait(self, result, handle):
-        """Waits for the kernel's done flag; asks it to stop when the job is stopping."""
-        spins = 0
-        while not result[K.R_DONE]:
-            if handle is not None and handle.aborting and not result[K.R_ABORT]:
-                result[K.R_ABORT] = 1
-            spins += 1
-            time.sleep(0 if spins < 2000 else 2e-4)
 
     # ---- results ------------------------------------------------------------------------
 
@@ -338,4 +337,6 @@ class DFSEngine(GPUEngine):
     def close(self) -> None:
         if self._held:
             self._held = False
+            if self.setup.stop is not None:
+                self.setup.stop.unlink(self.dev.stop)
             self.dev.lock.release()

@@ -46,8 +46,11 @@ readers empty them with exchange).
 
 **The end.** A warp that finds no work waits while any warp is busy or the queue holds
 tasks (``C_BUSY``, ``C_QSIZE``); the last warp to finish writes the total count to mapped
-host memory, and a flag the host polls. The host sets ``result[R_ABORT]`` to stop a run:
-warps look at it every ``POLL`` claims and leave.
+host memory, and a flag the host polls. To stop a run the host sets the job's stop flag
+(:mod:`gthinker.gpu.stop_flag`, the kernel's ``stop``): warps look at it every
+:data:`~gthinker.gpu.stop_flag.POLL` claims, while they wait for work, and inside a task
+each time the clock passes another ``budget`` elements (however deep it is, also when the
+queue is full), and leave.
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ import numpy as np
 from numba import cuda
 
 from gthinker.gpu.device_helpers import FULL_MASK, contains, lower_bound, warp_prefix, warp_sum
+from gthinker.gpu.stop_flag import POLL, stop_requested, warp_stop_requested
 
 from .dfs_plan import (
     G_CHAIN,
@@ -88,7 +92,6 @@ QW = STOP_K + 1  #: int32 slots of a queue record: [k, M[0], ..., M[STOP_K - 1]]
 #: candidates from window w of its source (the others are ``[k, M[0..k-1]]``, k <= STOP_K).
 WINDOW = 64
 CHUNK = 32  #: initial edges a warp takes at once
-POLL = 16  #: a warp looks at the host's abort flag every POLL claims
 IDLE_NAP_MAX = 8192  #: nanoseconds an idle warp sleeps at most between looks for work
 #: int32 shared slots of a warp: M, idx, clen, woff, wend (a position each), llen (a kept
 #: list each), the 32 samples of warp_sets.sample
@@ -107,7 +110,7 @@ C_CCAP = 24
 CTRL = 25
 
 # ---- the mapped result array (int64, host memory) --------------------------------------
-R_COUNT, R_ABORT, R_DONE, R_SPLITS, R_FULL = 0, 1, 2, 3, 4
+R_COUNT, R_DONE, R_SPLITS, R_FULL = 0, 1, 2, 3
 RESULT = 8
 
 _RULE = device_functions()
@@ -592,12 +595,14 @@ def _split(queue, arr, M, lists, at, i, n, lvl, woff, wend, lane):
 
 
 @cuda.jit(device=True)
-def _task(k, window, work, P, G, M, sh, indptr, indices, lists, base, queue, arr, cache, lane):
+def _task(k, window, work, P, G, M, sh, indptr, indices, lists, base, queue, arr, cache, lane,
+          stop):
     """The matches below the partial match ``M[:k]`` (in shared memory), depth first;
     with ``window`` >= 0, only those whose position k is in that window of its source.
     Splits off tasks past the budget (see the module docstring). ``work``: the clock so
     far; ``sh``: the warp's per-level slots ``(idx, clen, llen, woff, wend)``. Returns
-    ``(matches, work)``, the same on every lane."""
+    ``(matches, work)``, the same on every lane; early, with the matches so far, once the
+    host's ``stop`` flag is set (looked at every ``budget`` elements)."""
     idx, clen, llen, woff, wend = sh
     lcap = arr[C_LCAP]
     ccap = arr[C_CCAP]
@@ -623,6 +628,7 @@ def _task(k, window, work, P, G, M, sh, indptr, indices, lists, base, queue, arr
         idx[k] = 0
     cuda.syncwarp(FULL_MASK)
     budget = arr[C_BUDGET]
+    look = work + budget  # the clock at which the warp next looks at the stop flag
     lvl = k
     while lvl >= k:
         i = idx[lvl]
@@ -638,6 +644,10 @@ def _task(k, window, work, P, G, M, sh, indptr, indices, lists, base, queue, arr
                 lvl -= 1
             continue
         at = cbase + lvl * ccap
+        if work > look:
+            if warp_stop_requested(stop):
+                return total, work
+            look = work + budget
         if work > budget and lvl < STOP_K:  # timed out: the rest of this level to the queue
             if _split(queue, arr, M, lists, at, i, clen[lvl], lvl, woff, wend, lane):
                 if lane == 0:
@@ -646,6 +656,7 @@ def _task(k, window, work, P, G, M, sh, indptr, indices, lists, base, queue, arr
                 cuda.syncwarp(FULL_MASK)
                 continue
             work = 0  # the queue is full: go on here, the clock restarted
+            look = budget
         c = lists[at + i]
         cuda.syncwarp(FULL_MASK)
         if lane == 0:
@@ -698,10 +709,10 @@ def _edge_ok(P, v, u):
 
 @cuda.jit(device=True)
 def _edges(first, count, P, G, M, sh, indptr, indices, lists, base, queue, arr, roots, rcum,
-           cache, lane):
+           cache, lane, stop):
     """The tasks ``[2, v, u]`` of initial edges ``first .. first + count - 1``, one after
     another (every lane reads the same edge and applies the edge filter); past the budget
-    the edges left go to the queue."""
+    the edges left go to the queue, or are dropped when the host's ``stop`` flag is set."""
     total = np.int64(0)
     work = np.int64(0)
     t = 0
@@ -717,9 +728,11 @@ def _edges(first, count, P, G, M, sh, indptr, indices, lists, base, queue, arr, 
             M[1] = u
         cuda.syncwarp(FULL_MASK)
         got, work = _task(2, -1, work, P, G, M, sh, indptr, indices, lists, base, queue, arr,
-                          cache, lane)
+                          cache, lane, stop)
         total += got
         if work > arr[C_BUDGET] and t < count:
+            if warp_stop_requested(stop):
+                break
             if _split_edges(queue, arr, P, indptr, indices, roots, rcum, first + t,
                             count - t, lane):
                 break
@@ -757,9 +770,10 @@ def _split_edges(queue, arr, P, indptr, indices, roots, rcum, first, count, lane
 
 @cuda.jit(device=True)
 def _vertices(first, count, P, G, M, sh, indptr, indices, lists, base, queue, arr, roots,
-              cache, lane):
+              cache, lane, stop):
     """The tasks ``[1, v]`` of initial vertices ``first .. first + count - 1`` (the plan
-    counts from position 1 on: no edges to enumerate), one after another."""
+    counts from position 1 on: no edges to enumerate), one after another (the rest dropped
+    when a task past the budget finds the host's ``stop`` flag set)."""
     total = np.int64(0)
     for t in range(count):
         v = arr[C_ELO] + first + t if arr[C_MODE] == 0 else np.int64(roots[first + t])
@@ -769,9 +783,11 @@ def _vertices(first, count, P, G, M, sh, indptr, indices, lists, base, queue, ar
         if lane == 0:
             M[0] = v
         cuda.syncwarp(FULL_MASK)
-        got, _ = _task(1, -1, np.int64(0), P, G, M, sh, indptr, indices, lists, base, queue,
-                       arr, cache, lane)
+        got, work = _task(1, -1, np.int64(0), P, G, M, sh, indptr, indices, lists, base, queue,
+                          arr, cache, lane, stop)
         total += got
+        if work > arr[C_BUDGET] and warp_stop_requested(stop):
+            break
     return total
 
 
@@ -838,13 +854,13 @@ def _claim(arr, queue, M, lane):
 
 
 @cuda.jit(device=True)
-def _idle(arr, result, naps, lane):
+def _idle(arr, stop, naps, lane):
     """A warp without work: True (leave) once nobody is busy, the queue is empty and no
     input is left, or the host asked to stop; else it waits, longer after each try
     (``naps``: tries so far), so that idle warps do not crowd the busy ones' atomics."""
     leave = 0
     if lane == 0:
-        if result[R_ABORT] != 0:
+        if stop_requested(stop):
             leave = 1
         elif (_read(arr, C_BUSY) == 0 and _read(arr, C_QSIZE) <= 0
               and not _work_visible(arr)):
@@ -871,14 +887,14 @@ def _finish(arr, result, total, lane):
 
 @cuda.jit(device=True)
 def _work(kind, a, b, P, G, M, sh, indptr, indices, lists, base, queue, arr, roots, rcum,
-          rdata, rstarts, cache, lane):
+          rdata, rstarts, cache, lane, stop):
     """The matches of one claim of :func:`_claim`."""
     if kind == 2 and arr[C_BY_VERTEX]:
         return _vertices(a, b, P, G, M, sh, indptr, indices, lists, base, queue, arr, roots,
-                         cache, lane)
+                         cache, lane, stop)
     if kind == 2:
         return _edges(a, b, P, G, M, sh, indptr, indices, lists, base, queue, arr, roots,
-                      rcum, cache, lane)
+                      rcum, cache, lane, stop)
     window = -1
     if kind == 1 and a >= WINDOW:  # a window task: M[d] holds the window's number
         k = a - WINDOW
@@ -886,15 +902,15 @@ def _work(kind, a, b, P, G, M, sh, indptr, indices, lists, base, queue, arr, roo
     else:
         k = a if kind == 1 else _record(rdata, rstarts, a, M, lane)
     got, _ = _task(k, window, np.int64(0), P, G, M, sh, indptr, indices, lists, base, queue,
-                   arr, cache, lane)
+                   arr, cache, lane, stop)
     return got
 
 
-def match(indptr, indices, arr, lists, queue, roots, rcum, rdata, rstarts, result):
+def match(indptr, indices, arr, lists, queue, roots, rcum, rdata, rstarts, result, stop):
     """The kernel (see the module docstring): ``arr`` holds the control words, then the
     plan's params (at ``arr[C_PB]``) and the program (at ``arr[C_GB]``); ``lists``, each
     warp's kept lists (``arr[C_LCAP]`` ids each) and candidate buffers (``arr[C_CCAP]``
-    each), ``arr[C_STRIDE]`` slots a warp."""
+    each), ``arr[C_STRIDE]`` slots a warp; ``stop``, the host's stop flag."""
     lane = cuda.threadIdx.x & 31
     warp = cuda.grid(1) >> 5
     shared = cuda.shared.array((WARPS_PER_BLOCK, _SH), np.int32)
@@ -915,16 +931,16 @@ def match(indptr, indices, arr, lists, queue, roots, rcum, rdata, rstarts, resul
     while True:
         kind, a, b = _claim(arr, queue, M, lane)
         if kind == 0:
-            if _idle(arr, result, naps, lane):
+            if _idle(arr, stop, naps, lane):
                 break
             naps += 1
             continue
         naps = 0
         total += _work(kind, a, b, P, G, M, sh, indptr, indices, lists, base, queue, arr,
-                       roots, rcum, rdata, rstarts, cache, lane)
+                       roots, rcum, rdata, rstarts, cache, lane, stop)
         if lane == 0:
             cuda.atomic.add(arr, C_BUSY, -1)
         claims += 1
-        if claims % POLL == 0 and cuda.shfl_sync(FULL_MASK, result[R_ABORT], 0) != 0:
+        if claims % POLL == 0 and warp_stop_requested(stop):
             break
     _finish(arr, result, total, lane)

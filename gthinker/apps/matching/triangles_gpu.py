@@ -26,6 +26,7 @@ import numpy as np
 from numba import cuda
 
 from gthinker.gpu import launch
+from gthinker.gpu.stop_flag import POLL, warp_stop_requested
 
 from .kernel_parts import finish, warp_cache
 from .warp_sets import NONE, common_size, sample, segment
@@ -155,26 +156,34 @@ def _kernel_function(v: TriangleKernel):
         return size(indices, load(indptr, v), load(indptr, v + 1), load(indptr, u),
                     load(indptr, u + 1), cache, lane)
 
-    def triangles(indptr, indices, src, spans, nranges, state, result, take):
+    def triangles(indptr, indices, src, spans, nranges, state, result, take, stop):
         """Warps striding over the edges of ranges: ``spans[:nranges + 1]`` their
         cumulative edge counts, ``spans[nranges + 1 + t]`` the first edge of range t;
-        each adds ``|out(v) & out(u)|`` for its edges ``(v, u)``."""
+        each adds ``|out(v) & out(u)|`` for its edges ``(v, u)``, and leaves early once
+        the host's ``stop`` flag is set (:mod:`gthinker.gpu.stop_flag`)."""
         lane = cuda.threadIdx.x & 31
         cache = warp_cache()
         nwarps = (cuda.gridDim.x * cuda.blockDim.x) >> 5
         warp = cuda.grid(1) >> 5
         total = 0
         items = spans[nranges]
+        claims = 0
         if whole and nranges == 1:
             first = spans[2]
             last = first + items - 1
             for at in range(warp * chunk, items, nwarps * chunk):
+                claims += 1
+                if claims % POLL == 0 and warp_stop_requested(stop):
+                    break
                 for item in range(at, min(at + chunk, items)):
                     e = last - item if reverse else first + item
                     total += edge(indptr, indices, src, e, cache, lane)
         else:
             t = 0
             for item in range(warp, items, nwarps):
+                claims += 1
+                if claims % POLL == 0 and warp_stop_requested(stop):
+                    break
                 while item >= spans[t + 1]:
                     t += 1
                 e = spans[nranges + 1 + t] + item - spans[t]
@@ -188,7 +197,8 @@ def _kernel_function(v: TriangleKernel):
 def triangle_kernel(variant: TriangleKernel = TRIANGLES):
     """The compiled kernel of ``variant`` (once per process; the compile cache keeps its
     machine code). Launch: ``kernel[grid, THREADS](indptr, indices, src, spans, nranges,
-    state, result, take)`` as :class:`gthinker.apps.matching.cliques_gpu.CliqueDevice` does."""
+    state, result, take, stop)`` as :class:`gthinker.apps.matching.cliques_gpu.CliqueDevice`
+    does."""
     options = {"launch_bounds": tuple(variant.bounds)} if variant.bounds else None
     return launch.kernel(_kernel_function(variant), name=f"count_triangles_{variant.name}",
                          label="triangle counting (GPU kernel)", key=(variant,),
