@@ -19,8 +19,13 @@ degree (cheaper to order than by degeneracy, and as fast to count on).
 formula by :mod:`gthinker.apps.matching.formulas` or
 :mod:`gthinker.apps.matching.neighbourhoods`, anything else by the matching search
 (:mod:`gthinker.apps.matching.dispatch`) under the plan's symmetry-breaking
-restrictions. The count app (:mod:`gthinker.apps.count`) and subgraph matching
-(:func:`gthinker.apps.sm.count`, which multiplies by ``|Aut(q)|``) both count this way.
+restrictions. In modes cpu and auto a formula always counts its shape; in gpu and hybrid
+modes the formula (on the CPU) only where the search would be
+:data:`~gthinker.apps.matching.costs.FORMULA_RATIO` times costlier or more, as
+:mod:`gthinker.apps.matching.costs` estimates (a 4-cycle on a graph with a hub), and the
+result's ``mode_reason`` says which ran and why. The count app (:mod:`gthinker.apps.count`)
+and subgraph matching (:func:`gthinker.apps.sm.count`, which multiplies by ``|Aut(q)|``)
+both count this way.
 
 Task records (int32): cliques ``[-1 - lo, hi]`` (the cliques whose first
 vertex is in ``[lo, hi)``; triangles look their vertices' out-neighbours up in
@@ -49,13 +54,14 @@ from gthinker.runtime.job import idle_stats
 from gthinker.runtime.task import pointer_intrinsic
 from gthinker.setops import intersect, intersect_size
 
-from . import dispatch, formulas, neighbourhoods, planner
+from . import costs, dispatch, formulas, neighbourhoods, planner
 from .local_graphs import local_graph
 from .pattern_plan import PatternPlan
 from .ranges import spill_rest, work_ranges
 
 __all__ = ["CliqueCount", "CountResult", "FORMULA_SHAPES", "MiddleGraph", "MiddleTriangles",
-           "count_by_formula", "count_k_cliques", "count_plan", "edge_sums", "middle_graph",
+           "by_formula", "count_by_formula", "count_k_cliques", "count_plan", "edge_sums",
+           "four_cycles", "middle_graph",
            "neighbourhood_sums", "oriented", "takes", "vertex_ranges"]
 
 
@@ -402,15 +408,26 @@ class CountResult:
         return out
 
 
-def takes(plan: PatternPlan, mode: str = "auto") -> bool:
-    """Does :func:`count_plan` count this pattern without the matching search (a
-    clique; a shape with a formula, in mode cpu or auto)?"""
-    return plan.clique is not None or _by_formula(plan, mode)
+def takes(plan: PatternPlan, mode: str = "auto", graph: gthinker.Graph | None = None) -> bool:
+    """Does :func:`count_plan` count this pattern in ``graph`` without the matching
+    search (a clique; a shape with a formula, as :func:`by_formula` decides)?"""
+    return plan.clique is not None or by_formula(plan, mode, graph)[0]
 
 
-def _by_formula(plan: PatternPlan, mode: str) -> bool:
-    """Formulas count their shapes on the CPU (modes cpu and auto)."""
-    return plan.shape in FORMULA_SHAPES and mode in ("auto", "cpu")
+def by_formula(plan: PatternPlan, mode: str, graph: gthinker.Graph | None = None
+               ) -> tuple[bool, str]:
+    """Whether a formula counts the plan's shape, and why (the result's ``mode_reason``):
+    always in modes cpu and auto; in gpu and hybrid modes when the search would cost
+    :data:`~gthinker.apps.matching.costs.FORMULA_RATIO` times the formula or more in
+    ``graph`` (:func:`gthinker.apps.matching.costs.costs`; never without a graph)."""
+    if plan.shape not in FORMULA_SHAPES:
+        return False, ""
+    if mode not in costs.WEIGHED_MODES:
+        return True, f"a formula counts {plan.shape} (CPU)"
+    if graph is None:
+        return False, ""
+    estimate = costs.costs(graph, plan)
+    return estimate.formula_wins(), estimate.why(plan.shape)
 
 
 #: The shapes counted by formulas: from per-edge sums, or from neighbourhood graphs.
@@ -432,9 +449,13 @@ def count_plan(graph, plan: PatternPlan, name: str | None = None, mode: str = "a
     if plan.clique is not None:
         return count_k_cliques(graph, name, plan.clique, mode, threads, time_budget, progress,
                                options)
-    if _by_formula(plan, mode):
-        return count_by_formula(graph, name, plan.shape, threads, time_budget, progress, options,
-                        prepare_seconds)
+    t0 = time.perf_counter()
+    formula, because = by_formula(plan, mode, graph)
+    prepare_seconds += time.perf_counter() - t0
+    if formula:
+        out = count_by_formula(graph, name, plan.shape, threads, time_budget, progress, options,
+                               prepare_seconds, why=because)
+        return _with_costs(out, graph, plan, mode)
     query = gthinker.Graph.from_edges(np.array(plan.edges, np.int64).reshape(-1, 2),
                                       num_vertices=plan.num_vertices)
     t0 = time.perf_counter()
@@ -442,9 +463,19 @@ def count_plan(graph, plan: PatternPlan, name: str | None = None, mode: str = "a
     prepare_seconds += time.perf_counter() - t0
     res, _, why = dispatch.run_plan(graph, p, mode, threads=threads, time_budget=time_budget,
                                   progress=progress, **options)
-    return CountResult(name, res.counters["matches"], res.seconds, res.mode, res.threads,
-                       "subgraph matching", prepare_seconds=prepare_seconds,
-                       compile_seconds=res.compile_seconds, mode_reason=why, stats=res.stats)
+    out = CountResult(name, res.counters["matches"], res.seconds, res.mode, res.threads,
+                      "subgraph matching", prepare_seconds=prepare_seconds,
+                      compile_seconds=res.compile_seconds,
+                      mode_reason="; ".join(filter(None, (because, why))), stats=res.stats)
+    return _with_costs(out, graph, plan, mode)
+
+
+def _with_costs(result: CountResult, graph, plan: PatternPlan, mode: str) -> CountResult:
+    """``result`` with ``stats["costs"]`` (:meth:`costs.Costs.stats`) where the dispatch
+    weighed the search against a formula (gpu and hybrid modes)."""
+    if plan.shape in FORMULA_SHAPES and mode in costs.WEIGHED_MODES:
+        result.stats = {**result.stats, "costs": costs.costs(graph, plan).stats()}
+    return result
 
 
 def edge_sums(graph, threads, time_budget, progress, options):
@@ -475,11 +506,34 @@ def neighbourhood_sums(graph, threads, time_budget, progress, options):
     return res, prepare
 
 
+def four_cycles(graph, threads, time_budget, progress, options):
+    """The job of :class:`formulas.FourCycles` (its counter: the 4-cycles) on the graph
+    oriented by degree, and the seconds spent preparing it."""
+    threads = threads or gthinker.default_threads()
+    options.setdefault("cpu_task_batch", 1)
+    t0 = time.perf_counter()
+    mg = middle_graph(graph)
+    work = formulas.cycle_work(mg.in_ptr, mg.in_src, mg.in_off, mg.dag.indptr)
+    prepare = time.perf_counter() - t0
+    res = gthinker.run(formulas.FourCycles, mg.dag, mode="cpu", threads=threads,
+                       time_budget=time_budget, params=mg.params(), vertices=[],
+                       records=work_ranges(work, 16 * threads), progress=progress, **options)
+    return res, prepare
+
+
 def count_by_formula(graph, name, shape, threads, time_budget, progress, options, prepare,
-                     res=None):
+                     res=None, why=None):
     """A shape of :data:`formulas.FORMULAS` from per-edge sums, or of
-    :data:`neighbourhoods.SHAPES` from neighbourhood graphs (CPU); ``res``: that job
-    when it already ran."""
+    :data:`neighbourhoods.SHAPES` from neighbourhood graphs, the 4-cycle by
+    :func:`four_cycles` (CPU); ``res``: the sums' job when it already ran; ``why``: the
+    result's ``mode_reason`` (default: a formula counts the shape)."""
+    why = why or f"a formula counts {shape} (CPU)"
+    if shape == "4-cycle" and res is None and "vertices" not in options:
+        res, seconds = four_cycles(graph, threads, time_budget, progress, dict(options))
+        return CountResult(name, res.counters["4-cycle"], res.seconds, "cpu", res.threads,
+                           f"formula ({shape})", prepare_seconds=prepare + seconds,
+                           compile_seconds=res.compile_seconds, mode_reason=why,
+                           stats=res.stats)
     if shape in neighbourhoods.SHAPES:
         if res is None:
             res, seconds = neighbourhood_sums(graph, threads, time_budget, progress,
@@ -488,7 +542,7 @@ def count_by_formula(graph, name, shape, threads, time_budget, progress, options
         return CountResult(name, res.counters[shape], res.seconds, "cpu", res.threads,
                            f"formula ({shape})", prepare_seconds=prepare,
                            compile_seconds=res.compile_seconds,
-                           mode_reason=f"a formula counts {shape} (CPU)", stats=res.stats)
+                           mode_reason=why, stats=res.stats)
     res = res or edge_sums(graph, threads, time_budget, progress, dict(options))
     cliques, seconds = 0, res.seconds
     if shape in formulas.CLIQUE_TERMS:
@@ -499,7 +553,7 @@ def count_by_formula(graph, name, shape, threads, time_budget, progress, options
     return CountResult(name, formulas.from_sums(shape, res.counters, cliques), seconds, "cpu",
                        res.threads, f"formula ({shape})", prepare_seconds=prepare,
                        compile_seconds=res.compile_seconds,
-                       mode_reason=f"a formula counts {shape} (CPU)", stats=res.stats)
+                       mode_reason=why, stats=res.stats)
 
 
 def count_k_cliques(graph, name, k, mode, threads, time_budget, progress, options):
