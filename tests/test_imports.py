@@ -4,7 +4,9 @@ not count; ``gthinker.X.Y`` after ``import gthinker`` counts as an import of wha
 names): no import circles; a module imports only from its own layer or the layers below
 (:data:`LAYERS`); the engine (everything outside ``gthinker.apps``) never imports an app,
 and no app imports another (they share ``gthinker.apps.matching``); no module takes
-another's private (``_``) names. See docs/architecture.md, "Layers"."""
+another's private (``_``) names; the bundled apps' import statements go through
+``gthinker.extending`` (but for :data:`APP_EXCEPTIONS`), and the apps of the top-level
+``apps/`` folder import gthinker through it alone. See docs/architecture.md, "Layers"."""
 
 import ast
 import functools
@@ -14,12 +16,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1] / "gthinker"
 APPS = "gthinker.apps"
+#: The apps written as a user would, on gthinker.extending only (a folder each).
+USER_APPS = ROOT.parent / "apps"
 
 #: The layers of the package, top to bottom, each a list of module prefixes (a module
 #: belongs to the layer of its longest prefix). The one place the order is written;
 #: docs/architecture.md, "Layers", draws it.
 LAYERS = [
-    ("apps", ["gthinker.apps"]),
+    ("apps", ["gthinker.apps", "gthinker.extending"]),
     ("front ends", ["gthinker.cli", "gthinker.cluster", "gthinker.__main__"]),
     ("runtime", ["gthinker.runtime", "gthinker.registry"]),
     ("gpu", ["gthinker.gpu"]),
@@ -87,7 +91,8 @@ def _dotted(node) -> str | None:
 
 def _read(name: str, path: Path, modules):
     """(the modules of the package that ``name`` imports, the private names it takes from
-    them as ``(module, name)``)."""
+    them as ``(module, name)``, the modules its import statements name: not
+    ``gthinker.X.Y`` after ``import gthinker``)."""
     tree = ast.parse(path.read_text(), filename=str(path))
     skip = _type_checking_lines(tree)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
@@ -111,6 +116,7 @@ def _read(name: str, path: Path, modules):
                     bound[a.asname or a.name] = target
                 elif _private(a.name) and not _extension(target):
                     private.add((base, a.name))
+    stated = set(out)
     lazy = _lazy_names()
     for node in ast.walk(tree):  # gthinker.X.Y and module._name
         if not isinstance(node, ast.Attribute) or getattr(node, "lineno", 0) in skip:
@@ -132,7 +138,8 @@ def _read(name: str, path: Path, modules):
         if rest and _private(rest[0]) and not _extension(f"{found}.{rest[0]}"):
             private.add((found, rest[0]))
     return ({m for m in out if m in modules and m != name},
-            {(m, n) for m, n in private if m in modules and m != name})
+            {(m, n) for m, n in private if m in modules and m != name},
+            {m for m in stated if m in modules and m != name})
 
 
 def _imports(name: str, path: Path, modules) -> set[str]:
@@ -260,6 +267,94 @@ def test_the_checker_sees_private_names(tmp_path):
                     "gthinker.memory._helper\n"
                     "options.__name__\n")
     modules = _modules()
-    _, private = _read("gthinker.probe", path, modules)
+    private = _read("gthinker.probe", path, modules)[1]
     assert private == {("gthinker.options", "_check_fields"), ("gthinker.options", "_keywords"),
                        ("gthinker.memory", "_helper")}
+
+
+#: What the bundled apps still import from the engine besides gthinker.extending, and why.
+APP_EXCEPTIONS = {
+    "gthinker.gpu.device_helpers": "kernels call the device helpers by bare name (warp_sum(...)"
+                                   " where a GPUContext app writes gpu.warp_sum(...)); the "
+                                   "kernels' owners switch them",
+    "gthinker.setops": "the MCE bitset kernels compile setops' functions for the device "
+                       "(setops.lower_bound.py_func)",
+    "gthinker.text": "the words of the command line's text output (threads(n))",
+    "gthinker.runtime.trace": "mce --trace checks for matplotlib before the graph loads",
+    "gthinker.stopping": "gthinker.apps installs the Ctrl-C handler as a program imports an "
+                         "app (the engine's concern, not an app's)",
+}
+
+
+@functools.cache
+def _statements():
+    """The modules of the package that each module's import statements name."""
+    modules = _modules()
+    return {name: _read(name, path, modules)[2] for name, path in modules.items()}
+
+
+def test_the_bundled_apps_import_the_engine_through_the_extension_surface():
+    """gthinker.extending is the surface a user's app is written on (the top-level apps/
+    folder: :func:`test_the_user_apps_import_gthinker_through_the_extension_surface_only`);
+    the bundled apps' import statements use it too, but for APP_EXCEPTIONS (and ``import
+    gthinker``, whose public names and submodules they use as ``gthinker.compiler.jit``)."""
+    allowed = {"gthinker", "gthinker.extending", *APP_EXCEPTIONS}
+    bad = {f"{m} imports {t}" for m, targets in _statements().items() if m.startswith(APPS)
+           for t in targets if not t.startswith(APPS) and t not in allowed}
+    assert bad == set()
+
+
+def _user_modules(root: Path = USER_APPS) -> dict[str, tuple[str, Path]]:
+    """Every module of the apps in ``root`` (a folder each, with a pyproject) by its dotted
+    name, as the app's folder puts it on the path: ``(the app's folder name, path)``."""
+    found = {}
+    for folder in sorted(p for p in root.iterdir() if (p / "pyproject.toml").exists()):
+        for path in folder.rglob("*.py"):
+            parts = path.relative_to(folder).with_suffix("").parts
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = (folder.name, path)
+    return found
+
+
+def _user_app_problems(root: Path = USER_APPS) -> set[str]:
+    """What breaks the rules of a user's app in ``root``: an import of gthinker but through
+    gthinker.extending (statement or ``gthinker.X.Y``), a private name of any module, an
+    import of another app's modules, modules that import each other."""
+    users = _user_modules(root)
+    modules = {**_modules(), **{n: path for n, (_, path) in users.items()}}
+    bad, graph = set(), {}
+    for name, (app, path) in users.items():
+        imported, private, _ = _read(name, path, modules)
+        for t in imported:
+            engine = t == "gthinker" or t.startswith("gthinker.")
+            if engine and t != "gthinker.extending" or users.get(t, (app,))[0] != app:
+                bad.add(f"{app}: {name} imports {t}")
+        bad |= {f"{app}: {name} takes {owner}.{n}" for owner, n in private}
+        graph[name] = {t for t in imported if t in users}
+    return bad | {"circle: " + " <-> ".join(c) for c in _cycles(graph)}
+
+
+def test_the_user_apps_import_gthinker_through_the_extension_surface_only():
+    """The apps in the top-level apps/ folder are written as a user's would be: the only
+    module of gthinker they import is gthinker.extending (``from gthinker import
+    extending`` too), they take no private name, no app imports another (a user's or a
+    bundled one), and no import circles (imports inside functions count)."""
+    assert _user_modules(), f"no apps in {USER_APPS}"
+    assert _user_app_problems() == set()
+
+
+def test_the_user_app_rule_catches_what_it_exists_to_catch(tmp_path):
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "pyproject.toml").write_text("")
+    (tmp_path / "one" / "one.py").write_text(
+        "import gthinker.apps.mce\nfrom gthinker.runtime.task import Task\n"
+        "from gthinker.extending import _NAMES, run\nfrom gthinker import extending\n"
+        "import gthinker\nimport two\nextending._NAMES\ngthinker.as_graph\n")
+    (tmp_path / "two" / "two.py").write_text("from gthinker.extending import Task\n"
+                                             "def f():\n    import three\n")
+    (tmp_path / "two" / "three.py").write_text("import two\n")
+    assert _user_app_problems(tmp_path) == {
+        "one: one imports gthinker.apps.mce", "one: one imports gthinker.runtime.task",
+        "one: one takes gthinker.extending._NAMES", "one: one imports gthinker",
+        "one: one imports gthinker.graphs.graph", "one: one imports two",
+        "circle: three <-> two"}

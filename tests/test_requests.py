@@ -4,11 +4,9 @@ ranges, each range runs on its own (as on a node), and the merge of the parts is
 one-process result (for gSWORD without trawling, bit for bit). Bad options stop when the
 request is made, before any graph is read."""
 
-import pickle
-
 import networkx as nx
-import numpy as np
 import pytest
+from conftest import in_ranges
 
 import gthinker
 from gthinker import registry
@@ -20,24 +18,11 @@ def graph():
     return gthinker.Graph.from_networkx(nx.powerlaw_cluster_graph(120, 4, 0.4, seed=3))
 
 
-def _in_ranges(req, graph, pieces=3):
-    """The request run as the cluster's driver and nodes run it, one range at a time (a
-    node gets its own copy, pickled: Ray sends it so)."""
-    assert req.local(graph) is None
-    req = pickle.loads(pickle.dumps(req))
-    weights = req.weights(graph)
-    cuts = np.linspace(0, len(weights), pieces + 1).astype(int)
-    req.prepare(graph, 1)
-    parts = [req.run_range(graph, lo, hi, 1, None, None)
-             for lo, hi in zip(cuts[:-1], cuts[1:], strict=True)]
-    return req.merge(parts, sum(p["seconds"] for p in parts), 1, {})
-
-
 def test_mce_ranges_merge_to_the_whole(graph):
     one = mce.run(graph, mode="cpu", threads=1, min_size=3)
     req = registry.get("mce").make_request(mode="cpu", min_size=3, time_budget=1e-3)
     assert req.options.min_size == 3 and req.rest == {"time_budget": 1e-3}
-    many = _in_ranges(req, graph)
+    many = in_ranges(req, graph)
     assert (many.count, many.histogram) == (one.count, one.histogram)
     assert min(many.histogram) >= 3
 
@@ -45,7 +30,7 @@ def test_mce_ranges_merge_to_the_whole(graph):
 def test_sm_ranges_merge_to_the_whole(graph):
     one = sm.count(graph, "4-cycle", mode="cpu", threads=1, unique=True)
     req = registry.get("sm").make_request("4-cycle", mode="cpu", unique=True)
-    many = _in_ranges(req, graph)
+    many = in_ranges(req, graph)
     assert many.count == one.count > 0 and many.unique
 
 
@@ -53,7 +38,7 @@ def test_count_ranges_merge_to_the_whole(graph):
     one = count.count(graph, "4-clique", mode="cpu", threads=1)
     req = registry.get("count").make_request("4-clique", mode="cpu")
     assert req.movable  # k-cliques on the CPU: records move between nodes
-    many = _in_ranges(req, graph)
+    many = in_ranges(req, graph)
     assert many.count == one.count == sum(
         1 for c in nx.enumerate_all_cliques(graph.to_networkx()) if len(c) == 4)
 
@@ -62,7 +47,7 @@ def test_gsword_ranges_merge_bit_for_bit(graph):
     opts = {"samples": 5000, "seed": 3, "trawl": False, "mode": "cpu", "estimator": "wj"}
     one = gsword.estimate(graph, "triangle", threads=1, **opts)
     req = registry.get("gsword").make_request("triangle", **opts)
-    many = _in_ranges(req, graph)
+    many = in_ranges(req, graph)
     assert (many.estimate, many.stderr, many.samples) == (one.estimate, one.stderr, 5000)
 
 
@@ -132,12 +117,12 @@ class Degrees(gthinker.Task):
         ctx.count(0, ctx.degree(record[0]))
 
 
-def test_a_users_task_request_runs_in_ranges(graph):
+def test_a_users_task_request_runsin_ranges(graph):
     """gthinker.cluster.run's request of a bare Task: the keywords it holds reach
     gthinker.run; counters add up over the ranges."""
     from gthinker.runtime.request import TaskRequest
 
     req = TaskRequest(Degrees, mode="cpu", time_budget=0.5, cpu_chunk=4)
     assert req.mode == "cpu" and req.output is None
-    res = _in_ranges(req, graph)
+    res = in_ranges(req, graph)
     assert res.counters["edge_ends"] == 2 * graph.num_edges

@@ -93,6 +93,16 @@ class JobResult:
     #: cache); not part of ``seconds``, which is the work.
     compile_seconds: float = 0.0
 
+    def to_dict(self) -> dict:
+        """The result as plain JSON values (what ``--json`` prints for an app whose
+        request returns it): the named results (histograms as lists), ``seconds``,
+        ``compile_seconds``, ``threads``, ``mode`` and ``stopped``; ``stats`` left out."""
+        return {"counters": {k: int(v) for k, v in self.counters.items()},
+                "maxima": {k: None if v is None else int(v) for k, v in self.maxima.items()},
+                "histograms": {k: np.asarray(h).tolist() for k, h in self.histograms.items()},
+                "seconds": self.seconds, "compile_seconds": self.compile_seconds,
+                "threads": self.threads, "mode": self.mode, "stopped": self.stopped}
+
 
 class Assignment(NamedTuple):
     """Work the master handed to an external worker: initial ``vertices`` (a chunk

@@ -14,8 +14,9 @@ order, so the sum does not depend on which node ran what.
 
 A request holds the app's options, never a graph: it is pickled to every node (graphs
 travel once, through Ray's object store). Requests whose ``movable`` is true (mce, sm,
-a user's Task, k-cliques counted on the CPU) also run batches taken out of another
-node's running unit: roots that no thread had started there (:meth:`~Request.run_roots`)
+a :class:`JobRequest`: a user's Task, k-cliques counted on the CPU) also run batches
+taken out of another node's running unit: roots that no thread had started there
+(:meth:`~Request.run_roots`)
 or task records from its spill stack (:meth:`~Request.run_records`; the records are in
 the ids of the graph the app runs on, the same on every node).
 """
@@ -26,7 +27,7 @@ import os
 
 import numpy as np
 
-__all__ = ["Request", "TaskRequest", "NO_ROOTS", "roots", "squared", "max_compile"]
+__all__ = ["Request", "JobRequest", "TaskRequest", "NO_ROOTS", "roots", "squared", "max_compile"]
 
 #: A unit of records only: no roots of its own.
 NO_ROOTS = np.empty(0, np.int32)
@@ -157,20 +158,15 @@ class Request:
                 "mode": res.mode, "threads": threads, "stopped": getattr(res, "stopped", None)}
 
 
-class TaskRequest(Request):
-    """A user's own Task (:func:`gthinker.run`): roots are the graph's vertices 0..n-1;
-    counters add up, maxima take the largest, histograms add up."""
+class JobRequest(Request):
+    """A request whose app returns a :class:`~gthinker.runtime.job.JobResult` (its job's
+    named counters, maxima and histograms): a node's part is those, and the merge adds
+    the counters and histograms up and keeps the largest maxima. Roots are the graph's
+    vertices 0..n-1, weighted by squared degree: a subclass gives :meth:`call` (and
+    :meth:`weights` where its roots are another form of the graph, e.g.
+    :meth:`~gthinker.Graph.degeneracy_ordered`)."""
 
     movable = True
-
-    def __init__(self, task, **keywords):
-        super().__init__(**keywords)
-        self.task = task
-
-    def call(self, graph, **keywords):
-        from gthinker.runtime.job import run
-
-        return run(self.task, graph, **keywords)
 
     def weights(self, graph):
         return squared(graph.degrees())
@@ -196,3 +192,17 @@ class TaskRequest(Request):
         histograms = {k: sum(p["histograms"][k] for p in parts) for k in first["histograms"]}
         return JobResult(counters, maxima, histograms, stats, seconds, threads,
                          mode=first["mode"], compile_seconds=max_compile(parts))
+
+
+class TaskRequest(JobRequest):
+    """A user's own Task (:func:`gthinker.run`) on the graph as it is: ``TaskRequest(task,
+    **keywords)``, ``keywords`` being :func:`gthinker.run`'s."""
+
+    def __init__(self, task, **keywords):
+        super().__init__(**keywords)
+        self.task = task
+
+    def call(self, graph, **keywords):
+        from gthinker.runtime.job import run
+
+        return run(self.task, graph, **keywords)

@@ -31,7 +31,7 @@ import time
 import numpy as np
 
 import gthinker
-from gthinker.runtime.job import idle_stats
+from gthinker.extending import idle_stats
 
 from ..matching import formulas, neighbourhoods
 from ..matching.counting import (

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gthinker.registry import GRAPH_AND_PATTERN, App
-from gthinker.runtime.request import Request, max_compile, squared
+from gthinker.extending import GRAPH_AND_PATTERN, App, Request, max_compile, squared
 
 from ..matching.patterns import portable_query
 from .options import CountOptions
@@ -76,7 +75,7 @@ class CountRequest(Request):
         """k-clique records (another node's) on the oriented graph, as the app runs
         its own; the part of a range's form (the merge reads the method and the
         mode's reason off the first range)."""
-        from gthinker.runtime.job import run
+        from gthinker.extending import run
 
         from . import app
 

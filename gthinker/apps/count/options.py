@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gthinker.options import AppOptions, boolean, mode_field, option_field, positive_int
+from gthinker.extending import AppOptions, boolean, mode_field, option_field, positive_int
 
 from .motifs import SIZES
 

@@ -61,7 +61,7 @@ import math
 import numpy as np
 
 import gthinker
-from gthinker.bits import gather, lowest_bit, pop_lowest, popcount, unowned
+from gthinker.extending import gather, lowest_bit, pop_lowest, popcount, unowned
 
 from ..matching.local_graphs import local_graph, one_word_rows
 

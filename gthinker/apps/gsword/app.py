@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import gthinker
-from gthinker.runtime.job import positive_int
+from gthinker.extending import positive_int
 
 from ..matching.patterns import as_query
 from ..matching.planner import quicksi_order
@@ -148,6 +148,9 @@ class GSwordResult:
     #: Per completed batch ``(first sample, samples, round sums, valid per round)``:
     #: what estimates merge from (:mod:`gthinker.cluster`).
     rounds: list = field(default_factory=list, repr=False)
+    #: On the GPUs: ``{"gpu": the samplers' figures summed, "gpus": each device's}``
+    #: (launches, rounds, kernel seconds), as every app's ``stats`` has them.
+    stats: dict = field(default_factory=dict)
 
     @property
     def reliable(self) -> bool:
@@ -162,6 +165,7 @@ class GSwordResult:
             "order", "candidates", "threads", "reliable", "warnings", "stopped")}
         d["ci95"] = list(self.ci95) if self.ci95 is not None else None
         d["trawl_stats"] = dict(self.trawl_stats)
+        d["stats"] = dict(self.stats)
         return d
 
 
@@ -221,11 +225,14 @@ def estimate(data, query, estimator=None, *, progress=None,
         estimate over processes (:mod:`gthinker.cluster`).
     **options
         The options of :class:`GSwordOptions`, each with its default and rule (as
-        ``gthinker gsword --help`` lists them), and ``threads``:
+        ``gthinker gsword --help`` lists them), ``threads`` and ``gpus``:
 
-        - ``mode``: where to sample, the CPU workers or the GPU; ``"auto"``: the GPU
+        - ``mode``: where to sample, the CPU workers or the GPUs; ``"auto"``: the GPUs
           where a CUDA GPU is usable, else the CPU (and for fewer than
           :data:`SMALL_SAMPLES` samples).
+        - ``gpus``: the GPUs to sample on (``--gpus``; default all), each batch's
+          rounds shared evenly among them: the estimate is the same on any number of
+          GPUs.
         - ``samples``: samples to draw (split over the batches); with ``target_error``
           or ``time_limit``, at most.
         - ``trawl``: stop some samples after d vertices and count the rest of their
@@ -262,6 +269,7 @@ def estimate(data, query, estimator=None, *, progress=None,
     samples, batches = check_samples(opts.samples, opts.batches)
     rule = StopRule(opts.target_error, opts.time_limit)
     threads = options.get("threads") or gthinker.default_threads()
+    run_options = gthinker.RunOptions.from_keywords(gpus=options.get("gpus"))
     mode, _why = gthinker.gpu.resolve_mode(
         opts.mode, allowed=MODES, auto="gpu",
         cpu_because=f"few samples (< {SMALL_SAMPLES:,})" if samples < SMALL_SAMPLES else "")
@@ -273,11 +281,8 @@ def estimate(data, query, estimator=None, *, progress=None,
     if batches is None and not opts.trawl and not rule.active:
         batches = 1  # batches exist for the trawling pipeline and the stopping rule
     sizes = batch_sizes(samples, batches, rule)
-    plan_params = None
-    if opts.trawl and len(sizes) >= 2 and cg.num_positions > 1 and not cg.empty():
-        plan_params = cg.plan_params(data, query_graph)
-        Trawl.compiled()  # compile before the clock runs (and not inside a window)
-    run = _Pipeline(est, cg, data, mode, threads, plan_params, rule, t0, opts)
+    plan_params = _trawl_plan(opts.trawl, sizes, cg, data, query_graph)
+    run = _Pipeline(est, cg, data, mode, threads, plan_params, rule, t0, opts, run_options)
     done = run.batches(sizes, first_sample, opts.trawl_samples, stop, progress)
     total = sum(x.n for x in done)
     fields = summary(done)
@@ -295,8 +300,17 @@ def estimate(data, query, estimator=None, *, progress=None,
         streaming=opts.streaming and mode == "gpu" and bool(est.refines),
         order=[int(u) for u in cg.order], candidates=[len(c) for c in cg.candidates],
         trawl_stats=run.stats, threads=threads, compile_seconds=compile_seconds,
-        stopped=run.stopped,
+        stopped=run.stopped, stats=run.gpu_stats(),
         rounds=[(b.first, b.n, b.out_sum, b.out_valid) for b in done])
+
+
+def _trawl_plan(trawl, sizes, cg, data, query_graph):
+    """The plan's params that trawling enumerates with (its Task compiled now, before
+    the clock runs), or None where there is no trawling."""
+    if not (trawl and len(sizes) >= 2 and cg.num_positions > 1 and not cg.empty()):
+        return None
+    Trawl.compiled()  # compile before the clock runs (and not inside a window)
+    return cg.plan_params(data, query_graph)
 
 
 class _Pipeline:
@@ -312,7 +326,7 @@ class _Pipeline:
     it completes (on the GPU one batch behind the launches)."""
 
     def __init__(self, est, cg, data, mode, threads, plan_params, rule, started,
-                 opts: GSwordOptions):
+                 opts: GSwordOptions, options):
         self.cg, self.data, self.mode, self.threads, self.seed = cg, data, mode, threads, opts.seed
         self.plan_params, self.rule, self.started = plan_params, rule, started
         self.trawl_window, self.cutoff_walks = opts.trawl_window, opts.cutoff_walks
@@ -321,7 +335,7 @@ class _Pipeline:
             from .gpu import GPUSampler
 
             self.sampler = GPUSampler(est, cg, inheritance=opts.inheritance,
-                                      streaming=opts.streaming)
+                                      streaming=opts.streaming, options=options)
         else:
             self.sampler = CPUSampler(est, cg, data, threads)
         self.ns_cpu = namespace(est, "cpu") if plan_params is not None else None
@@ -331,10 +345,16 @@ class _Pipeline:
         self.done = []
         self.stopped = None  # what ended the run early (see GSwordResult.stopped)
 
+    def gpu_stats(self) -> dict:
+        """The GPU samplers' figures: ``{"gpu": totals, "gpus": per device}`` (empty on
+        the CPU)."""
+        return dict(zip(("gpu", "gpus"), self.sampler.stats(), strict=True)) \
+            if self.mode == "gpu" else {}
+
     @property
     def sampling_seconds(self) -> float:
-        """The samplers' time: the CPU workers', or the GPU's from its first kernel
-        to its last one's end."""
+        """The samplers' time: the CPU workers', or the GPUs' from their first kernel
+        to their last one's end."""
         return self.sampler.sampling_seconds if self.mode == "gpu" else self.cpu_seconds
 
     def batches(self, sizes, first, trawl_samples, stop, progress):

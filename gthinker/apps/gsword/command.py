@@ -7,8 +7,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from gthinker.registry import DATA_AND_QUERY, App
-from gthinker.runtime.request import Request, max_compile
+from gthinker.extending import DATA_AND_QUERY, App, Request, max_compile
 
 from ..matching.patterns import portable_query
 from .options import ESTIMATORS, GSwordOptions

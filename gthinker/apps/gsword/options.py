@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gthinker.options import (
+from gthinker.extending import (
     AppOptions,
     boolean,
     mode_field,
@@ -14,7 +14,7 @@ from gthinker.options import (
     positive_int,
     seconds_or_off,
 )
-from gthinker.options import (
+from gthinker.extending import (
     seed as seed_rule,
 )
 
@@ -112,6 +112,7 @@ class GSwordOptions(AppOptions):
         None, "the query's name in the result", lambda name, v: str(v), flag=False,
         default_text="the pattern's name, or 'query'")
 
-    scheduler = ("threads",)
+    scheduler = ("threads", "gpus")
+    notes = {"gpus": "each batch's rounds shared evenly among them, the same estimate"}
     forwards = False
     renamed = {"time_budget": "time_limit (the most seconds the estimate samples for)"}

@@ -55,11 +55,19 @@ import numpy as np
 from numba import cuda
 
 import gthinker
-from gthinker.gpu import launch, simulator
+from gthinker.extending import (
+    POLL,
+    EngineResults,
+    GPUEngine,
+    SharedCursor,
+    StopFlag,
+    guided_cuts,
+    kernels_done,
+    launch,
+    simulator,
+    warp_stop_requested,
+)
 from gthinker.gpu.device_helpers import FULL_MASK
-from gthinker.gpu.engine import EngineResults, GPUEngine
-from gthinker.gpu.sharing import SharedCursor, guided_cuts
-from gthinker.gpu.stop_flag import POLL, StopFlag, kernels_done, warp_stop_requested
 
 from .bitset_gpu import count_candidates
 from .kernel_parts import THREADS, WARPS_PER_BLOCK, finish, warp_cache

@@ -49,10 +49,15 @@ import numpy as np
 from numba import carray, types
 
 import gthinker
-from gthinker.bits import lowest_bit, pop_lowest, popcount
-from gthinker.runtime.job import idle_stats
-from gthinker.runtime.task import pointer_intrinsic
-from gthinker.setops import intersect, intersect_size
+from gthinker.extending import (
+    idle_stats,
+    intersect,
+    intersect_size,
+    lowest_bit,
+    pointer_intrinsic,
+    pop_lowest,
+    popcount,
+)
 
 from . import costs, dispatch, formulas, neighbourhoods, planner
 from .local_graphs import local_graph

@@ -29,9 +29,7 @@ import time
 import numpy as np
 
 import gthinker
-from gthinker.gpu import launch, simulator
-from gthinker.gpu.engine import EngineResults, GPUEngine
-from gthinker.gpu.stop_flag import StopFlag
+from gthinker.extending import EngineResults, GPUEngine, StopFlag, launch, simulator
 
 from . import dfs_kernel as K
 from .dfs_plan import program

@@ -58,8 +58,8 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
+from gthinker.extending import POLL, stop_requested, warp_stop_requested
 from gthinker.gpu.device_helpers import FULL_MASK, contains, lower_bound, warp_prefix, warp_sum
-from gthinker.gpu.stop_flag import POLL, stop_requested, warp_stop_requested
 
 from .dfs_plan import (
     G_CHAIN,

@@ -59,7 +59,7 @@ import numpy as np
 from numba import carray, types
 
 import gthinker
-from gthinker.runtime.task import pointer_intrinsic
+from gthinker.extending import pointer_intrinsic
 
 from .ranges import spill_rest
 

@@ -34,7 +34,7 @@ import numpy as np
 from numba import cuda
 
 import gthinker
-from gthinker import gpu
+from gthinker.extending import gpu
 
 from .planner import H_BACK, H_BACK_PTR, H_NQ, device_functions
 

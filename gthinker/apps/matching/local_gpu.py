@@ -29,9 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import cuda
 
-from gthinker.gpu import launch
+from gthinker.extending import POLL, block_stop_requested, launch, warp_stop_requested
 from gthinker.gpu.device_helpers import FULL_MASK, contains
-from gthinker.gpu.stop_flag import POLL, block_stop_requested, warp_stop_requested
 
 from .bitset_gpu import build_row, local_cliques
 from .kernel_parts import WARPS_PER_BLOCK, finish, warp_cache

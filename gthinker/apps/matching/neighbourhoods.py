@@ -62,10 +62,7 @@ import numpy as np
 from numba import carray, types
 
 import gthinker
-from gthinker.memory import check_fits
-from gthinker.runtime import steps
-from gthinker.runtime.task import pointer_intrinsic
-from gthinker.setops import lower_bound
+from gthinker.extending import check_fits, lower_bound, pointer_intrinsic, steps
 
 from .formulas import cycles_at
 from .ranges import spill_rest, work_ranges

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 import gthinker
-from gthinker.setops import intersect, intersect_size, lower_bound
+from gthinker.extending import intersect, intersect_size, lower_bound
 
 from .planner import (
     H_CAP,

@@ -25,8 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import cuda
 
-from gthinker.gpu import launch
-from gthinker.gpu.stop_flag import POLL, warp_stop_requested
+from gthinker.extending import POLL, launch, warp_stop_requested
 
 from .kernel_parts import finish, warp_cache
 from .warp_sets import NONE, common_size, sample, segment

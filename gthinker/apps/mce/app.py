@@ -47,10 +47,17 @@ from typing import NamedTuple
 import numpy as np
 
 import gthinker
-from gthinker.bits import count_bits, gather, lowest_bit, pop_lowest, popcount, unowned
-from gthinker.runtime import stream
-from gthinker.runtime.outputs import check_output
-from gthinker.setops import intersect_positions
+from gthinker.extending import (
+    batches,
+    check_output,
+    count_bits,
+    gather,
+    intersect_positions,
+    lowest_bit,
+    pop_lowest,
+    popcount,
+    unowned,
+)
 
 from .options import (
     BITSET_MAX_DEGREE,
@@ -691,7 +698,7 @@ class CliqueBatch(NamedTuple):
 
 def iter_clique_batches(graph, threads: int | None = None, **options):
     """Yields the maximal cliques of ``graph`` in :class:`CliqueBatch` es, while
-    the search runs (:func:`gthinker.runtime.stream.batches`: the search writes binary
+    the search runs (:func:`gthinker.extending.batches`: the search writes binary
     records into a pipe on a background thread; each batch is what the pipe held,
     up to about a megabyte), so the first cliques arrive long before the search
     ends, and memory stays bounded: while the consumer does not read, the workers
@@ -706,7 +713,7 @@ def iter_clique_batches(graph, threads: int | None = None, **options):
 
     # Closed explicitly: a generator only dropped may be closed late (when the
     # garbage collector finds it), and its search would run on meanwhile.
-    with contextlib.closing(stream.batches(search)) as found:
+    with contextlib.closing(batches(search)) as found:
         for batch in found:
             yield CliqueBatch(batch.values, batch.offsets)
 

@@ -33,7 +33,7 @@ from numba import cuda
 
 import gthinker
 from gthinker import setops
-from gthinker.gpu import launch, simulator
+from gthinker.extending import NO_MAXIMUM, EngineResults, GPUEngine, launch, simulator
 from gthinker.gpu.device_helpers import (
     FULL_MASK,
     adjacency_row,
@@ -43,7 +43,6 @@ from gthinker.gpu.device_helpers import (
     warp_prefix,
     warp_sum,
 )
-from gthinker.gpu.engine import NO_MAXIMUM, EngineResults, GPUEngine
 
 __all__ = ["BitsetDevice", "BitsetsEngine", "record_need"]
 

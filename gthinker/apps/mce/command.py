@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from gthinker.registry import App
-from gthinker.runtime.request import Request, max_compile, squared
+from gthinker.extending import App, Request, max_compile, squared
 
 from .options import GPU_ENGINES, MCEOptions
 

@@ -18,8 +18,7 @@ handed to other workers as partial matches) or on the GPU
 
 from __future__ import annotations
 
-import os
-import tempfile
+import contextlib
 
 import numpy as np
 
@@ -33,7 +32,7 @@ from gthinker.apps.matching.dispatch import (
     run_plan,
     small_search,
 )
-from gthinker.runtime.outputs import check_output
+from gthinker.extending import batches, check_output
 
 from ..matching import costs, counting
 from ..matching.pattern_plan import pattern_plan
@@ -156,7 +155,8 @@ def match(data, query, **options) -> np.ndarray:
     networkx graph whose nodes are not integers, an object array of node names
     (of the same shape, whatever the names are: tuples, strings, mixed). The options
     are those of :func:`count` (``unique``, ``limit``, ``threads``, ...); it runs on the
-    CPU.
+    CPU. The matches stream out of the search as it finds them
+    (:func:`gthinker.extending.batches`), as every listed result does.
 
     >>> import networkx as nx
     >>> match(nx.complete_graph(3), "triangle", unique=True, threads=1).tolist()
@@ -165,10 +165,13 @@ def match(data, query, **options) -> np.ndarray:
     data = gthinker.as_graph(data)
     query = as_query(query)
     nq = query.num_vertices
-    with tempfile.TemporaryDirectory(prefix="gthinker-") as tmp:
-        path = os.path.join(tmp, "matches.txt")
-        count(data, query, mode="cpu", output=path, **options)
-        rows = np.fromfile(path, dtype=np.int64, sep=" ").reshape(-1, nq)
+
+    def search(**output):
+        count(data, query, mode="cpu", **output, **options)
+
+    with contextlib.closing(batches(search)) as found:
+        rows = [batch.values for batch in found]
+    rows = np.concatenate(rows).reshape(-1, nq) if rows else np.zeros((0, nq), np.int64)
     names = data.node_names
     if names is not None:  # one element per name: tuple names must not become rows
         return np.fromiter(names, dtype=object, count=len(names))[rows]

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from gthinker.registry import DATA_AND_QUERY, App
-from gthinker.runtime.request import Request, max_compile, squared
+from gthinker.extending import DATA_AND_QUERY, App, Request, max_compile, squared
 
 from ..matching.gpu_modes import GPU_MODES
 from ..matching.patterns import portable_query

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gthinker.options import (
+from gthinker.extending import (
     AppOptions,
     boolean,
     choice,
