@@ -107,21 +107,20 @@ def formula_steps(graph: gthinker.Graph, shape: str | None) -> float | None:
 
 
 def ranked_out_degrees(graph: gthinker.Graph) -> np.ndarray:
-    """Each vertex's neighbours of higher degree rank (ties by number): its row's length
-    in :meth:`gthinker.Graph.degree_oriented`."""
-    rank = np.empty(graph.num_vertices, np.int64)
-    rank[np.argsort(graph.degrees(), kind="stable")] = np.arange(graph.num_vertices)
+    """Each vertex's neighbours of higher degree rank (by degree, ties by number): its
+    row's length in :meth:`gthinker.Graph.degree_oriented`."""
     out = np.empty(graph.num_vertices, np.int64)
-    _higher(graph.indptr, graph.indices, rank, out)
+    _higher(graph.indptr, graph.indices, graph.degrees(), out)
     return out
 
 
 @gthinker.compiler.jit("cost estimates", nogil=True)
-def _higher(indptr, indices, rank, out):
+def _higher(indptr, indices, deg, out):
     for v in range(out.size):
         k = 0
         for e in range(indptr[v], indptr[v + 1]):
-            k += rank[indices[e]] > rank[v]
+            u = indices[e]
+            k += deg[u] > deg[v] or (deg[u] == deg[v] and u > v)
         out[v] = k
 
 
