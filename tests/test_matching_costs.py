@@ -5,7 +5,6 @@ the 4-cycle job's own work, and the dispatch in gpu mode (the formula on a hub g
 search on an ordinary one; on the simulator), with counts checked against networkx."""
 
 import itertools
-import os
 
 import networkx as nx
 import numpy as np
@@ -114,10 +113,8 @@ def test_gpu_mode_counts_a_hub_graph_by_the_formula():
     assert c.count == want and "costs" not in c.stats
 
 
-@pytest.mark.skipif(os.environ.get("NUMBA_ENABLE_CUDASIM") != "1"
-                    and os.environ.get("GTHINKER_TEST_REAL_GPU") != "1",
-                    reason="needs the CUDA simulator or a GPU")
 def test_gpu_mode_searches_an_ordinary_graph():
+    """On the simulator (tests/conftest.py), or the GPU with GTHINKER_TEST_REAL_GPU=1."""
     g = nx.gnp_random_graph(12, 0.4, seed=1)
     graph = gthinker.as_graph(g)
     assert not costs.costs(graph, pattern_plan(pattern("4-cycle"))).formula_wins()
