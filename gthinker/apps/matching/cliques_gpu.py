@@ -70,7 +70,7 @@ from gthinker.extending import (
 from gthinker.gpu.device_helpers import FULL_MASK
 
 from .bitset_gpu import count_candidates
-from .kernel_parts import THREADS, WARPS_PER_BLOCK, finish, warp_cache
+from .kernel_parts import THREADS, WARPS_PER_BLOCK, finish, range_item, warp_cache
 from .local_gpu import LOCAL, block_words, local_kernel
 from .triangles_gpu import TRIANGLES, triangle_kernel
 from .warp_sets import common_into, keep_common, load_row
@@ -123,9 +123,7 @@ def _cliques(indptr, indices, src, spans, nranges, k, state, result, take, cand,
         claims += 1
         if claims % POLL == 0 and warp_stop_requested(stop):
             break
-        while item >= spans[t + 1]:
-            t += 1
-        e = spans[nranges + 1 + t] + item - spans[t]
+        e, t = range_item(spans, nranges, item, t)
         v = src[e]
         u = indices[e]
         n = common_into(indices, indptr[v], indptr[v + 1], indices, indptr[u], indptr[u + 1],

@@ -46,7 +46,6 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import carray, types
 
 import gthinker
 from gthinker.extending import (
@@ -54,7 +53,6 @@ from gthinker.extending import (
     intersect,
     intersect_size,
     lowest_bit,
-    pointer_intrinsic,
     pop_lowest,
     popcount,
 )
@@ -311,10 +309,6 @@ def _middle_graph(graph):
     return MiddleGraph(dag, *_in_rows(dag.indptr, *graph.degree_in_rows()))
 
 
-_i64_pointer = pointer_intrinsic(types.int64)
-_i32_pointer = pointer_intrinsic(types.int32)
-
-
 @gthinker.compiler.jit("counting functions", nogil=True, inline="always")
 def _middle_triangles(indptr, indices, in_ptr, in_src, in_off, u, mark):
     """The triangles ``v < u < w`` (``v -> u``, ``v -> w``, ``u -> w``) at their
@@ -336,13 +330,9 @@ def _middle_triangles(indptr, indices, in_ptr, in_src, in_off, u, mark):
 def _middle_range(ctx, lo, hi):
     """The triangles whose middle vertex is in [lo, hi) (see :class:`MiddleGraph`;
     the in-rows' addresses are in ``ctx.params``)."""
-    P = ctx.params
-    n, m = P[3], P[4]
-    in_ptr = carray(_i64_pointer(P[0]), n + 1)
-    in_src = carray(_i32_pointer(P[1]), m)
-    in_off = carray(_i32_pointer(P[2]), m)
+    in_ptr, in_src, in_off = formulas.in_rows(ctx.params)
     indptr, indices = ctx.indptr, ctx.indices
-    mark = np.zeros(n, np.uint8)
+    mark = np.zeros(ctx.params[3], np.uint8)
     total = 0
     for u in range(lo, hi):
         if ctx.timed_out():

@@ -64,7 +64,7 @@ from gthinker.extending import pointer_intrinsic
 from .ranges import spill_rest
 
 __all__ = ["CLIQUE_TERMS", "EdgeStats", "FORMULAS", "FourCycles", "SUMS", "cycle_work",
-           "cycles_at", "from_sums", "wedge_work"]
+           "cycles_at", "from_sums", "in_rows", "wedge_work"]
 
 #: The shapes these formulas count, and the sums (counters of :class:`EdgeStats`)
 #: each is made of.
@@ -228,14 +228,20 @@ def _cycles_below(indptr, indices, in_ptr, in_src, in_off, x, cnt):
     return total
 
 
+@gthinker.compiler.jit("counting formulas", nogil=True, inline="always")
+def in_rows(params):
+    """The in-rows ``(in_ptr, in_src, in_off)`` of a degree-oriented graph from a job's
+    ``params`` (:meth:`gthinker.apps.matching.counting.MiddleGraph.params`: their
+    addresses, the number of vertices and of edges)."""
+    n, m = params[3], params[4]
+    return (carray(_i64_pointer(params[0]), n + 1), carray(_i32_pointer(params[1]), m),
+            carray(_i32_pointer(params[2]), m))
+
+
 @gthinker.compiler.jit("counting formulas", nogil=True)
 def _four_cycles_range(ctx, lo, hi):
-    P = ctx.params
-    n, m = P[3], P[4]
-    in_ptr = carray(_i64_pointer(P[0]), n + 1)
-    in_src = carray(_i32_pointer(P[1]), m)
-    in_off = carray(_i32_pointer(P[2]), m)
-    cnt = np.zeros(n, np.int64)
+    in_ptr, in_src, in_off = in_rows(ctx.params)
+    cnt = np.zeros(ctx.params[3], np.int64)
     total = 0
     for x in range(lo, hi):
         if ctx.timed_out():

@@ -14,7 +14,7 @@ from numba import cuda
 
 from gthinker.gpu.device_helpers import warp_sum
 
-__all__ = ["THREADS", "WARPS_PER_BLOCK", "finish", "warp_cache"]
+__all__ = ["THREADS", "WARPS_PER_BLOCK", "finish", "range_item", "warp_cache"]
 
 WARPS_PER_BLOCK = 8
 THREADS = 32 * WARPS_PER_BLOCK  # per block
@@ -28,6 +28,16 @@ def warp_cache():
     cache = cuda.shared.array(_CACHE, np.int32)
     w = cuda.threadIdx.x >> 5
     return cache[w * 32:(w + 1) * 32]
+
+
+@cuda.jit(device=True, inline=True)
+def range_item(spans, nranges, item, t):
+    """Item ``item`` of the ranges (``spans[:nranges + 1]``: their cumulative lengths,
+    ``spans[nranges + 1 + t]``: the first element of range t) and the range it is in,
+    looked for from range ``t`` on (a warp's items come in increasing order)."""
+    while item >= spans[t + 1]:
+        t += 1
+    return spans[nranges + 1 + t] + item - spans[t], t
 
 
 @cuda.jit(device=True)

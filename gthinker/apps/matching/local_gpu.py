@@ -33,7 +33,7 @@ from gthinker.extending import POLL, block_stop_requested, launch, warp_stop_req
 from gthinker.gpu.device_helpers import FULL_MASK, contains
 
 from .bitset_gpu import build_row, local_cliques
-from .kernel_parts import WARPS_PER_BLOCK, finish, warp_cache
+from .kernel_parts import WARPS_PER_BLOCK, finish, range_item, warp_cache
 from .warp_sets import NONE
 
 __all__ = ["LOCAL", "LOCAL_VARIANTS", "LocalKernel", "block_words", "local_kernel"]
@@ -128,9 +128,7 @@ def _kernel_function(v: LocalKernel):
                 claims += 1
                 if claims % POLL == 0 and warp_stop_requested(stop):
                     break
-                while item >= spans[t + 1]:
-                    t += 1
-                x = spans[nranges + 1 + t] + item - spans[t]
+                x, t = range_item(spans, nranges, item, t)
                 c = indptr[x + 1] - indptr[x]
                 if 3 <= c <= small:
                     total += _small_vertex(indptr, indices, x, lane)
@@ -142,9 +140,7 @@ def _kernel_function(v: LocalKernel):
             claims += 1
             if claims % POLL == 0 and block_stop_requested(stop):
                 break
-            while item >= spans[t + 1]:
-                t += 1
-            x = spans[nranges + 1 + t] + item - spans[t]
+            x, t = range_item(spans, nranges, item, t)
             lo = indptr[x]
             c = indptr[x + 1] - lo
             if c >= k - 1 and c > small:  # the same on every thread of the block

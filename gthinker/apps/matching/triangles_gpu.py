@@ -27,7 +27,7 @@ from numba import cuda
 
 from gthinker.extending import POLL, launch, warp_stop_requested
 
-from .kernel_parts import finish, warp_cache
+from .kernel_parts import finish, range_item, warp_cache
 from .warp_sets import NONE, common_size, sample, segment
 
 __all__ = ["TRIANGLES", "VARIANTS", "TriangleKernel", "triangle_kernel"]
@@ -183,9 +183,7 @@ def _kernel_function(v: TriangleKernel):
                 claims += 1
                 if claims % POLL == 0 and warp_stop_requested(stop):
                     break
-                while item >= spans[t + 1]:
-                    t += 1
-                e = spans[nranges + 1 + t] + item - spans[t]
+                e, t = range_item(spans, nranges, item, t)
                 total += edge(indptr, indices, src, e, cache, lane)
         finish(state, result, total, take, lane)
 
