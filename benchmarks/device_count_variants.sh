@@ -31,7 +31,7 @@
 #   otherwise     the variants beside G2Miner (KS)
 # Each step's whole output is in $OUT/<step>$TAG.log, its last lines printed.
 #
-# Env: LIMIT (290), REPEAT (10; 2 for BIG), KS ("3 4"), ONLY (variant names, comma-separated),
+# Env: LIMIT (290), HUB (1; 0: no hub step), REPEAT (10; 2 for BIG), KS ("3 4"), ONLY (variant names, comma-separated),
 # TAG, G2M_DIR (G2Miner's binaries: default /tmp/peers/g2miner from the bundle, else built
 # by benchmarks/peers/g2miner.sh from .peers/GraphMiner).
 T0=$(date +%s)
@@ -63,6 +63,7 @@ if [ -f "$ROOT/.peers/seed-peers-sm90.tar.xz" ] && [ ! -x "$G2M_DIR/bin/tc_gpu_b
   within 60 peers_unpack bash "$ROOT/benchmarks/peers/bundle.sh" unpack /tmp/peers
 fi
 
+if [ "${HUB:-1}" = 1 ]; then
 step "hub: edit-shwiki at scale 0.2, sm 4-cycle and diamond"
 HUB=/tmp/shwiki02.csr
 [ -f "$HUB" ] || within 60 hub_generate gthinker generate preset edit-shwiki --scale 0.2 -o "$HUB"
@@ -75,6 +76,7 @@ TAIL=3 within 30 hub_sm_4-cycle_dfs /usr/bin/time -f "whole process: %e s, peak 
 for q in 4-cycle diamond; do
   TAIL=2 within 40 "hub_sm_${q}_cpu" gthinker sm "$HUB" "$q" --mode cpu --json -q
 done
+fi
 
 if [ "${TESTS:-0}" = 1 ]; then
   step "tests on the real GPU"
