@@ -2,15 +2,18 @@
 # the carried wheels (.whl/) and gthinker itself, then moves to /tmp so that Python imports
 # the installed package, not the checkout. Sets ROOT and OUT. It turns on `set -euo pipefail`
 # for the scripts; a one-off command that sources it should `set +e` after, or its first
-# failing step ends the whole command with nothing printed.
+# failing step ends the whole command with nothing printed. DEVICE_ENV_TIMEOUT (seconds, unset:
+# none): each pip step under `timeout -k 5` for that long.
 set -euo pipefail
+_limit=()
+[ -n "${DEVICE_ENV_TIMEOUT:-}" ] && _limit=(timeout -k 5 "$DEVICE_ENV_TIMEOUT")
 ROOT=$(pwd)
 OUT=${OUT:-$ROOT/benchmarks/results/device}
 mkdir -p "$OUT"
-python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target /tmp/site .whl/*.whl
+"${_limit[@]}" python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target /tmp/site .whl/*.whl
 export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
-python3 -m pip install -q --no-build-isolation --no-deps .
+"${_limit[@]}" python3 -m pip install -q --no-build-isolation --no-deps .
 cd /tmp
 # Byte-compile what was installed, as a user's pip install does (this machine does not
 # write .pyc files on import; without them every process compiles ~1 s of Python source).
-python3 -m compileall -q -j 0 /tmp/site "$(python3 -c 'import gthinker, os; print(os.path.dirname(gthinker.__file__))')" > /dev/null || true
+"${_limit[@]}" python3 -m compileall -q -j 0 /tmp/site "$(python3 -c 'import gthinker, os; print(os.path.dirname(gthinker.__file__))')" > /dev/null || true

@@ -2,7 +2,11 @@
 tell a race between warps from a fault inside one (a development check; the tests in
 tests/test_sm_dfs.py are the contract).
 
-    python benchmarks/dfs_check.py [--variants default,one-warp,one-warp-block]
+    python benchmarks/dfs_check.py [--variants default,one-warp,one-warp-block] [--hubs]
+
+``--hubs``: vertices 0 and 1 of every graph adjacent to all the others; the ``windows*``
+variants force the engine's hub paths (kept lists left virtual, candidates read and split a
+window at a time, the count-only tail counted from the sources).
 """
 
 from __future__ import annotations
@@ -27,12 +31,16 @@ PATTERNS = {
     "4-clique": list(itertools.combinations(range(4), 2)),
     "wheel W4": [(0, 1), (0, 2), (0, 3), (0, 4), (1, 2), (1, 4), (2, 3), (3, 4)],
     "5-clique": list(itertools.combinations(range(5), 2)),
+    "4-clique+2": [(0, 1), (0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4), (2, 3)],
+    "diamond+tips": [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 4), (3, 4)],
 }
 VARIANTS = {
     "default": {},
     "block32": {"block_threads": 32},
     "one-warp": {"list_bytes": 1},  # one active warp: nothing runs beside it
     "budget-huge": {"budget": 1 << 40},
+    "windows": {"list_cap": 3, "window": 4, "budget": 64},
+    "windows-tiny": {"list_cap": 1, "window": 1, "budget": 1},
     "norestrict": {},  # the plan without symmetry breaking: embeddings counted as such
     "records2": {},  # every directed edge handed over as a CPU record [2, v, u]
     "records1": {},  # every vertex as a record [1, v]
@@ -68,10 +76,13 @@ def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--variants", default=",".join(VARIANTS))
     ap.add_argument("--sizes", default="8,12,16,30")
+    ap.add_argument("--hubs", action="store_true")
     a = ap.parse_args(argv)
     bad = 0
     for n in map(int, a.sizes.split(",")):
         G = nx.gnp_random_graph(n, 0.6 if n < 10 else 0.3, seed=n)
+        if a.hubs:
+            G.add_edges_from((h, v) for h in (0, 1) for v in range(n) if v != h)
         g = gthinker.as_graph(G)
         for name, edges in PATTERNS.items():
             q = gthinker.Graph.from_edges(np.array(edges, np.int64))

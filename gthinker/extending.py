@@ -36,7 +36,11 @@ the GPU                     :class:`GPUContext` (a GPU app on the framework's GP
                             ``launch.blocks``, ``launch.Launch``: every kernel's compile
                             cache, geometry and relaunch), :class:`SharedCursor` and
                             :func:`guided_cuts` (work shared among devices by cost),
-                            :mod:`simulator` (``simulator.enabled()``, ``fast_switching``)
+                            :mod:`simulator` (``simulator.enabled()``, ``fast_switching``),
+                            :class:`StopFlag` (a kernel that stops when the job does: the
+                            device functions :func:`stop_requested`,
+                            :func:`warp_stop_requested`, :func:`block_stop_requested`,
+                            polled every ``POLL`` claims; :func:`kernels_done`)
 declaring the app           :class:`AppOptions` and :func:`option_field` (its options,
                             declared once: a field each, with its default, help and rule;
                             :func:`mode_field` for ``mode``; ``JOB_KEYWORDS``, what a
@@ -121,6 +125,12 @@ _NAMES = {
     "SharedCursor": ("gpu.sharing", "SharedCursor"),
     "guided_cuts": ("gpu.sharing", "guided_cuts"),
     "simulator": ("gpu.simulator", None),
+    "StopFlag": ("gpu.stop_flag", "StopFlag"),
+    "POLL": ("gpu.stop_flag", "POLL"),
+    "stop_requested": ("gpu.stop_flag", "stop_requested"),
+    "warp_stop_requested": ("gpu.stop_flag", "warp_stop_requested"),
+    "block_stop_requested": ("gpu.stop_flag", "block_stop_requested"),
+    "kernels_done": ("gpu.stop_flag", "kernels_done"),
     # declaring the app
     "AppOptions": ("options", "AppOptions"),
     "option_field": ("options", "option_field"),

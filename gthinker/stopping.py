@@ -3,11 +3,12 @@ SIGINT / SIGTERM in command-line programs.
 
 A job stops the same way whatever asks it to: every worker's ``ctx.timed_out()``
 turns true, so it ends its current task soon; records decomposed from then on
-are dropped; the GPU worker stops between launches; ``run`` returns once every
-worker has stopped. Three ways in:
+are dropped; GPU kernels leave at their next look at the job's stop flag (a running
+launch too); ``run`` returns once every worker has stopped. Three ways in:
 
 - :class:`StopToken` (``run(..., stop=token)``): the job returns its results so
-  far with ``stopped == "stop"``.
+  far with ``stopped == "stop"``. A GPU job's running kernels see it at once, through
+  the job's stop flag (:mod:`gthinker.gpu.stop_flag`).
 - Ctrl-C in a Python program: a job running in the main thread stops and ``run``
   raises :class:`KeyboardInterrupt` there (the C++ core checks for signals every
   0.1 s). Jobs running in other threads stop too (:func:`install` chains a SIGINT
@@ -48,11 +49,14 @@ class StopToken:
         # main thread while that thread is inside set() or a run's attach.
         self._lock = threading.RLock()
         self._set = False
-        self._jobs: list = []  # the _core.Master of each run it is attached to
+        #: What it stops: the _core.Master of each run it is attached to, and a GPU job's
+        #: stop flag (:class:`gthinker.gpu.stop_flag.StopFlag`): anything with stop(message)
+        self._jobs: list = []
 
     def set(self) -> int:
         """Asks the attached job(s), and any later one, to stop. Thread-safe,
-        idempotent. Returns how many running jobs it asked to stop."""
+        idempotent. Returns how many it asked (a GPU job's stop flag counts too: 0 means
+        no job is running)."""
         with self._lock:
             self._set = True
             for job in self._jobs:  # under the lock: a run cannot detach (end) meanwhile

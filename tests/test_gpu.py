@@ -457,3 +457,31 @@ def test_cli_gpu_mode_on_the_simulator(tmp_path):
     out = json.loads(r.stdout)
     assert out["count"] == _cliques(G) and out["mode"] == "gpu"
     assert out["stats"]["gpu"]["launches"] >= 1
+
+
+def test_low_occupancy_warnings_off_unless_the_environment_says(monkeypatch):
+    """numba-cuda's "Grid size N will likely result in GPU under-utilization" warning is
+    turned off in both of numba's configs, and left as the user's environment sets it."""
+    import importlib
+
+    from gthinker.gpu import availability
+
+    configs = []
+    for name in ("numba.core.config", "numba.cuda.core.config"):
+        try:
+            configs.append(importlib.import_module(name))
+        except ImportError:
+            continue
+    assert configs
+    for config in configs:
+        monkeypatch.setattr(config, "CUDA_LOW_OCCUPANCY_WARNINGS", 1)
+    monkeypatch.setenv(availability.OCCUPANCY_WARNINGS, "1")
+    availability.quiet_occupancy_warnings()
+    assert [c.CUDA_LOW_OCCUPANCY_WARNINGS for c in configs] == [1] * len(configs)
+    monkeypatch.delenv(availability.OCCUPANCY_WARNINGS)
+    availability.quiet_occupancy_warnings()
+    assert [c.CUDA_LOW_OCCUPANCY_WARNINGS for c in configs] == [0] * len(configs)
+    assert os.environ[availability.OCCUPANCY_WARNINGS] == "0"
+    for config in configs:  # numba reads the environment again: the warning stays off
+        config.reload_config()
+        assert config.CUDA_LOW_OCCUPANCY_WARNINGS == 0

@@ -276,6 +276,8 @@ def _show(app, args, req, result, graph, load_seconds, stopper, runner) -> None:
                             "edges": graph.num_edges, "load_seconds": round(load_seconds, 6)}
         out.update(runner.json())
         out["peak_memory_bytes"] = peak_rss_bytes()  # of this process, so far
+        if getattr(result, "stats", {}).get("costs"):  # a dispatch that weighed two ways
+            out["costs"] = result.stats["costs"]
         if stopped:
             out.update(stopped=stopped, partial=True)
         print(json.dumps(out), flush=True)

@@ -5,6 +5,7 @@ where every run's mode is decided."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import threading
@@ -13,8 +14,15 @@ from ..errors import DeviceUnavailableError
 from ..options import MODES
 from . import simulator
 
-__all__ = ["SMALL_GRAPH_EDGES", "check_mode", "device_status", "numba_cuda", "require_device",
-           "resolve_mode", "small_graph"]
+__all__ = ["OCCUPANCY_WARNINGS", "SMALL_GRAPH_EDGES", "check_mode", "device_status",
+           "numba_cuda", "quiet_occupancy_warnings", "require_device", "resolve_mode",
+           "small_graph"]
+
+#: The environment variable of numba-cuda's NumbaPerformanceWarning "Grid size N will
+#: likely result in GPU under-utilization": gthinker's engines size their grids
+#: themselves (a small graph's launch is small on purpose), so the warning is off unless
+#: this variable is set.
+OCCUPANCY_WARNINGS = "NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS"
 
 #: Graphs with fewer edges stay on the CPU in auto mode: starting the GPU costs
 #: more than their whole search.
@@ -44,8 +52,27 @@ def numba_cuda():
             else:
                 if simulator.enabled():
                     simulator.install()
+                quiet_occupancy_warnings()
                 _cuda.update(module=cuda, error="")
         return _cuda["module"]
+
+
+def quiet_occupancy_warnings() -> None:
+    """Turns numba-cuda's low-occupancy warning off (``CUDA_LOW_OCCUPANCY_WARNINGS = 0``
+    in ``numba.core.config`` and ``numba.cuda.core.config``, where they are), unless the
+    user's environment sets :data:`OCCUPANCY_WARNINGS`. The variable is set to 0 too: numba
+    reads its configuration again from the environment when a ``NUMBA_`` variable changes,
+    and the GPU worker processes inherit it."""
+    if OCCUPANCY_WARNINGS in os.environ:
+        return
+    os.environ[OCCUPANCY_WARNINGS] = "0"
+    for name in ("numba.core.config", "numba.cuda.core.config"):
+        try:
+            config = importlib.import_module(name)
+        except ImportError:  # an older numba-cuda: numba's own config only
+            continue
+        if hasattr(config, "CUDA_LOW_OCCUPANCY_WARNINGS"):
+            config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
 
 
 def _no_driver() -> str:

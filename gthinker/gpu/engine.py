@@ -34,12 +34,15 @@ needs the master). Kernels come from :mod:`gthinker.gpu.launch`.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from ..options import RunOptions
 from .devices import driving
+
+if TYPE_CHECKING:
+    from .stop_flag import StopFlag
 
 __all__ = ["EngineResults", "EngineSetup", "GPUEngine", "NO_MAXIMUM"]
 
@@ -53,6 +56,10 @@ class EngineSetup(NamedTuple):
     options: RunOptions  #: the job's options (``options.gpu``, ``options.hybrid``)
     device: int | None  #: its CUDA device (None: the current one)
     peers: int  #: the job's other GPU engines
+    #: The job's :class:`~gthinker.gpu.stop_flag.StopFlag`, set when the job stops: its
+    #: ``array`` (or a kept flag :meth:`~gthinker.gpu.stop_flag.StopFlag.link`\ ed to it)
+    #: goes to the kernels, which leave when they see it (None: a setup made by hand).
+    stop: StopFlag | None = None
 
 
 class EngineResults(NamedTuple):

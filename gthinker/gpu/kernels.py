@@ -9,6 +9,11 @@
 * ``extend``: one thread per queue entry calls ``extend``; entries whose
   append failed go to a retry queue, run again after the host has moved the
   new level out of the way.
+
+``process`` and ``extend`` look at the job's stop flag (``stop``,
+:mod:`gthinker.gpu.stop_flag`) every :data:`~gthinker.gpu.stop_flag.POLL` subgraphs (a
+warp) or entries (a thread), and leave once it is set: the job is stopping, and what is
+left of the level is dropped.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from .device_helpers import (
     pop,
     push,
 )
+from .stop_flag import POLL, stop_requested, warp_stop_requested
 
 
 @cuda.jit(device=True)
@@ -64,11 +70,15 @@ def build_kernels(app):
                 retry[cuda.atomic.add(ctrl, NRETRY, 1)] = verts_in[i]
 
     def process(indptr, indices, labels, params, counters, maxima, hists, extra,
-                vert, offs, ctrl, q_rec, q_a, q_b, defer_in, defer_out, wfailed):
+                vert, offs, ctrl, q_rec, q_a, q_b, defer_in, defer_out, wfailed, stop):
         g = GPUGraph(indptr, indices, labels, params, counters, maxima, hists, extra)
         lane = cuda.threadIdx.x & 31
         warp = cuda.grid(1) >> 5
+        claims = 0
         while True:
+            claims += 1
+            if claims % POLL == 0 and warp_stop_requested(stop):
+                break
             r = -1
             if lane == 0:
                 k = pop(ctrl, NDEFER_IN)
@@ -92,12 +102,16 @@ def build_kernels(app):
                 offs[r, 1] = s + n
 
     def extend(indptr, indices, labels, params, counters, maxima, hists, extra,
-               vert, offs, ctrl, q_rec, q_a, q_b, failed, r_rec, r_a, r_b):
+               vert, offs, ctrl, q_rec, q_a, q_b, failed, r_rec, r_a, r_b, stop):
         g = GPUGraph(indptr, indices, labels, params, counters, maxima, hists, extra)
         tid = cuda.grid(1)
         stride = cuda.gridsize(1)
         nq = min(ctrl[QTAIL], ctrl[QCAP])
+        claims = 0
         for i in range(tid, nq, stride):
+            claims += 1
+            if claims % POLL == 0 and stop_requested(stop):
+                break
             r = q_rec[i]
             if r < 0:
                 continue

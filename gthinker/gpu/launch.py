@@ -29,14 +29,17 @@ _compiled: dict = {}
 _lock = threading.Lock()
 
 
-def kernel(fn, *, name: str, label: str, key=()):
-    """``cuda.jit(fn)``, compiled once per process for ``(name, key)`` and kept in the
-    compile cache under ``name`` (``label`` names it in messages)."""
+def kernel(fn, *, name: str, label: str, key=(), options=None):
+    """``cuda.jit(fn, **options)``, compiled once per process for ``(name, key)`` and kept
+    in the compile cache under ``name`` (``label`` names it in messages). ``options``:
+    compiler options such as ``launch_bounds`` (the simulator takes none of them)."""
     with _lock:
         found = _compiled.get((name, key))
         if found is None:
-            found = numba_cuda().jit(fn)
-            if not simulator.enabled():  # the simulator compiles nothing
+            if simulator.enabled():  # the simulator compiles nothing
+                found = numba_cuda().jit(fn)
+            else:
+                found = numba_cuda().jit(fn, **dict(options or {}))
                 compiler.attach(found, target="cuda", name=name, label=label)
             _compiled[(name, key)] = found
         return found

@@ -63,6 +63,7 @@ from .devices import driving, graph_on_device, on_device
 from .engine import EngineResults, EngineSetup, GPUEngine
 from .simulator import enabled as simulator_enabled
 from .simulator import fast_switching
+from .stop_flag import StopFlag, kernels_done
 
 __all__ = ["GPUWorker", "HostStack"]
 
@@ -220,7 +221,7 @@ class GPUWorker(GPUEngine):
             cls.__init__(self, app_cls, graph, params=setup.params,
                          histogram_bins=setup.histogram_bins, cpu_threads=setup.cpu_threads,
                          options=setup.options.gpu, hybrid=setup.options.hybrid,
-                         device=setup.device, peers=setup.peers)
+                         device=setup.device, peers=setup.peers, stop=setup.stop)
 
         return type(f"{app_cls.__qualname__}Engine", (cls,), {
             "__init__": __init__, "counters": app_cls.counters, "maxima": app_cls.maxima,
@@ -228,9 +229,11 @@ class GPUWorker(GPUEngine):
 
     def __init__(self, app_cls, graph, *, params=(), histogram_bins=2, cpu_threads=0,
                  options: GPUOptions | None = None, hybrid: HybridOptions | None = None,
-                 device: int | None = None, peers: int = 0, **settings):
+                 device: int | None = None, peers: int = 0, stop: StopFlag | None = None,
+                 **settings):
         """``options`` and ``hybrid`` (:mod:`gthinker.options`), or their fields as
-        ``settings`` keywords (``eta_per_warp=``, ``tau_c=``, ...)."""
+        ``settings`` keywords (``eta_per_warp=``, ``tau_c=``, ...); ``stop``: the job's
+        stop flag, which the process kernel polls (None: a flag of its own)."""
         run_options = RunOptions.from_keywords(
             RunOptions(gpu=options or GPUOptions(), hybrid=hybrid or HybridOptions()),
             **settings)
@@ -244,7 +247,10 @@ class GPUWorker(GPUEngine):
         self.n_maxima = len(app_cls.maxima)
         self.n_hists = len(app_cls.histograms)
         self.hist_bins = histogram_bins if app_cls.histograms else 1
+        self.stop = stop if stop is not None else StopFlag()
+        self._aborting = lambda: False  # the assignment's (drain)
         with on_device(device):
+            self.d_stop = self.stop.array
             self._launch_geometry(app_cls, graph)
             # Graph, results and the app's own buffers first; the subgraph buffer
             # takes what is left.
@@ -524,7 +530,10 @@ class GPUWorker(GPUEngine):
         return True
 
     def drain(self, aborting=lambda: False) -> None:
-        """Runs until the level stack, H and the pending vertices are empty."""
+        """Runs until the level stack, H and the pending vertices are empty, or
+        ``aborting()`` (looked at between launches and while one runs: it sets the stop
+        flag, and the kernel leaves)."""
+        self._aborting = aborting
         while not aborting():
             self._feed_cpus()
             if not self.stack:
@@ -554,6 +563,7 @@ class GPUWorker(GPUEngine):
 
     def _sync_ctrl(self):
         t = time.perf_counter()
+        self.stop.wait(kernels_done(), self._aborting)
         self.d_ctrl.copy_to_host(self.ctrl)
         self.stats["kernel_seconds"] += time.perf_counter() - t
         self.stats["peak_vertices"] = max(self.stats["peak_vertices"],
@@ -648,9 +658,9 @@ class GPUWorker(GPUEngine):
         c[VOL_LIMIT] = max(1, (self.capv - v_lo - self.reserve_v) // 2)
         self.d_ctrl.copy_to_device(c)
         self._launch(self.kern.process, self.pgrid, self.d_vert, self.d_offs, self.d_ctrl,
-                     *self.q, self.d_defer_in, self.d_defer_out, self.d_wfailed)
+                     *self.q, self.d_defer_in, self.d_defer_out, self.d_wfailed, self.d_stop)
         self._launch(self.kern.extend, self.egrid, self.d_vert, self.d_offs, self.d_ctrl,
-                     *self.q, self.d_failed, *self.r)
+                     *self.q, self.d_failed, *self.r, self.d_stop)
         self._sync_ctrl()
         queued = int(min(c[QTAIL], self.qcap))
         while c[NRETRY]:
@@ -668,7 +678,7 @@ class GPUWorker(GPUEngine):
             c[OTAIL], c[VTAIL] = lo, v_lo
             self.d_ctrl.copy_to_device(c)
             self._launch(self.kern.extend, self.egrid, self.d_vert, self.d_offs, self.d_ctrl,
-                         *self.q, self.d_failed, *self.r)
+                         *self.q, self.d_failed, *self.r, self.d_stop)
             self._sync_ctrl()
         n_in, n_out = int(c[NDEFER_IN]), int(c[NDEFER_OUT])
         if n_out:

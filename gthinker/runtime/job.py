@@ -395,6 +395,8 @@ class Job:
         self._prepare_inputs(graph, vertices, params, histogram_bins)
         self.gpu_workers: list = []  # one GPU engine per device (gpu and hybrid modes)
         self.devices: list[int] = []
+        #: The job's StopFlag (gpu and hybrid modes): its kernels leave when it is set.
+        self.stop_flag = None
         #: Ends of the GPU workers' chunks in :attr:`init` (several GPUs; see _share_roots).
         self.gpu_cuts = np.zeros(0, np.int64)
         self.tracer = None
@@ -541,7 +543,7 @@ class Job:
 
         return EngineSetup(params=self.params, histogram_bins=self.histogram_bins,
                            cpu_threads=self.threads, options=self.options, device=device,
-                           peers=len(self.devices) - 1)
+                           peers=len(self.devices) - 1, stop=self.stop_flag)
 
 
     def _config(self):
@@ -654,9 +656,11 @@ class Job:
     def _run(self, sigints_before: int) -> JobResult:
         if self.mode in ("gpu", "hybrid"):
             from gthinker.gpu import resolve_devices
+            from gthinker.gpu.stop_flag import StopFlag
 
             self.devices = resolve_devices(self.options.gpu.gpus)
-            whole = self._run_whole()
+            self.stop_flag = StopFlag()
+            whole = self._run_whole(sigints_before)
             if whole is not None:
                 return whole
             self._share_roots()
@@ -671,12 +675,16 @@ class Job:
             self._push_records(job)
             if self.stop is not None:
                 self.stop.attach(job)
+                if self.stop_flag is not None:  # the running kernels see the token at once
+                    self.stop.attach(self.stop_flag)
             self._start_external(job, errors, started)
             with stopping.running(job, sigints_before) as watch:
                 status = job.run(on_tick, tick_interval)
         finally:
             if self.stop is not None:
                 self.stop.detach(job)
+                if self.stop_flag is not None:
+                    self.stop.detach(self.stop_flag)
             for t in started:
                 t.join()
             for gpu_worker in self.gpu_workers:
@@ -708,10 +716,12 @@ class Job:
         stopped = {"limit": "limit", "stopped": "stop"}.get(status["error"])
         return self._result(job.results(), stats, seconds, stopped)
 
-    def _run_whole(self) -> JobResult | None:
+    def _run_whole(self, sigints_before: int) -> JobResult | None:
         """A gpu-mode job that its engine runs whole, without the master
         (:meth:`GPUEngine.run_whole <gthinker.gpu.engine.GPUEngine.run_whole>`), where
-        nothing needs the master; else None."""
+        nothing needs the master; else None. Its stop token and Ctrl-C reach the
+        kernels through the job's stop flag (there is no master to stop): the result
+        is then partial, ``stopped == "stop"``."""
         if (self.mode != "gpu" or self.record_arrays is not None or self.output is not None
                 or self.limit is not None or self.trace is not None
                 or (self.stop is not None and self.stop.is_set())):
@@ -719,15 +729,25 @@ class Job:
         from gthinker.gpu import device_totals
 
         start, compiled = time.perf_counter(), compiler.compile_seconds()
-        done = self.engine.run_whole(self.graph, self._engine_setup(None), self.devices,
-                                     self.roots)
+        flag = self.stop_flag
+        if self.stop is not None:
+            self.stop.attach(flag)
+        try:
+            with stopping.running(flag, sigints_before) as watch:
+                done = self.engine.run_whole(self.graph, self._engine_setup(None),
+                                             self.devices, self.roots)
+        finally:
+            if self.stop is not None:
+                self.stop.detach(flag)
+        if watch.interrupted:  # Ctrl-C reached this job's thread through the SIGINT handler
+            raise KeyboardInterrupt
         if done is None:
             return None
         results, figures = done
         seconds = time.perf_counter() - start - (compiler.compile_seconds() - compiled)
         stats: dict = {}
         stats["gpu"], stats["gpus"] = device_totals(figures, self.devices)
-        return self._named(results, stats, seconds, None)
+        return self._named(results, stats, seconds, "stop" if flag.is_set() else None)
 
     def _result(self, res, stats, seconds, stopped) -> JobResult:
         """The CPU workers' results plus the GPU engines', by the names the app declared."""

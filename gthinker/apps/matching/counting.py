@@ -19,8 +19,13 @@ degree (cheaper to order than by degeneracy, and as fast to count on).
 formula by :mod:`gthinker.apps.matching.formulas` or
 :mod:`gthinker.apps.matching.neighbourhoods`, anything else by the matching search
 (:mod:`gthinker.apps.matching.dispatch`) under the plan's symmetry-breaking
-restrictions. The count app (:mod:`gthinker.apps.count`) and subgraph matching
-(:func:`gthinker.apps.sm.count`, which multiplies by ``|Aut(q)|``) both count this way.
+restrictions. In modes cpu and auto a formula always counts its shape; in gpu and hybrid
+modes the formula (on the CPU) only where the search would be
+:data:`~gthinker.apps.matching.costs.FORMULA_RATIO` times costlier or more, as
+:mod:`gthinker.apps.matching.costs` estimates (a 4-cycle on a graph with a hub), and the
+result's ``mode_reason`` says which ran and why. The count app (:mod:`gthinker.apps.count`)
+and subgraph matching (:func:`gthinker.apps.sm.count`, which multiplies by ``|Aut(q)|``)
+both count this way.
 
 Task records (int32): cliques ``[-1 - lo, hi]`` (the cliques whose first
 vertex is in ``[lo, hi)``; triangles look their vertices' out-neighbours up in
@@ -41,7 +46,6 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import carray, types
 
 import gthinker
 from gthinker.extending import (
@@ -49,18 +53,18 @@ from gthinker.extending import (
     intersect,
     intersect_size,
     lowest_bit,
-    pointer_intrinsic,
     pop_lowest,
     popcount,
 )
 
-from . import dispatch, formulas, neighbourhoods, planner
+from . import costs, dispatch, formulas, neighbourhoods, planner
 from .local_graphs import local_graph
 from .pattern_plan import PatternPlan
 from .ranges import spill_rest, work_ranges
 
 __all__ = ["CliqueCount", "CountResult", "FORMULA_SHAPES", "MiddleGraph", "MiddleTriangles",
-           "count_by_formula", "count_k_cliques", "count_plan", "edge_sums", "middle_graph",
+           "by_formula", "count_by_formula", "count_k_cliques", "count_plan", "edge_sums",
+           "four_cycles", "middle_graph",
            "neighbourhood_sums", "oriented", "takes", "vertex_ranges"]
 
 
@@ -305,10 +309,6 @@ def _middle_graph(graph):
     return MiddleGraph(dag, *_in_rows(dag.indptr, *graph.degree_in_rows()))
 
 
-_i64_pointer = pointer_intrinsic(types.int64)
-_i32_pointer = pointer_intrinsic(types.int32)
-
-
 @gthinker.compiler.jit("counting functions", nogil=True, inline="always")
 def _middle_triangles(indptr, indices, in_ptr, in_src, in_off, u, mark):
     """The triangles ``v < u < w`` (``v -> u``, ``v -> w``, ``u -> w``) at their
@@ -330,13 +330,9 @@ def _middle_triangles(indptr, indices, in_ptr, in_src, in_off, u, mark):
 def _middle_range(ctx, lo, hi):
     """The triangles whose middle vertex is in [lo, hi) (see :class:`MiddleGraph`;
     the in-rows' addresses are in ``ctx.params``)."""
-    P = ctx.params
-    n, m = P[3], P[4]
-    in_ptr = carray(_i64_pointer(P[0]), n + 1)
-    in_src = carray(_i32_pointer(P[1]), m)
-    in_off = carray(_i32_pointer(P[2]), m)
+    in_ptr, in_src, in_off = formulas.in_rows(ctx.params)
     indptr, indices = ctx.indptr, ctx.indices
-    mark = np.zeros(n, np.uint8)
+    mark = np.zeros(ctx.params[3], np.uint8)
     total = 0
     for u in range(lo, hi):
         if ctx.timed_out():
@@ -407,15 +403,26 @@ class CountResult:
         return out
 
 
-def takes(plan: PatternPlan, mode: str = "auto") -> bool:
-    """Does :func:`count_plan` count this pattern without the matching search (a
-    clique; a shape with a formula, in mode cpu or auto)?"""
-    return plan.clique is not None or _by_formula(plan, mode)
+def takes(plan: PatternPlan, mode: str = "auto", graph: gthinker.Graph | None = None) -> bool:
+    """Does :func:`count_plan` count this pattern in ``graph`` without the matching
+    search (a clique; a shape with a formula, as :func:`by_formula` decides)?"""
+    return plan.clique is not None or by_formula(plan, mode, graph)[0]
 
 
-def _by_formula(plan: PatternPlan, mode: str) -> bool:
-    """Formulas count their shapes on the CPU (modes cpu and auto)."""
-    return plan.shape in FORMULA_SHAPES and mode in ("auto", "cpu")
+def by_formula(plan: PatternPlan, mode: str, graph: gthinker.Graph | None = None
+               ) -> tuple[bool, str]:
+    """Whether a formula counts the plan's shape, and why (the result's ``mode_reason``):
+    always in modes cpu and auto; in gpu and hybrid modes when the search would cost
+    :data:`~gthinker.apps.matching.costs.FORMULA_RATIO` times the formula or more in
+    ``graph`` (:func:`gthinker.apps.matching.costs.costs`; never without a graph)."""
+    if plan.shape not in FORMULA_SHAPES:
+        return False, ""
+    if mode not in costs.WEIGHED_MODES:
+        return True, f"a formula counts {plan.shape} (CPU)"
+    if graph is None:
+        return False, ""
+    estimate = costs.costs(graph, plan)
+    return estimate.formula_wins(), estimate.why(plan.shape)
 
 
 #: The shapes counted by formulas: from per-edge sums, or from neighbourhood graphs.
@@ -437,9 +444,13 @@ def count_plan(graph, plan: PatternPlan, name: str | None = None, mode: str = "a
     if plan.clique is not None:
         return count_k_cliques(graph, name, plan.clique, mode, threads, time_budget, progress,
                                options)
-    if _by_formula(plan, mode):
-        return count_by_formula(graph, name, plan.shape, threads, time_budget, progress, options,
-                        prepare_seconds)
+    t0 = time.perf_counter()
+    formula, because = by_formula(plan, mode, graph)
+    prepare_seconds += time.perf_counter() - t0
+    if formula:
+        out = count_by_formula(graph, name, plan.shape, threads, time_budget, progress, options,
+                               prepare_seconds, why=because)
+        return _with_costs(out, graph, plan, mode)
     query = gthinker.Graph.from_edges(np.array(plan.edges, np.int64).reshape(-1, 2),
                                       num_vertices=plan.num_vertices)
     t0 = time.perf_counter()
@@ -447,9 +458,19 @@ def count_plan(graph, plan: PatternPlan, name: str | None = None, mode: str = "a
     prepare_seconds += time.perf_counter() - t0
     res, _, why = dispatch.run_plan(graph, p, mode, threads=threads, time_budget=time_budget,
                                   progress=progress, **options)
-    return CountResult(name, res.counters["matches"], res.seconds, res.mode, res.threads,
-                       "subgraph matching", prepare_seconds=prepare_seconds,
-                       compile_seconds=res.compile_seconds, mode_reason=why, stats=res.stats)
+    out = CountResult(name, res.counters["matches"], res.seconds, res.mode, res.threads,
+                      "subgraph matching", prepare_seconds=prepare_seconds,
+                      compile_seconds=res.compile_seconds,
+                      mode_reason="; ".join(filter(None, (because, why))), stats=res.stats)
+    return _with_costs(out, graph, plan, mode)
+
+
+def _with_costs(result: CountResult, graph, plan: PatternPlan, mode: str) -> CountResult:
+    """``result`` with ``stats["costs"]`` (:meth:`costs.Costs.stats`) where the dispatch
+    weighed the search against a formula (gpu and hybrid modes)."""
+    if plan.shape in FORMULA_SHAPES and mode in costs.WEIGHED_MODES:
+        result.stats = {**result.stats, "costs": costs.costs(graph, plan).stats()}
+    return result
 
 
 def edge_sums(graph, threads, time_budget, progress, options):
@@ -480,11 +501,34 @@ def neighbourhood_sums(graph, threads, time_budget, progress, options):
     return res, prepare
 
 
+def four_cycles(graph, threads, time_budget, progress, options):
+    """The job of :class:`formulas.FourCycles` (its counter: the 4-cycles) on the graph
+    oriented by degree, and the seconds spent preparing it."""
+    threads = threads or gthinker.default_threads()
+    options.setdefault("cpu_task_batch", 1)
+    t0 = time.perf_counter()
+    mg = middle_graph(graph)
+    work = formulas.cycle_work(mg.in_ptr, mg.in_src, mg.in_off, mg.dag.indptr)
+    prepare = time.perf_counter() - t0
+    res = gthinker.run(formulas.FourCycles, mg.dag, mode="cpu", threads=threads,
+                       time_budget=time_budget, params=mg.params(), vertices=[],
+                       records=work_ranges(work, 16 * threads), progress=progress, **options)
+    return res, prepare
+
+
 def count_by_formula(graph, name, shape, threads, time_budget, progress, options, prepare,
-                     res=None):
+                     res=None, why=None):
     """A shape of :data:`formulas.FORMULAS` from per-edge sums, or of
-    :data:`neighbourhoods.SHAPES` from neighbourhood graphs (CPU); ``res``: that job
-    when it already ran."""
+    :data:`neighbourhoods.SHAPES` from neighbourhood graphs, the 4-cycle by
+    :func:`four_cycles` (CPU); ``res``: the sums' job when it already ran; ``why``: the
+    result's ``mode_reason`` (default: a formula counts the shape)."""
+    why = why or f"a formula counts {shape} (CPU)"
+    if shape == "4-cycle" and res is None and "vertices" not in options:
+        res, seconds = four_cycles(graph, threads, time_budget, progress, dict(options))
+        return CountResult(name, res.counters["4-cycle"], res.seconds, "cpu", res.threads,
+                           f"formula ({shape})", prepare_seconds=prepare + seconds,
+                           compile_seconds=res.compile_seconds, mode_reason=why,
+                           stats=res.stats)
     if shape in neighbourhoods.SHAPES:
         if res is None:
             res, seconds = neighbourhood_sums(graph, threads, time_budget, progress,
@@ -493,7 +537,7 @@ def count_by_formula(graph, name, shape, threads, time_budget, progress, options
         return CountResult(name, res.counters[shape], res.seconds, "cpu", res.threads,
                            f"formula ({shape})", prepare_seconds=prepare,
                            compile_seconds=res.compile_seconds,
-                           mode_reason=f"a formula counts {shape} (CPU)", stats=res.stats)
+                           mode_reason=why, stats=res.stats)
     res = res or edge_sums(graph, threads, time_budget, progress, dict(options))
     cliques, seconds = 0, res.seconds
     if shape in formulas.CLIQUE_TERMS:
@@ -504,7 +548,7 @@ def count_by_formula(graph, name, shape, threads, time_budget, progress, options
     return CountResult(name, formulas.from_sums(shape, res.counters, cliques), seconds, "cpu",
                        res.threads, f"formula ({shape})", prepare_seconds=prepare,
                        compile_seconds=res.compile_seconds,
-                       mode_reason=f"a formula counts {shape} (CPU)", stats=res.stats)
+                       mode_reason=why, stats=res.stats)
 
 
 def count_k_cliques(graph, name, k, mode, threads, time_budget, progress, options):
@@ -515,7 +559,8 @@ def count_k_cliques(graph, name, k, mode, threads, time_budget, progress, option
     if k == 3 and mode == "cpu" and "vertices" not in options:
         return _middle(graph, name, why, threads, time_budget, progress, options)
     t0 = time.perf_counter()
-    dag = oriented(graph)
+    dag = _gpu_triangles_dag(graph) if (k == 3 and mode == "gpu"
+                                        and "vertices" not in options) else oriented(graph)
     prepare = time.perf_counter() - t0
     if k < 3:
         n = graph.num_vertices if k == 1 else graph.num_edges
@@ -528,6 +573,14 @@ def count_k_cliques(graph, name, k, mode, threads, time_budget, progress, option
     return CountResult(name, total, res.seconds, mode, res.threads, "cliques (oriented)",
                        prepare_seconds=prepare, compile_seconds=res.compile_seconds,
                        mode_reason=why, stats=res.stats)
+
+
+def _gpu_triangles_dag(graph: gthinker.Graph) -> gthinker.Graph:
+    """The oriented graph the GPU triangle kernel counts on: by degeneracy or by degree,
+    as its variant says (:data:`gthinker.apps.matching.triangles_gpu.TRIANGLES`)."""
+    from .triangles_gpu import TRIANGLES
+
+    return graph.degree_oriented() if TRIANGLES.orientation == "degree" else oriented(graph)
 
 
 def _on_gpu(name, dag, k, why, prepare, options):

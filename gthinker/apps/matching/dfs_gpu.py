@@ -29,16 +29,18 @@ import time
 import numpy as np
 
 import gthinker
-from gthinker.extending import EngineResults, GPUEngine, launch, simulator
+from gthinker.extending import EngineResults, GPUEngine, StopFlag, launch, simulator
 
 from . import dfs_kernel as K
 from .dfs_plan import program
 from .planner import H_BITMAP, H_WORDS
 
-__all__ = ["DFSDevice", "DFSEngine"]
+__all__ = ["DFSDevice", "DFSEngine", "WINDOW_IDS", "buffer_sizes"]
 
-#: Blocks a launch has per multiprocessor: the kernel takes 118 registers a thread (ptxas,
-#: sm_90), so two blocks of 256 threads fill an H100 multiprocessor's registers.
+#: Blocks a launch has per multiprocessor: the kernel took 118 registers a thread (ptxas,
+#: sm_90), so two blocks of 256 threads fill an H100 multiprocessor's registers. The
+#: kernel is compiled with these launch bounds, so that both blocks are resident at once
+#: (a persistent kernel's second block would otherwise wait for the first to end).
 BLOCKS_PER_SM = 2
 #: Threads of a block (on the simulator one warp: each simulated thread is a Python one,
 #: and a second warp would mostly spin waiting for work).
@@ -80,6 +82,9 @@ class DFSDevice:
         self.queue_records = int(queue_records)
         self.queue = cuda.to_device(np.full(self.queue_records * K.QW, -1, np.int32))
         self.result = cuda.mapped_array(K.RESULT, np.int64)
+        #: The kernel's stop flag, kept with its launch: each job clears it and links it
+        #: to the job's (:meth:`DFSEngine.__init__`).
+        self.stop = StopFlag()
         self.blocks = launch.blocks(BLOCKS_PER_SM)
         self.threads = _threads(threads)
         self.warps = self.blocks * self.threads // 32
@@ -103,10 +108,11 @@ class DFSDevice:
         """The launch over the current buffers (made again after a buffer grew)."""
         if self.launch is None:
             b = self.buffers
-            compiled = launch.kernel(K.match, name="sm_dfs", label="subgraph matching (DFS GPU)")
+            compiled = launch.kernel(K.match, name="sm_dfs", label="subgraph matching (DFS GPU)",
+                                     options={"launch_bounds": (THREADS, BLOCKS_PER_SM)})
             self.launch = launch.Launch(compiled, self.blocks, self.threads, (
                 self.indptr, self.indices, b["arr"], b["lists"], self.queue, b["roots"],
-                b["rcum"], b["rdata"], b["rstarts"], self.result))
+                b["rcum"], b["rdata"], b["rstarts"], self.result, self.stop.array))
         return self.launch
 
     def reset_queue(self):
@@ -115,18 +121,53 @@ class DFSDevice:
             self.dirty = False
 
 
+#: Ids a candidate buffer holds when the largest degree does not fit every warp's budget:
+#: a level whose source is longer is read a window of this many ids at a time.
+WINDOW_IDS = 1 << 14
+
+
+def buffer_sizes(max_degree: int, lists: int, positions: int, warps: int, budget: int,
+                 list_cap=None, window=None) -> tuple[int, int, int]:
+    """``(list_cap, window, warps)``: the ids a warp's kept list and candidate buffer hold,
+    and the warps that run, for ``lists`` kept lists and ``positions`` buffers a warp within
+    ``budget`` bytes. Every buffer holds the largest degree where all the warps fit that
+    way (nothing is ever cut); else the candidate buffers hold a window of
+    :data:`WINDOW_IDS` ids and the kept lists what the rest of the budget gives each (at
+    least a window): a hub's lists are read a window at a time, and a kept list past its
+    cap is left virtual (:mod:`gthinker.apps.matching.dfs_kernel`). Fewer warps run only when
+    even windows do not fit them all. ``list_cap`` and ``window`` force the sizes (at most
+    the largest degree)."""
+    d = max(int(max_degree), 1)
+    per_warp = max(budget // (4 * max(warps, 1)), 1)  # ids a warp may hold
+    if list_cap is None and window is None and (lists + positions) * d <= per_warp:
+        return d, d, warps
+    ccap = min(d, WINDOW_IDS) if window is None else max(1, min(d, int(window)))
+    if list_cap is not None:
+        lcap = max(1, min(d, int(list_cap)))
+    elif lists:
+        lcap = max(ccap, min(d, (per_warp - positions * ccap) // lists))
+    else:
+        lcap = 1
+    stride = lists * lcap + positions * ccap
+    return lcap, ccap, int(max(1, min(warps, budget // (4 * stride))))
+
+
 class DFSEngine(GPUEngine):
     """The depth-first GPU matcher (see the module docstring). Knobs (``configured``):
     ``budget`` (list elements a warp reads before it splits its task), ``list_bytes``
-    (device memory the warps' candidate lists may take: fewer warps run where a graph's
-    largest degree needs it), ``queue_records`` (the task queue's capacity) and
-    ``block_threads`` (threads of a block; None: 256, one warp on the simulator)."""
+    (device memory the warps' kept lists and candidate buffers may take; see
+    :func:`buffer_sizes`), ``list_cap`` and ``window`` (force the ids a kept list and a
+    candidate buffer hold; None: :func:`buffer_sizes` decides from the graph's largest
+    degree), ``queue_records`` (the task queue's capacity) and ``block_threads`` (threads
+    of a block; None: 256, one warp on the simulator)."""
 
     counters = ("matches",)
     name = "dfs"
     one_per_device = True
     budget = 1 << 14
     list_bytes = 4 << 30
+    list_cap = None
+    window = None
     queue_records = 1 << 20
     block_threads = None
 
@@ -142,6 +183,9 @@ class DFSEngine(GPUEngine):
         self.dev = DFSDevice.of(graph, self.queue_records, self.block_threads)
         self.dev.lock.acquire()
         self._held = True
+        self.dev.stop.clear()
+        if setup.stop is not None:
+            setup.stop.link(self.dev.stop)
         try:
             self._prepare()
         except BaseException:
@@ -152,9 +196,10 @@ class DFSEngine(GPUEngine):
         """Sizes this job's buffers and fills the host copy of the control words, the
         params and the program (uploaded with each launch)."""
         dev, prog = self.dev, self.prog
-        cap = dev.max_degree
-        stride = prog.buffers * cap
-        self.active = int(max(1, min(dev.warps, self.list_bytes // (4 * stride))))
+        self.lcap, self.ccap, self.active = buffer_sizes(
+            dev.max_degree, len(prog.lists), prog.nq, dev.warps, self.list_bytes,
+            self.list_cap, self.window)
+        stride = len(prog.lists) * self.lcap + prog.nq * self.ccap
         dev.buffer("lists", self.active * stride, np.int32)
         for name, dtype in (("roots", np.int32), ("rcum", np.int64), ("rdata", np.int32),
                             ("rstarts", np.int64)):
@@ -162,9 +207,9 @@ class DFSEngine(GPUEngine):
         host = np.zeros(K.CTRL + self.params.size + prog.array.size, np.int64)
         host[K.CTRL:K.CTRL + self.params.size] = self.params
         host[K.CTRL + self.params.size:] = prog.array
-        host[[K.C_N, K.C_QCAP, K.C_WARPS, K.C_STRIDE, K.C_CAP, K.C_BUDGET, K.C_PB, K.C_GB]] = (
-            dev.n, dev.queue_records * K.QW, self.active, stride, cap, self.budget, K.CTRL,
-            K.CTRL + self.params.size)
+        host[[K.C_N, K.C_QCAP, K.C_WARPS, K.C_STRIDE, K.C_LCAP, K.C_CCAP, K.C_BUDGET, K.C_PB,
+              K.C_GB]] = (dev.n, dev.queue_records * K.QW, self.active, stride, self.lcap,
+                          self.ccap, self.budget, K.CTRL, K.CTRL + self.params.size)
         self.host = host
         dev.buffer("arr", host.size, np.int64)
 
@@ -262,7 +307,8 @@ class DFSEngine(GPUEngine):
         t0 = time.perf_counter()
         with simulator.fast_switching():  # (the simulator's warps meet faster; else nothing)
             go()
-        self._wait(result, handle)
+        self.dev.stop.wait(lambda: result[K.R_DONE] != 0,
+                           lambda: handle is not None and handle.aborting)
         go.wait()
         t1 = time.perf_counter()
         self.busy += t1 - t0
@@ -270,19 +316,10 @@ class DFSEngine(GPUEngine):
         self.launches += 1
         self.splits += int(result[K.R_SPLITS])
         self.queue_full += int(result[K.R_FULL])
-        if result[K.R_ABORT]:
+        if dev.stop.is_set():  # warps left with tasks in the queue
             dev.dirty = True
         self.total += int(result[K.R_COUNT])
         self.live_counters[0] = self.total
-
-    def _wait(self, result, handle):
-        """Waits for the kernel's done flag; asks it to stop when the job is stopping."""
-        spins = 0
-        while not result[K.R_DONE]:
-            if handle is not None and handle.aborting and not result[K.R_ABORT]:
-                result[K.R_ABORT] = 1
-            spins += 1
-            time.sleep(0 if spins < 2000 else 2e-4)
 
     # ---- results ------------------------------------------------------------------------
 
@@ -292,9 +329,12 @@ class DFSEngine(GPUEngine):
     def snapshot(self) -> dict:
         return {"kernel_seconds": self.busy, "launches": self.launches, "warps": self.active,
                 "tasks_split": self.splits, "queue_full": self.queue_full,
-                "lists_kept": len(self.prog.lists), "device": self.dev.description}
+                "lists_kept": len(self.prog.lists), "list_cap": self.lcap,
+                "window": self.ccap, "device": self.dev.description}
 
     def close(self) -> None:
         if self._held:
             self._held = False
+            if self.setup.stop is not None:
+                self.setup.stop.unlink(self.dev.stop)
             self.dev.lock.release()

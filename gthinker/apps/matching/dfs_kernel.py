@@ -18,19 +18,39 @@ vertex is chosen. At the first count-only position the matches below are counted
 (:func:`_tail`), never enumerated. Every intersection is a warp's
 (:mod:`gthinker.apps.matching.warp_sets`).
 
+**Bounded buffers, for hubs.** A warp's memory does not grow with the largest degree. Its
+kept lists hold at most ``C_LCAP`` ids each and its candidate buffers ``C_CCAP``
+(:class:`gthinker.apps.matching.dfs_gpu.DFSEngine` sizes them: the largest degree when every warp
+fits in the budget that way, as on most graphs; else windows). A position whose source
+(after its restriction bounds) is longer than its buffer takes its candidates one *window*
+of ``C_CCAP`` source elements at a time: a level's loop refills its buffer from the next
+window when it has used the last one (``woff``, ``wend``: the window offsets of each level).
+A kept list that would hold more than ``C_LCAP`` ids is left *virtual* (its ``llen`` -1):
+its elements are those of its nearest kept ancestor (or row) that the rows on the way up
+hold, checked one by one where it is read (:func:`_base`, :func:`_in_chain`). The count-only
+tail takes its two lists into buffers when they fit and otherwise counts from the sources
+directly (:func:`_tail_streamed`). Each element is checked once however the buffers are cut,
+so counts are exact at every size.
+
 **Timeout decomposition.** A warp counts the list elements it reads since it took its work
 (the clock: work, not nanoseconds, so that a split happens at the same point on every GPU
 and on the simulator). Past ``budget`` elements, at a level whose tasks would hold at most
 ``STOP_K`` matched vertices, it writes every candidate it has not started at that level into
-the queue as a task and backtracks, doing the same at each level down to its task's own;
-the rest of its edge chunk goes to the queue too. A full queue: the warp goes on by itself
-(its clock restarts). The queue is T-DFS's lock-free ring of fixed-size records (empty slots
-hold -1; writers claim slots with compare-and-swap, readers empty them with exchange).
+the queue as a task, and every window of that level not yet read as a *window task* (one
+record: the matched vertices and the window's number), then backtracks, doing the same at
+each level down to its task's own; the rest of its edge chunk goes to the queue too. So a
+hub's level of millions of candidates spreads over the warps a window at a time. A full
+queue: the warp goes on by itself (its clock restarts). The queue is T-DFS's lock-free ring
+of fixed-size records (empty slots hold -1; writers claim slots with compare-and-swap,
+readers empty them with exchange).
 
 **The end.** A warp that finds no work waits while any warp is busy or the queue holds
 tasks (``C_BUSY``, ``C_QSIZE``); the last warp to finish writes the total count to mapped
-host memory, and a flag the host polls. The host sets ``result[R_ABORT]`` to stop a run:
-warps look at it every ``POLL`` claims and leave.
+host memory, and a flag the host polls. To stop a run the host sets the job's stop flag
+(:mod:`gthinker.gpu.stop_flag`, the kernel's ``stop``): warps look at it every
+:data:`~gthinker.gpu.stop_flag.POLL` claims, while they wait for work, and inside a task
+each time the clock passes another ``budget`` elements (however deep it is, also when the
+queue is full), and leave.
 """
 
 from __future__ import annotations
@@ -38,7 +58,8 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from gthinker.gpu.device_helpers import FULL_MASK, lower_bound, warp_prefix, warp_sum
+from gthinker.extending import POLL, stop_requested, warp_stop_requested
+from gthinker.gpu.device_helpers import FULL_MASK, contains, lower_bound, warp_prefix, warp_sum
 
 from .dfs_plan import (
     G_CHAIN,
@@ -60,48 +81,92 @@ from .dfs_plan import (
     MAX_QUERY,
 )
 from .planner import H_LESS, H_LESS_PTR, H_MORE, H_MORE_PTR, device_functions
-from .warp_sets import NONE, common_into, common_size
+from .warp_sets import NONE, common_into, common_size, find, sample
 
-__all__ = ["CTRL", "QW", "RESULT", "STOP_K", "WARPS_PER_BLOCK", "match"]
+__all__ = ["CTRL", "QW", "RESULT", "STOP_K", "WARPS_PER_BLOCK", "WINDOW", "match"]
 
 WARPS_PER_BLOCK = 8  #: warps a block has room for in shared memory
 STOP_K = 3  #: tasks split off hold at most this many matched vertices (T-DFS's StopLevel)
 QW = STOP_K + 1  #: int32 slots of a queue record: [k, M[0], ..., M[STOP_K - 1]]
+#: A queue record ``[WINDOW + d, M[0..d-1], w]`` is a window task: position d's
+#: candidates from window w of its source (the others are ``[k, M[0..k-1]]``, k <= STOP_K).
+WINDOW = 64
 CHUNK = 32  #: initial edges a warp takes at once
-POLL = 16  #: a warp looks at the host's abort flag every POLL claims
 IDLE_NAP_MAX = 8192  #: nanoseconds an idle warp sleeps at most between looks for work
-_SH = 3 * MAX_QUERY + MAX_LISTS + 32  # int32 shared slots of a warp
+#: int32 shared slots of a warp: M, idx, clen, woff, wend (a position each), llen (a kept
+#: list each), the 32 samples of warp_sets.sample
+_SH = 5 * MAX_QUERY + MAX_LISTS + 32
 _BIG = 1 << 40  # above every vertex id: no upper bound
 
 # ---- the control words (int64, at the start of the kernel's one int64 array) ----------
 C_N, C_MODE, C_ELO, C_NITEMS, C_CURSOR = 0, 1, 2, 3, 4  # the graph's n; initial edges
 C_NRECS, C_RCURSOR = 5, 6  # input records
 C_BUSY, C_QSIZE, C_QFRONT, C_QBACK, C_QCAP = 7, 8, 9, 10, 11  # the queue
-C_COUNT, C_DONE, C_WARPS, C_STRIDE, C_CAP, C_BUDGET = 12, 13, 14, 15, 16, 17
+#: C_LCAP: ids a kept list holds; C_CCAP: ids a candidate buffer holds (a window)
+C_COUNT, C_DONE, C_WARPS, C_STRIDE, C_LCAP, C_BUDGET = 12, 13, 14, 15, 16, 17
 C_PB, C_GB, C_SPLITS, C_FULL, C_NROOTS = 18, 19, 20, 21, 22  # offsets; stats; roots
 C_BY_VERTEX = 23  # 1: the initial items are the first vertices (a tail from position 1)
-CTRL = 24
+C_CCAP = 24
+CTRL = 25
 
 # ---- the mapped result array (int64, host memory) --------------------------------------
-R_COUNT, R_ABORT, R_DONE, R_SPLITS, R_FULL = 0, 1, 2, 3, 4
+R_COUNT, R_DONE, R_SPLITS, R_FULL = 0, 1, 2, 3
 RESULT = 8
 
 _RULE = device_functions()
 _in_candidates = _RULE["in_candidates"]
 
 
-# ---- small pieces ---------------------------------------------------------------------
+# ---- sources: rows, kept lists, virtual lists -----------------------------------------
 
 
 @cuda.jit(device=True, inline=True)
-def _source(code, M, indptr, indices, lists, base, cap, llen):
-    """A position's or a list's source as ``(array, lo, hi)``: kept list ``code``, or the
-    row of the vertex at position ``-1 - code``."""
+def _source(code, M, indptr, indices, lists, base, lcap, llen):
+    """A kept (not virtual) list's or a row's ids as ``(array, lo, hi)``: kept list
+    ``code``, or the row of the vertex at position ``-1 - code``."""
     if code >= 0:
-        lo = base + code * cap
+        lo = base + code * lcap
         return lists, lo, lo + llen[code]
     v = M[-1 - code]
     return indices, indptr[v], indptr[v + 1]
+
+
+@cuda.jit(device=True, inline=True)
+def _base(G, code, llen):
+    """``(base, chain)``: a virtual list's ids are those of ``base``, its nearest kept
+    ancestor or row, that every row on the way up holds (:func:`_in_chain` of ``chain``,
+    the virtual list itself); any other code is its own base, chain -1."""
+    chain = -1
+    if code >= 0 and llen[code] < 0:
+        chain = code
+        while code >= 0 and llen[code] < 0:
+            code = G[G[G_LPAR] + code]
+    return code, chain
+
+
+@cuda.jit(device=True)
+def _in_chain(G, M, chain, x, indptr, indices, llen):
+    """Does every row between virtual list ``chain`` and its base hold ``x``? (True for
+    chain -1.)"""
+    code = chain
+    while code >= 0 and llen[code] < 0:
+        v = M[G[G[G_LX] + code]]
+        if not contains(indices, indptr[v], indptr[v + 1], x):
+            return False
+        code = G[G[G_LPAR] + code]
+    return True
+
+
+@cuda.jit(device=True, inline=True)
+def _src(G, code, M, indptr, indices, lists, base, lcap, llen):
+    """A position's or a list's source ``code`` as ``(array, lo, hi, chain)``: the ids of
+    ``array[lo:hi]`` that :func:`_in_chain` of ``chain`` admits."""
+    code, chain = _base(G, code, llen)
+    a, lo, hi = _source(code, M, indptr, indices, lists, base, lcap, llen)
+    return a, lo, hi, chain
+
+
+# ---- filters ---------------------------------------------------------------------------
 
 
 @cuda.jit(device=True)
@@ -122,6 +187,18 @@ def _bounds(P, M, d, m):
 
 
 @cuda.jit(device=True)
+def _bounded(P, M, d, m, a, lo, hi):
+    """The part of the sorted ``a[lo:hi]`` inside position d's restriction bounds
+    (:func:`_bounds`)."""
+    blo, bhi = _bounds(P, M, d, m)
+    if blo >= 0:
+        lo = lower_bound(a, lo, hi, blo + 1)
+    if bhi < _BIG:
+        hi = lower_bound(a, lo, hi, bhi)
+    return lo, hi
+
+
+@cuda.jit(device=True)
 def _admit(P, G, M, d, x, check):
     """Injectivity against position d's non-backward matched positions, and, with
     ``check``, its candidate bitmap."""
@@ -132,15 +209,16 @@ def _admit(P, G, M, d, x, check):
 
 
 @cuda.jit(device=True)
-def _filter(P, G, M, d, m, a, lo, hi, out, at, check, write, lane):
-    """Position d's candidates (restrictions with positions below ``m``) among the sorted
-    ``a[lo:hi]``: written in order to ``out[at:]`` when ``write``; returns how many (every
-    lane)."""
-    blo, bhi = _bounds(P, M, d, m)
-    if blo >= 0:
-        lo = lower_bound(a, lo, hi, blo + 1)
-    if bhi < _BIG:
-        hi = lower_bound(a, lo, hi, bhi)
+def _ok(P, G, M, d, x, check, chain, indptr, indices, llen):
+    """May ``x``, an id of position d's source base, take position d?"""
+    return _admit(P, G, M, d, x, check) and (chain < 0 or _in_chain(G, M, chain, x, indptr,
+                                                                      indices, llen))
+
+
+@cuda.jit(device=True)
+def _scan(P, G, M, d, a, lo, hi, chain, check, out, at, write, indptr, indices, llen, lane):
+    """Position d's candidates among ``a[lo:hi]`` (already bounded): written in order to
+    ``out[at:]`` when ``write``; returns how many (every lane)."""
     n = 0
     for start in range(lo, hi, 32):
         i = start + lane
@@ -148,7 +226,7 @@ def _filter(P, G, M, d, m, a, lo, hi, out, at, check, write, lane):
         ok = False
         if i < hi:
             x = a[i]
-            ok = _admit(P, G, M, d, x, check)
+            ok = _ok(P, G, M, d, x, check, chain, indptr, indices, llen)
         below, total = warp_prefix(ok)
         if write and ok:
             out[at + n + below] = x
@@ -158,41 +236,87 @@ def _filter(P, G, M, d, m, a, lo, hi, out, at, check, write, lane):
 
 
 @cuda.jit(device=True)
-def _count(P, G, M, d, m, a, lo, hi, check, lane):
-    """How many of the sorted ``a[lo:hi]`` may take position d (as :func:`_filter`);
-    without a bitmap check, from the range's size less the matched vertices in it."""
-    if check:
-        return _filter(P, G, M, d, m, a, lo, hi, a, 0, check, False, lane)
-    blo, bhi = _bounds(P, M, d, m)
-    if blo >= 0:
-        lo = lower_bound(a, lo, hi, blo + 1)
-    if bhi < _BIG:
-        hi = lower_bound(a, lo, hi, bhi)
-    first = G[G[G_INJ_PTR] + d]
+def _excluded(G, M, d, a, lo, hi):
+    """How many of position d's injectivity vertices (matched, not its backward
+    neighbours) the sorted ``a[lo:hi]`` holds."""
     used = 0
-    for t in range(first + lane, G[G[G_INJ_PTR] + d + 1], 32):
-        x = M[G[G[G_INJ] + t]]
-        p = lower_bound(a, lo, hi, x)
-        if p < hi and a[p] == x:
+    for t in range(G[G[G_INJ_PTR] + d], G[G[G_INJ_PTR] + d + 1]):
+        if contains(a, lo, hi, M[G[G[G_INJ] + t]]):
             used += 1
-    return (hi - lo) - warp_sum(used)
-
-
-# ---- lists, candidates and the count-only tail ---------------------------------------
+    return used
 
 
 @cuda.jit(device=True)
-def _lists_at(G, M, j, indptr, indices, lists, base, cap, llen, cache, lane):
+def _count_in(P, G, M, d, a, lo, hi, chain, check, lists, indptr, indices, llen, lane):
+    """How many of ``a[lo:hi]`` (already bounded) may take position d: without a bitmap
+    check or a virtual list, from the range's size less the matched vertices in it."""
+    if check or chain >= 0:
+        return _scan(P, G, M, d, a, lo, hi, chain, check, lists, 0, False, indptr, indices,
+                     llen, lane)
+    used = 0
+    if lane == 0:
+        used = _excluded(G, M, d, a, lo, hi)
+    return (hi - lo) - cuda.shfl_sync(FULL_MASK, used, 0)
+
+
+# ---- lists -------------------------------------------------------------------------
+
+
+@cuda.jit(device=True)
+def _common_capped(a, alo, ahi, chain, G, M, indices, indptr, blo, bhi, out, at, cap, llen,
+                   cache, lane):
+    """The ids of ``a[alo:ahi]`` admitted by ``chain`` and held by ``indices[blo:bhi]``,
+    written in order to ``out[at:]`` while they fit ``cap``: ``(how many, or -1 past cap;
+    elements read)``. The lanes walk the shorter range and look up the longer."""
+    short_a = ahi - alo <= bhi - blo
+    if short_a:
+        sample(indices, blo, bhi, cache, lane)
+        x_arr, xlo, xhi = a, alo, ahi
+    else:
+        sample(a, alo, ahi, cache, lane)
+        x_arr, xlo, xhi = indices, blo, bhi
+    n = 0
+    for start in range(xlo, xhi, 32):
+        i = start + lane
+        x = x_arr[i] if i < xhi else NONE
+        hit = False
+        if i < xhi:
+            if short_a:
+                hit = find(indices, blo, bhi, cache, x)
+            else:
+                hit = find(a, alo, ahi, cache, x)
+            hit = hit and (chain < 0 or _in_chain(G, M, chain, x, indptr, indices, llen))
+        below, total = warp_prefix(hit)
+        if hit and n + below < cap:
+            out[at + n + below] = x
+        n += total
+        if n > cap:
+            cuda.syncwarp(FULL_MASK)
+            return -1, start - xlo + 32
+    cuda.syncwarp(FULL_MASK)
+    return n, xhi - xlo
+
+
+@cuda.jit(device=True)
+def _lists_at(G, M, j, indptr, indices, lists, base, lcap, llen, cache, lane):
     """Computes the kept lists of depth j (the vertex at position j just chosen):
-    ``(all non-empty, work)``."""
+    ``(all non-empty, work)``. A list past ``lcap`` ids is left virtual (llen -1)."""
     work = 0
     for t in range(G[G[G_SCHED_PTR] + j], G[G[G_SCHED_PTR] + j + 1]):
         li = G[G[G_SCHED] + t]
-        a, alo, ahi = _source(G[G[G_LPAR] + li], M, indptr, indices, lists, base, cap, llen)
+        a, alo, ahi, chain = _src(G, G[G[G_LPAR] + li], M, indptr, indices, lists, base,
+                                  lcap, llen)
         v = M[G[G[G_LX] + li]]
-        n = common_into(a, alo, ahi, indices, indptr[v], indptr[v + 1], lists,
-                        base + li * cap, cache, lane)
-        work += min(ahi - alo, indptr[v + 1] - indptr[v]) + 1
+        blo = indptr[v]
+        bhi = indptr[v + 1]
+        if chain < 0 and min(ahi - alo, bhi - blo) <= lcap:
+            n = common_into(a, alo, ahi, indices, blo, bhi, lists, base + li * lcap, cache,
+                            lane)
+            work += min(ahi - alo, bhi - blo) + 1
+        else:
+            n, w = _common_capped(a, alo, ahi, chain, G, M, indices, indptr, blo, bhi, lists,
+                                  base + li * lcap, lcap, llen, cache, lane)
+            work += w + 1
         cuda.syncwarp(FULL_MASK)
         if lane == 0:
             llen[li] = n
@@ -202,16 +326,65 @@ def _lists_at(G, M, j, indptr, indices, lists, base, cap, llen, cache, lane):
     return True, work
 
 
+# ---- candidates, a window at a time ------------------------------------------------------
+
+
 @cuda.jit(device=True)
-def _candidates(P, G, M, d, indptr, indices, lists, base, cap, llen, clen, lane):
-    """Position d's filtered candidates into its buffer; ``(how many, work)``."""
-    a, lo, hi = _source(G[G[G_SRC] + d], M, indptr, indices, lists, base, cap, llen)
-    at = base + (G[G_NLISTS] + d) * cap
-    n = _filter(P, G, M, d, d, a, lo, hi, lists, at, G[G[G_CHECK] + d], True, lane)
+def _window(P, G, M, d, indptr, indices, lists, base, lcap, llen):
+    """Position d's source, bounded by its restrictions: ``(array, lo, hi, chain)``."""
+    a, lo, hi, chain = _src(G, G[G[G_SRC] + d], M, indptr, indices, lists, base, lcap, llen)
+    lo, hi = _bounded(P, M, d, d, a, lo, hi)
+    return a, lo, hi, chain
+
+
+@cuda.jit(device=True)
+def _candidates(P, G, M, d, window, indptr, indices, lists, base, lcap, ccap, cbase, llen,
+                clen, woff, wend, lane):
+    """Position d's filtered candidates into its buffer: the first window of its source
+    (``window`` < 0: then every next one in turn, :func:`_refill`), or only window
+    ``window``. ``(how many, work)``."""
+    a, lo, hi, chain = _window(P, G, M, d, indptr, indices, lists, base, lcap, llen)
+    n = hi - lo
+    first = 0
+    end = n
+    if window >= 0:
+        first = min(window * ccap, n)
+        end = min((window + 1) * ccap, n)
+    cuda.syncwarp(FULL_MASK)
     if lane == 0:
+        woff[d] = first
+        wend[d] = end
+    cuda.syncwarp(FULL_MASK)
+    return _fill(P, G, M, d, a, lo, chain, indptr, indices, lists, ccap, cbase, llen, clen,
+                 woff, wend, lane)
+
+
+@cuda.jit(device=True)
+def _fill(P, G, M, d, a, lo, chain, indptr, indices, lists, ccap, cbase, llen, clen, woff,
+          wend, lane):
+    """The next window of position d's bounded source ``a[lo + woff[d]:lo + wend[d]]``
+    (at most ``ccap`` ids) filtered into its buffer: ``(how many, work)``."""
+    start = lo + woff[d]
+    end = min(lo + wend[d], start + ccap)
+    n = _scan(P, G, M, d, a, start, end, chain, G[G[G_CHECK] + d], lists, cbase + d * ccap,
+              True, indptr, indices, llen, lane)
+    if lane == 0:
+        woff[d] = end - lo
         clen[d] = n
     cuda.syncwarp(FULL_MASK)
-    return n, hi - lo + 1
+    return n, end - start + 1
+
+
+@cuda.jit(device=True)
+def _refill(P, G, M, d, indptr, indices, lists, base, lcap, ccap, cbase, llen, clen, woff,
+            wend, lane):
+    """Position d's next window into its buffer (see :func:`_candidates`)."""
+    a, lo, hi, chain = _window(P, G, M, d, indptr, indices, lists, base, lcap, llen)
+    return _fill(P, G, M, d, a, lo, chain, indptr, indices, lists, ccap, cbase, llen, clen,
+                 woff, wend, lane)
+
+
+# ---- the count-only tail -------------------------------------------------------------
 
 
 @cuda.jit(device=True)
@@ -226,26 +399,95 @@ def _choose(n, r, chain):
 
 
 @cuda.jit(device=True)
-def _tail(P, G, M, indptr, indices, lists, base, cap, llen, cache, lane):
+def _both(P, G, M, dx, xa, xlo, xhi, xchain, xcheck, dy, ya, ylo, yhi, ychain, ycheck,
+          indptr, indices, llen, lane):
+    """How many ids may take both position dx (among ``xa[xlo:xhi]``) and position dy
+    (among ``ya[ylo:yhi]``); the lanes walk the x side and binary-search the y side."""
+    c = 0
+    for i in range(xlo + lane, xhi, 32):
+        x = xa[i]
+        if _ok(P, G, M, dx, x, xcheck, xchain, indptr, indices, llen):
+            p = lower_bound(ya, ylo, yhi, x)
+            if p < yhi and ya[p] == x and _ok(P, G, M, dy, x, ycheck, ychain, indptr, indices,
+                                              llen):
+                c += 1
+    return warp_sum(c)
+
+
+@cuda.jit(device=True)
+def _pairs_windows(P, G, M, s, a, lo, hi, chain, check, b, blo, bhi, bchain, bcheck, lists,
+                   bt, ccap, indptr, indices, llen, lane):
+    """Pairs ``x < y`` (x at position s, y at s + 1) from sources past the buffers:
+    position s + 1's candidates a window at a time into its buffer ``lists[bt:]``, every x
+    against each window."""
+    c = np.int64(0)
+    off = blo
+    while off < bhi:
+        end = min(bhi, off + ccap)
+        nb = _scan(P, G, M, s + 1, b, off, end, bchain, bcheck, lists, bt, True, indptr,
+                   indices, llen, lane)
+        for i in range(lo + lane, hi, 32):
+            x = a[i]
+            if nb > 0 and _ok(P, G, M, s, x, check, chain, indptr, indices, llen):
+                c += nb - (lower_bound(lists, bt, bt + nb, x + 1) - bt)
+        cuda.syncwarp(FULL_MASK)
+        off = end
+    return warp_sum(c)
+
+
+@cuda.jit(device=True)
+def _tail_streamed(P, G, M, s, a, lo, hi, chain, check, b, blo, bhi, bchain, bcheck, lists,
+                   bt, ccap, indptr, indices, llen, lane):
+    """The two count-only positions s, s + 1 (not twins) when their sources do not fit
+    the buffers: counted from the bounded sources themselves."""
+    if G[G_JOINED]:  # pairs x < y (the planner joins only twins, which never come here)
+        return _pairs_windows(P, G, M, s, a, lo, hi, chain, check, b, blo, bhi, bchain,
+                              bcheck, lists, bt, ccap, indptr, indices, llen, lane)
+    na = _count_in(P, G, M, s, a, lo, hi, chain, check, lists, indptr, indices, llen, lane)
+    if na == 0:
+        return np.int64(0)
+    nb = _count_in(P, G, M, s + 1, b, blo, bhi, bchain, bcheck, lists, indptr, indices, llen,
+                   lane)
+    if nb == 0:
+        return np.int64(0)
+    if hi - lo <= bhi - blo:
+        both = _both(P, G, M, s, a, lo, hi, chain, check, s + 1, b, blo, bhi, bchain, bcheck,
+                     indptr, indices, llen, lane)
+    else:
+        both = _both(P, G, M, s + 1, b, blo, bhi, bchain, bcheck, s, a, lo, hi, chain, check,
+                     indptr, indices, llen, lane)
+    return np.int64(na) * nb - both
+
+
+@cuda.jit(device=True)
+def _tail(P, G, M, indptr, indices, lists, base, lcap, ccap, cbase, llen, cache, lane):
     """The matches of ``M[:s]`` over the count-only positions s..nq-1 (see
     :mod:`gthinker.apps.matching.dfs_plan`); every lane gets the count."""
     s = G[G_S]
     r = G[G_TAIL]
-    a, lo, hi = _source(G[G[G_SRC] + s], M, indptr, indices, lists, base, cap, llen)
+    a, lo, hi, chain = _window(P, G, M, s, indptr, indices, lists, base, lcap, llen)
     check = G[G[G_CHECK] + s]
     if r == 1:
-        return np.int64(_count(P, G, M, s, s, a, lo, hi, check, lane))
+        return np.int64(_count_in(P, G, M, s, a, lo, hi, chain, check, lists, indptr, indices,
+                                  llen, lane))
     if r >= 3 or G[G_TWINS]:
-        return _choose(np.int64(_count(P, G, M, s, s, a, lo, hi, check, lane)), r,
-                       G[G_CHAIN] or G[G_TWINS])
-    at = base + (G[G_NLISTS] + s) * cap
-    na = _filter(P, G, M, s, s, a, lo, hi, lists, at, check, True, lane)
+        return _choose(np.int64(_count_in(P, G, M, s, a, lo, hi, chain, check, lists, indptr,
+                                          indices, llen, lane)), r, G[G_CHAIN] or G[G_TWINS])
+    b, blo, bhi, bchain = _src(G, G[G[G_SRC] + s + 1], M, indptr, indices, lists, base, lcap,
+                               llen)
+    blo, bhi = _bounded(P, M, s + 1, s, b, blo, bhi)
+    bcheck = G[G[G_CHECK] + s + 1]
+    at = cbase + s * ccap
+    bt = at + ccap
+    if hi - lo > ccap or bhi - blo > ccap:
+        return _tail_streamed(P, G, M, s, a, lo, hi, chain, check, b, blo, bhi, bchain, bcheck,
+                              lists, bt, ccap, indptr, indices, llen, lane)
+    na = _scan(P, G, M, s, a, lo, hi, chain, check, lists, at, True, indptr, indices, llen,
+               lane)
     if na == 0:
         return np.int64(0)
-    b, blo, bhi = _source(G[G[G_SRC] + s + 1], M, indptr, indices, lists, base, cap, llen)
-    bt = at + cap
-    nb = _filter(P, G, M, s + 1, s, b, blo, bhi, lists, bt, G[G[G_CHECK] + s + 1], True,
-                 lane)
+    nb = _scan(P, G, M, s + 1, b, blo, bhi, bchain, bcheck, lists, bt, True, indptr, indices,
+               llen, lane)
     if nb == 0:
         return np.int64(0)
     if G[G_JOINED]:  # pairs x < y
@@ -289,25 +531,27 @@ def _reserve(arr, records):
 
 @cuda.jit(device=True)
 def _take(queue, arr, M):
-    """A task from the queue into ``M``: its length k, or 0 when the queue is empty."""
+    """A task from the queue into ``M``: its head (k, or WINDOW + d for a window task,
+    whose window number goes to ``M[d]``), or 0 when the queue is empty."""
     if cuda.atomic.add(arr, C_QSIZE, -QW) <= 0:
         cuda.atomic.add(arr, C_QSIZE, QW)
         return 0
     pos = cuda.atomic.add(arr, C_QFRONT, QW) % arr[C_QCAP]
-    k = _get(queue, pos)
+    head = _get(queue, pos)
+    k = head if head < WINDOW else head - WINDOW + 1
     for f in range(1, QW):
         v = _get(queue, pos + f)
         if f <= k:
             M[f - 1] = v
-    return k
+    return head
 
 
 @cuda.jit(device=True)
-def _write_record(queue, slot, M, k, c):
-    """Queue record ``[k, M[0..k-2], c]`` at ``slot``."""
-    _put(queue, slot, k)
+def _write_record(queue, slot, M, head, k, last):
+    """Queue record ``[head, M[0..k-2], last]`` at ``slot``."""
+    _put(queue, slot, head)
     for f in range(1, QW):
-        _put(queue, slot + f, M[f - 1] if f < k else (c if f == k else 0))
+        _put(queue, slot + f, M[f - 1] if f < k else (last if f == k else 0))
 
 
 @cuda.jit(device=True)
@@ -325,16 +569,24 @@ def _room(arr, records, lane):
 
 
 @cuda.jit(device=True)
-def _split(queue, arr, M, lists, at, i, n, lvl, lane):
+def _split(queue, arr, M, lists, at, i, n, lvl, woff, wend, lane):
     """Tasks ``[lvl + 1, M[:lvl], c]`` for the candidates ``c = lists[at + i .. at + n)``
-    of position lvl, written by the lanes; False when the queue is full."""
-    count = n - i
+    of position lvl, and window tasks ``[WINDOW + lvl, M[:lvl], w]`` for the windows of
+    its source not read yet, written by the lanes; False when the queue is full."""
+    ccap = arr[C_CCAP]
+    first = woff[lvl] // ccap
+    windows = (wend[lvl] - woff[lvl] + ccap - 1) // ccap
+    count = n - i + windows
     pos = _room(arr, count, lane)
     if pos < 0:
         return False
     qcap = arr[C_QCAP]
     for t in range(lane, count, 32):
-        _write_record(queue, (pos + t * QW) % qcap, M, lvl + 1, lists[at + i + t])
+        slot = (pos + t * QW) % qcap
+        if t < n - i:
+            _write_record(queue, slot, M, lvl + 1, lvl + 1, lists[at + i + t])
+        else:
+            _write_record(queue, slot, M, WINDOW + lvl, lvl + 1, first + t - (n - i))
     cuda.syncwarp(FULL_MASK)
     return True
 
@@ -343,64 +595,86 @@ def _split(queue, arr, M, lists, at, i, n, lvl, lane):
 
 
 @cuda.jit(device=True)
-def _task(k, work, P, G, M, idx, clen, llen, indptr, indices, lists, base, queue, arr, cache,
-          lane):
+def _task(k, window, work, P, G, M, sh, indptr, indices, lists, base, queue, arr, cache, lane,
+          stop):
     """The matches below the partial match ``M[:k]`` (in shared memory), depth first;
-    splits off tasks past the budget (see the module docstring). ``work``: the clock so
-    far. Returns ``(matches, work)``, the same on every lane."""
-    cap = arr[C_CAP]
+    with ``window`` >= 0, only those whose position k is in that window of its source.
+    Splits off tasks past the budget (see the module docstring). ``work``: the clock so
+    far; ``sh``: the warp's per-level slots ``(idx, clen, llen, woff, wend)``. Returns
+    ``(matches, work)``, the same on every lane; early, with the matches so far, once the
+    host's ``stop`` flag is set (looked at every ``budget`` elements)."""
+    idx, clen, llen, woff, wend = sh
+    lcap = arr[C_LCAP]
+    ccap = arr[C_CCAP]
     nq = G[G_NQ]
     s = G[G_S]
     nl = G[G_NLISTS]
+    cbase = base + nl * lcap
     for j in range(k):
-        ok, w = _lists_at(G, M, j, indptr, indices, lists, base, cap, llen, cache, lane)
+        ok, w = _lists_at(G, M, j, indptr, indices, lists, base, lcap, llen, cache, lane)
         work += w
         if not ok:
             return np.int64(0), work
     if k >= nq:
         return np.int64(1), work
     if k == s:
-        return _tail(P, G, M, indptr, indices, lists, base, cap, llen, cache, lane), work
-    n, w = _candidates(P, G, M, k, indptr, indices, lists, base, cap, llen, clen, lane)
+        return _tail(P, G, M, indptr, indices, lists, base, lcap, ccap, cbase, llen, cache,
+                     lane), work
+    n, w = _candidates(P, G, M, k, window, indptr, indices, lists, base, lcap, ccap, cbase,
+                       llen, clen, woff, wend, lane)
     work += w
     total = np.int64(0)
-    if n == 0:
-        return total, work
     if lane == 0:
         idx[k] = 0
     cuda.syncwarp(FULL_MASK)
     budget = arr[C_BUDGET]
+    look = work + budget  # the clock at which the warp next looks at the stop flag
     lvl = k
     while lvl >= k:
         i = idx[lvl]
         if i >= clen[lvl]:
-            lvl -= 1
+            if woff[lvl] < wend[lvl]:  # the level's next window
+                n, w = _refill(P, G, M, lvl, indptr, indices, lists, base, lcap, ccap, cbase,
+                               llen, clen, woff, wend, lane)
+                work += w
+                if lane == 0:
+                    idx[lvl] = 0
+                cuda.syncwarp(FULL_MASK)
+            else:
+                lvl -= 1
             continue
-        at = base + (nl + lvl) * cap
+        at = cbase + lvl * ccap
+        if work > look:
+            if warp_stop_requested(stop):
+                return total, work
+            look = work + budget
         if work > budget and lvl < STOP_K:  # timed out: the rest of this level to the queue
-            if _split(queue, arr, M, lists, at, i, clen[lvl], lvl, lane):
+            if _split(queue, arr, M, lists, at, i, clen[lvl], lvl, woff, wend, lane):
                 if lane == 0:
                     idx[lvl] = clen[lvl]
+                    woff[lvl] = wend[lvl]
                 cuda.syncwarp(FULL_MASK)
                 continue
             work = 0  # the queue is full: go on here, the clock restarted
+            look = budget
         c = lists[at + i]
         cuda.syncwarp(FULL_MASK)
         if lane == 0:
             idx[lvl] = i + 1
             M[lvl] = c
         cuda.syncwarp(FULL_MASK)
-        ok, w = _lists_at(G, M, lvl, indptr, indices, lists, base, cap, llen, cache, lane)
+        ok, w = _lists_at(G, M, lvl, indptr, indices, lists, base, lcap, llen, cache, lane)
         work += w
         if not ok:
             continue
         if lvl + 1 == s:
-            total += _tail(P, G, M, indptr, indices, lists, base, cap, llen, cache, lane)
+            total += _tail(P, G, M, indptr, indices, lists, base, lcap, ccap, cbase, llen,
+                           cache, lane)
             continue
-        n, w = _candidates(P, G, M, lvl + 1, indptr, indices, lists, base, cap, llen, clen,
-                           lane)
+        n, w = _candidates(P, G, M, lvl + 1, -1, indptr, indices, lists, base, lcap, ccap,
+                           cbase, llen, clen, woff, wend, lane)
         work += w
-        if n == 0:
+        if n == 0 and woff[lvl + 1] >= wend[lvl + 1]:
             continue
         lvl += 1
         if lane == 0:
@@ -434,11 +708,11 @@ def _edge_ok(P, v, u):
 
 
 @cuda.jit(device=True)
-def _edges(first, count, P, G, M, idx, clen, llen, indptr, indices, lists, base, queue, arr,
-           roots, rcum, cache, lane):
+def _edges(first, count, P, G, M, sh, indptr, indices, lists, base, queue, arr, roots, rcum,
+           cache, lane, stop):
     """The tasks ``[2, v, u]`` of initial edges ``first .. first + count - 1``, one after
     another (every lane reads the same edge and applies the edge filter); past the budget
-    the edges left go to the queue."""
+    the edges left go to the queue, or are dropped when the host's ``stop`` flag is set."""
     total = np.int64(0)
     work = np.int64(0)
     t = 0
@@ -453,10 +727,12 @@ def _edges(first, count, P, G, M, idx, clen, llen, indptr, indices, lists, base,
             M[0] = v
             M[1] = u
         cuda.syncwarp(FULL_MASK)
-        got, work = _task(2, work, P, G, M, idx, clen, llen, indptr, indices, lists, base,
-                          queue, arr, cache, lane)
+        got, work = _task(2, -1, work, P, G, M, sh, indptr, indices, lists, base, queue, arr,
+                          cache, lane, stop)
         total += got
         if work > arr[C_BUDGET] and t < count:
+            if warp_stop_requested(stop):
+                break
             if _split_edges(queue, arr, P, indptr, indices, roots, rcum, first + t,
                             count - t, lane):
                 break
@@ -493,10 +769,11 @@ def _split_edges(queue, arr, P, indptr, indices, roots, rcum, first, count, lane
 
 
 @cuda.jit(device=True)
-def _vertices(first, count, P, G, M, idx, clen, llen, indptr, indices, lists, base, queue,
-              arr, roots, cache, lane):
+def _vertices(first, count, P, G, M, sh, indptr, indices, lists, base, queue, arr, roots,
+              cache, lane, stop):
     """The tasks ``[1, v]`` of initial vertices ``first .. first + count - 1`` (the plan
-    counts from position 1 on: no edges to enumerate), one after another."""
+    counts from position 1 on: no edges to enumerate), one after another (the rest dropped
+    when a task past the budget finds the host's ``stop`` flag set)."""
     total = np.int64(0)
     for t in range(count):
         v = arr[C_ELO] + first + t if arr[C_MODE] == 0 else np.int64(roots[first + t])
@@ -506,9 +783,11 @@ def _vertices(first, count, P, G, M, idx, clen, llen, indptr, indices, lists, ba
         if lane == 0:
             M[0] = v
         cuda.syncwarp(FULL_MASK)
-        got, _ = _task(1, np.int64(0), P, G, M, idx, clen, llen, indptr, indices, lists, base,
-                       queue, arr, cache, lane)
+        got, work = _task(1, -1, np.int64(0), P, G, M, sh, indptr, indices, lists, base, queue,
+                          arr, cache, lane, stop)
         total += got
+        if work > arr[C_BUDGET] and warp_stop_requested(stop):
+            break
     return total
 
 
@@ -542,11 +821,11 @@ def _work_visible(arr):
 
 @cuda.jit(device=True)
 def _claim(arr, queue, M, lane):
-    """Lane 0 takes work for the warp: ``(kind, a, b)`` on every lane: 1, a task of
-    length a (in M); 2, the initial edges a .. a + b - 1; 3, input record a; 0, none
-    (then the warp is not busy). A warp counts itself busy only while it tries for work
-    it has seen: idle warps that counted themselves busy on every try would keep the
-    count above zero between them, and no warp would ever leave."""
+    """Lane 0 takes work for the warp: ``(kind, a, b)`` on every lane: 1, a task with head
+    a (in M); 2, the initial edges a .. a + b - 1; 3, input record a; 0, none (then the
+    warp is not busy). A warp counts itself busy only while it tries for work it has
+    seen: idle warps that counted themselves busy on every try would keep the count above
+    zero between them, and no warp would ever leave."""
     kind = 0
     a = np.int64(0)
     b = np.int64(0)
@@ -575,13 +854,13 @@ def _claim(arr, queue, M, lane):
 
 
 @cuda.jit(device=True)
-def _idle(arr, result, naps, lane):
+def _idle(arr, stop, naps, lane):
     """A warp without work: True (leave) once nobody is busy, the queue is empty and no
     input is left, or the host asked to stop; else it waits, longer after each try
     (``naps``: tries so far), so that idle warps do not crowd the busy ones' atomics."""
     leave = 0
     if lane == 0:
-        if result[R_ABORT] != 0:
+        if stop_requested(stop):
             leave = 1
         elif (_read(arr, C_BUSY) == 0 and _read(arr, C_QSIZE) <= 0
               and not _work_visible(arr)):
@@ -606,19 +885,41 @@ def _finish(arr, result, total, lane):
             result[R_DONE] = 1
 
 
-def match(indptr, indices, arr, lists, queue, roots, rcum, rdata, rstarts, result):
+@cuda.jit(device=True)
+def _work(kind, a, b, P, G, M, sh, indptr, indices, lists, base, queue, arr, roots, rcum,
+          rdata, rstarts, cache, lane, stop):
+    """The matches of one claim of :func:`_claim`."""
+    if kind == 2 and arr[C_BY_VERTEX]:
+        return _vertices(a, b, P, G, M, sh, indptr, indices, lists, base, queue, arr, roots,
+                         cache, lane, stop)
+    if kind == 2:
+        return _edges(a, b, P, G, M, sh, indptr, indices, lists, base, queue, arr, roots,
+                      rcum, cache, lane, stop)
+    window = -1
+    if kind == 1 and a >= WINDOW:  # a window task: M[d] holds the window's number
+        k = a - WINDOW
+        window = np.int64(M[k])
+    else:
+        k = a if kind == 1 else _record(rdata, rstarts, a, M, lane)
+    got, _ = _task(k, window, np.int64(0), P, G, M, sh, indptr, indices, lists, base, queue,
+                   arr, cache, lane, stop)
+    return got
+
+
+def match(indptr, indices, arr, lists, queue, roots, rcum, rdata, rstarts, result, stop):
     """The kernel (see the module docstring): ``arr`` holds the control words, then the
     plan's params (at ``arr[C_PB]``) and the program (at ``arr[C_GB]``); ``lists``, each
-    warp's buffers (``arr[C_STRIDE]`` slots a warp, ``arr[C_CAP]`` a buffer)."""
+    warp's kept lists (``arr[C_LCAP]`` ids each) and candidate buffers (``arr[C_CCAP]``
+    each), ``arr[C_STRIDE]`` slots a warp; ``stop``, the host's stop flag."""
     lane = cuda.threadIdx.x & 31
     warp = cuda.grid(1) >> 5
     shared = cuda.shared.array((WARPS_PER_BLOCK, _SH), np.int32)
     mine = shared[cuda.threadIdx.x >> 5]
     M = mine[0:MAX_QUERY]
-    idx = mine[MAX_QUERY:2 * MAX_QUERY]
-    clen = mine[2 * MAX_QUERY:3 * MAX_QUERY]
-    llen = mine[3 * MAX_QUERY:3 * MAX_QUERY + MAX_LISTS]
-    cache = mine[3 * MAX_QUERY + MAX_LISTS:]
+    sh = (mine[MAX_QUERY:2 * MAX_QUERY], mine[2 * MAX_QUERY:3 * MAX_QUERY],
+          mine[5 * MAX_QUERY:5 * MAX_QUERY + MAX_LISTS], mine[3 * MAX_QUERY:4 * MAX_QUERY],
+          mine[4 * MAX_QUERY:5 * MAX_QUERY])  # idx, clen, llen, woff, wend
+    cache = mine[5 * MAX_QUERY + MAX_LISTS:]
     if warp >= arr[C_WARPS]:
         return
     P = arr[arr[C_PB]:]
@@ -630,25 +931,16 @@ def match(indptr, indices, arr, lists, queue, roots, rcum, rdata, rstarts, resul
     while True:
         kind, a, b = _claim(arr, queue, M, lane)
         if kind == 0:
-            if _idle(arr, result, naps, lane):
+            if _idle(arr, stop, naps, lane):
                 break
             naps += 1
             continue
         naps = 0
-        if kind == 2 and arr[C_BY_VERTEX]:
-            total += _vertices(a, b, P, G, M, idx, clen, llen, indptr, indices, lists, base,
-                               queue, arr, roots, cache, lane)
-        elif kind == 2:
-            total += _edges(a, b, P, G, M, idx, clen, llen, indptr, indices, lists, base,
-                            queue, arr, roots, rcum, cache, lane)
-        else:
-            k = a if kind == 1 else _record(rdata, rstarts, a, M, lane)
-            got, _ = _task(k, np.int64(0), P, G, M, idx, clen, llen, indptr, indices, lists,
-                           base, queue, arr, cache, lane)
-            total += got
+        total += _work(kind, a, b, P, G, M, sh, indptr, indices, lists, base, queue, arr,
+                       roots, rcum, rdata, rstarts, cache, lane, stop)
         if lane == 0:
             cuda.atomic.add(arr, C_BUSY, -1)
         claims += 1
-        if claims % POLL == 0 and cuda.shfl_sync(FULL_MASK, result[R_ABORT], 0) != 0:
+        if claims % POLL == 0 and warp_stop_requested(stop):
             break
     _finish(arr, result, total, lane)

@@ -47,18 +47,24 @@ The dense 5-vertex shapes and the 5-cycle need each vertex's neighbourhood graph
 Each is checked against the matching search in the tests. One job (:class:`EdgeStats`)
 computes all these sums in ``O(sum of deg(v)^2)`` work: the count app uses them where
 the matching search would enumerate far more (docs/benchmarks.md, "Pattern-aware
-matching").
+matching"). A hub of a million neighbours makes that 10^12 steps, so the 4-cycle alone
+has a job of its own (:class:`FourCycles`): each cycle at its vertex of highest rank by
+degree, whose wedges below it never pass through a vertex of higher degree, in
+``sum of deg(v) out(v)`` steps (``out(v)``: its neighbours of higher rank; O(m sqrt(m))).
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numba import carray, types
 
 import gthinker
+from gthinker.extending import pointer_intrinsic
 
 from .ranges import spill_rest
 
-__all__ = ["CLIQUE_TERMS", "EdgeStats", "FORMULAS", "SUMS", "cycles_at", "from_sums", "wedge_work"]
+__all__ = ["CLIQUE_TERMS", "EdgeStats", "FORMULAS", "FourCycles", "SUMS", "cycle_work",
+           "cycles_at", "from_sums", "in_rows", "wedge_work"]
 
 #: The shapes these formulas count, and the sums (counters of :class:`EdgeStats`)
 #: each is made of.
@@ -190,6 +196,90 @@ class EdgeStats(gthinker.Task):
     @staticmethod
     def compute(ctx, record):
         _edge_range(ctx, -1 - record[0], record[1])
+
+
+_i64_pointer = pointer_intrinsic(types.int64)
+_i32_pointer = pointer_intrinsic(types.int32)
+
+
+@gthinker.compiler.jit("counting formulas", nogil=True)
+def _cycles_below(indptr, indices, in_ptr, in_src, in_off, x, cnt):
+    """The 4-cycles whose vertex of highest rank is ``x``, in a graph oriented by degree
+    and renumbered by that rank (rows: the higher neighbours; in-rows: the lower, with
+    where x sits in each one's row): pairs of wedges ``x-v-w`` with ``v, w < x`` and the
+    same ``w``, ``v`` an in-neighbour of x and ``w`` one of v's or in v's row before x."""
+    total = 0
+    for k in range(in_ptr[x], in_ptr[x + 1]):
+        v = in_src[k]
+        for t in range(in_ptr[v], in_ptr[v + 1]):
+            w = in_src[t]
+            total += cnt[w]
+            cnt[w] += 1
+        for e in range(indptr[v], indptr[v] + in_off[k] - 1):
+            w = indices[e]
+            total += cnt[w]
+            cnt[w] += 1
+    for k in range(in_ptr[x], in_ptr[x + 1]):
+        v = in_src[k]
+        for t in range(in_ptr[v], in_ptr[v + 1]):
+            cnt[in_src[t]] = 0
+        for e in range(indptr[v], indptr[v] + in_off[k] - 1):
+            cnt[indices[e]] = 0
+    return total
+
+
+@gthinker.compiler.jit("counting formulas", nogil=True, inline="always")
+def in_rows(params):
+    """The in-rows ``(in_ptr, in_src, in_off)`` of a degree-oriented graph from a job's
+    ``params`` (:meth:`gthinker.apps.matching.counting.MiddleGraph.params`: their
+    addresses, the number of vertices and of edges)."""
+    n, m = params[3], params[4]
+    return (carray(_i64_pointer(params[0]), n + 1), carray(_i32_pointer(params[1]), m),
+            carray(_i32_pointer(params[2]), m))
+
+
+@gthinker.compiler.jit("counting formulas", nogil=True)
+def _four_cycles_range(ctx, lo, hi):
+    in_ptr, in_src, in_off = in_rows(ctx.params)
+    cnt = np.zeros(ctx.params[3], np.int64)
+    total = 0
+    for x in range(lo, hi):
+        if ctx.timed_out():
+            spill_rest(ctx, x, hi)
+            break
+        total += _cycles_below(ctx.indptr, ctx.indices, in_ptr, in_src, in_off, x, cnt)
+    ctx.count(0, total)
+
+
+class FourCycles(gthinker.Task):
+    """Counts 4-cycles, each at its vertex of highest rank by degree: the run's graph is
+    the degree-oriented DAG of :func:`gthinker.apps.matching.counting.middle_graph`,
+    ``params`` its in-rows (:meth:`~gthinker.apps.matching.counting.MiddleGraph.params`).
+    Records: ranges ``[-1 - lo, hi]`` of ranked vertices (:func:`cycle_work`)."""
+
+    counters = ("4-cycle",)
+
+    @staticmethod
+    def compute(ctx, record):
+        _four_cycles_range(ctx, -1 - record[0], record[1])
+
+
+@gthinker.compiler.jit("counting formulas", nogil=True)
+def _cycle_steps(in_ptr, in_src, in_off, out_ptr, out):
+    for x in range(out.size):
+        steps = 1
+        for k in range(in_ptr[x], in_ptr[x + 1]):
+            v = in_src[k]
+            steps += in_ptr[v + 1] - in_ptr[v] + in_off[k]
+        out[x] = steps
+
+
+def cycle_work(in_ptr, in_src, in_off, out_ptr) -> np.ndarray:
+    """Cumulative steps of :class:`FourCycles` per ranked vertex (``work[x]``: before x),
+    from the oriented graph's row pointers and in-rows."""
+    per = np.empty(out_ptr.size - 1, np.int64)
+    _cycle_steps(in_ptr, in_src, in_off, out_ptr, per)
+    return np.concatenate([[0], np.cumsum(per)])
 
 
 def wedge_work(graph: gthinker.Graph) -> np.ndarray:

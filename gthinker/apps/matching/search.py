@@ -61,7 +61,9 @@ def _spawn(ctx, v):
 def _raw(indptr, indices, P, M, raw, rawlen, d):
     """raw[d] = the intersection of N(M[b]) over d's backward neighbours b: an
     earlier position's intersection (reuse) or the shortest list, intersected
-    with the rest straight into raw[d] (a copy only for a single list).
+    with the rest straight into raw[d]. A single list is not copied: ``rawlen[d]``
+    is then ``-1 - v`` for the row of v (:func:`_view`), so that a task split off
+    below a hub does not copy the hub's row again.
 
     Per-node helpers take the graph's arrays, not ``ctx``: a call that takes
     ``ctx`` costs a reference count per array in it."""
@@ -76,10 +78,9 @@ def _raw(indptr, indices, P, M, raw, rawlen, d):
                 first = s
                 w = v
         base = indices[indptr[w] : indptr[w + 1]]
-        n = base.size
     else:
-        base = raw[r]
-        n = rawlen[r]
+        base = _view(indptr, indices, raw, rawlen, r)
+    n = base.size
     copied = False
     for s in range(lo, hi):
         if s != first:
@@ -90,9 +91,23 @@ def _raw(indptr, indices, P, M, raw, rawlen, d):
             else:
                 n = intersect(base, n, nb, raw[d])
                 copied = True
-    if not copied:
-        raw[d, :n] = base[:n]
-    rawlen[d] = n
+    if copied:
+        rawlen[d] = n
+    elif r < 0:
+        rawlen[d] = -1 - w  # one list: the row itself
+    else:
+        rawlen[d] = rawlen[r]
+        if n and rawlen[r] >= 0:
+            raw[d, :n] = base[:n]
+
+
+@gthinker.compiler.jit("SM functions", nogil=True)
+def _view(indptr, indices, raw, rawlen, d):
+    """Position d's intersection as :func:`_raw` left it: ``raw[d]``, or a row."""
+    n = rawlen[d]
+    if n < 0:
+        return indices[indptr[-1 - n] : indptr[-n]]
+    return raw[d, :n]
 
 
 @gthinker.compiler.jit("SM functions", nogil=True)
@@ -100,9 +115,10 @@ def _candidates(indptr, indices, P, M, raw, rawlen, cand, candlen, d):
     """cand[d] = the vertices of raw[d] that may take position d (the planner's rule)."""
     _raw(indptr, indices, P, M, raw, rawlen, d)
     less_lo, less_hi, more_lo, more_hi = constraint_ranges_cpu(P, d)
+    src = _view(indptr, indices, raw, rawlen, d)
     k = 0
-    for i in range(rawlen[d]):
-        v = raw[d, i]
+    for i in range(src.size):
+        v = src[i]
         if is_admissible_within(P, M, 0, d, -1, d, v, less_lo, less_hi, more_lo, more_hi):
             cand[d, k] = v
             k += 1
@@ -210,12 +226,8 @@ def _finish(ctx, P, M, raw, rawlen, cand, candlen, s, claims):
 def _tail_set(indptr, indices, P, M, raw, rawlen, d):
     """The intersection of position ``d``'s backward neighbour lists, as a view: a
     neighbour list itself when there is only one (no copy), else ``raw[d]``."""
-    lo, hi = P[P[H_SRC_PTR] + d], P[P[H_SRC_PTR] + d + 1]
-    if hi - lo == 1 and P[P[H_REUSE] + d] < 0:
-        v = M[P[P[H_SRC] + lo]]
-        return indices[indptr[v] : indptr[v + 1]]
     _raw(indptr, indices, P, M, raw, rawlen, d)
-    return raw[d, : rawlen[d]]
+    return _view(indptr, indices, raw, rawlen, d)
 
 
 @gthinker.compiler.jit("SM functions", nogil=True)

@@ -18,7 +18,7 @@ from numba import cuda
 from gthinker.gpu.device_helpers import FULL_MASK, lower_bound, warp_prefix
 
 __all__ = ["NONE", "common_into", "common_size", "find", "keep_common", "load_row",
-           "sample"]
+           "sample", "segment"]
 
 #: A key no list holds (vertex ids are >= 0): what lanes past a list's end look up.
 NONE = -1
@@ -35,10 +35,9 @@ def sample(a, lo, hi, cache, lane):
 
 
 @cuda.jit(device=True)
-def find(a, lo, hi, cache, x):
-    """True if the sorted list ``a[lo:hi]`` holds ``x``; ``cache``: its
-    :func:`sample`. Five steps among the samples find the 32nd of the list that
-    can hold ``x``, a binary search in memory does the rest."""
+def segment(lo, hi, cache, x):
+    """The 32nd ``[seg_lo, seg_hi)`` of the sorted list ``a[lo:hi]`` that can hold ``x``,
+    found in five steps among its :func:`sample` in ``cache``."""
     n = hi - lo
     pos = 0
     step = 16
@@ -46,8 +45,15 @@ def find(a, lo, hi, cache, x):
         if cache[pos + step] <= x:
             pos += step
         step >>= 1
-    seg_lo = lo + ((pos * n) >> 5)
-    seg_hi = lo + (((pos + 1) * n) >> 5)
+    return lo + ((pos * n) >> 5), lo + (((pos + 1) * n) >> 5)
+
+
+@cuda.jit(device=True)
+def find(a, lo, hi, cache, x):
+    """True if the sorted list ``a[lo:hi]`` holds ``x``; ``cache``: its
+    :func:`sample`. Five steps among the samples find the 32nd of the list that
+    can hold ``x`` (:func:`segment`), a binary search in memory does the rest."""
+    seg_lo, seg_hi = segment(lo, hi, cache, x)
     p = lower_bound(a, seg_lo, seg_hi, x)
     return p < seg_hi and a[p] == x
 

@@ -34,7 +34,7 @@ from gthinker.apps.matching.dispatch import (
 )
 from gthinker.extending import batches, check_output
 
-from ..matching import counting
+from ..matching import costs, counting
 from ..matching.pattern_plan import pattern_plan
 from ..matching.patterns import PATTERNS, as_query, is_pattern, pattern
 from ..matching.planner import (
@@ -107,34 +107,45 @@ def count(data, query, *, progress=None, **options) -> SMResult:
     if not listing and opts.gpu_mode == "auto" and not {"records", "vertices"} & options.keys():
         # (records and vertices are the search's own: a cluster's node hands them on; a
         # GPU layout asked for is the matcher's)
-        done = _by_count_engines(data, query, opts.unique, opts.mode, progress, options)
+        done, weighed = _by_count_engines(data, query, opts.unique, opts.mode, progress,
+                                          options)
         if done is not None:
             return done
+    else:
+        weighed = None
     p = plan(data, query, opts.unique or not listing, limited=limit is not None)
     res, chosen, why = run_plan(data, p, opts.mode, opts.gpu_mode, listing, limit=limit,
                                 output=output, progress=progress, **options)
     n = res.counters["matches"]
+    because, stats = "", res.stats
+    if weighed is not None:  # a shape with a formula the search counts
+        because, stats = weighed.why(p.pattern.shape), {**stats, "costs": weighed.stats()}
     return SMResult(count=n if opts.unique or listing else n * p.automorphisms,
                     unique=opts.unique, automorphisms=p.automorphisms, seconds=res.seconds,
                     mode=res.mode, threads=res.threads, order=[int(u) for u in p.order],
                     candidates=[len(c) for c in p.candidates], gpu_mode=chosen,
-                    stopped=res.stopped, stats=res.stats, compile_seconds=res.compile_seconds,
-                    mode_reason=why)
+                    stopped=res.stopped, stats=stats, compile_seconds=res.compile_seconds,
+                    mode_reason="; ".join(filter(None, (because, why))))
 
 
 def _by_count_engines(data, query, unique, mode, progress, options):
     """The count of a clique or of a shape with a formula, from the counting app
-    (distinct subgraphs, times ``|Aut(q)|`` for embeddings); None for other queries."""
+    (distinct subgraphs, times ``|Aut(q)|`` for embeddings), or None for other queries
+    and a shape the search counts; and the :class:`~gthinker.apps.matching.costs.Costs`
+    weighed to choose (a shape with a formula, gpu and hybrid modes), else None."""
     pp = pattern_plan(query)
-    if not counting.takes(pp, mode):
-        return None
+    if pp.clique is None and pp.shape not in counting.FORMULA_SHAPES:
+        return None, None
     graph = data if data.labels is None else label_subgraph(data, pp.uniform_label)
+    weighed = costs.costs(graph, pp) if pp.clique is None and mode in costs.WEIGHED_MODES else None
+    if not counting.takes(pp, mode, graph):
+        return None, weighed
     res = counting.count_plan(graph, pp, mode=mode, progress=progress, **options)
     return SMResult(count=res.count if unique else res.count * pp.automorphisms,
                     unique=unique, automorphisms=pp.automorphisms, seconds=res.seconds,
                     mode=res.mode, threads=res.threads, order=list(pp.order), candidates=[],
                     stats=res.stats, compile_seconds=res.compile_seconds,
-                    mode_reason=res.mode_reason, method=res.method)
+                    mode_reason=res.mode_reason, method=res.method), weighed
 
 
 def match(data, query, **options) -> np.ndarray:
