@@ -49,10 +49,13 @@ import numpy as np
 
 import gthinker
 from gthinker.bits import count_bits, gather, lowest_bit, pop_lowest, popcount, unowned
+from gthinker.memory import peak_rss_bytes
 from gthinker.options import positive_int
 from gthinker.runtime import stream
 from gthinker.runtime.outputs import check_output
 from gthinker.setops import intersect_positions
+
+from .local import initial_record, x_rows
 
 __all__ = ["CliqueBatch", "MaximalCliques", "MCEResult", "internal_ids", "iter_clique_batches",
            "iter_cliques", "run"]
@@ -253,45 +256,32 @@ def _small_p(pb, xb, ax, pw, kw, base, hist, min_size):
 @gthinker.compiler.jit("MCE functions", nogil=True)
 def _local_graph(indptr, indices, pglob, xall):
     """The subtree's graph as bitset rows over P (bits ``0..p-1``) then X' (bits
-    ``p..``), X' being the vertices of X with a neighbour in P (the others never
-    block): ``ax[u]``, the whole row of P vertex u; ``axp[x - p]``, the P part of
-    X' vertex x. Returns ``(ax, axp, xglob)``, ``xglob`` the global ids of X'."""
+    ``p..``), X' being the vertices of X that matter (:func:`.local.x_rows`: a
+    neighbour in P, one per distinct row over P): ``ax[u]``, the whole row of P
+    vertex u; ``axp[x - p]``, the P part of X' vertex x. Returns ``(ax, axp, xglob,
+    covered)``, ``xglob`` the global ids of X', ``covered`` True if an X vertex is
+    adjacent to all of P (the subtree has no maximal clique; the rest is empty)."""
+    xglob, axp, covered = x_rows(indptr, indices, pglob, xall)
     p = pglob.size
-    nx = xall.size
-    pw = (p + 63) >> 6
-    pos = np.empty(max(p, nx), np.int32)
-    xmark = np.zeros(nx, np.uint8)
-    for i in range(p):
-        v = pglob[i]
-        c = intersect_positions(indices[indptr[v] : indptr[v + 1]], xall, pos)
-        for t in range(c):
-            xmark[pos[t]] = 1
-    xloc = np.empty(nx, np.int32)
-    q = 0
-    for j in range(nx):
-        if xmark[j]:
-            xloc[j] = p + q
-            q += 1
-    xglob = np.empty(q, np.int32)
-    for j in range(nx):
-        if xmark[j]:
-            xglob[xloc[j] - p] = xall[j]
+    q = xglob.size
     kw = (p + q + 63) >> 6
     ax = np.zeros((p, kw), np.int64)
-    axp = np.zeros((q, pw), np.int64)
+    pos = np.empty(max(p, 1), np.int32)
     for i in range(p):
         v = pglob[i]
-        nb = indices[indptr[v] : indptr[v + 1]]
-        c = intersect_positions(nb, pglob, pos)
+        c = intersect_positions(indices[indptr[v] : indptr[v + 1]], pglob, pos)
         for t in range(c):
             j = pos[t]
             ax[i, j >> 6] |= 1 << (j & 63)
-        c = intersect_positions(nb, xall, pos)
-        for t in range(c):
-            j = xloc[pos[t]]
-            ax[i, j >> 6] |= 1 << (j & 63)
-            axp[j - p, i >> 6] |= 1 << (i & 63)
-    return ax, axp, xglob
+    for x in range(q):
+        j = p + x
+        for w in range(axp.shape[1]):
+            word = axp[x, w]
+            while word != 0:
+                i = (w << 6) + lowest_bit(word)
+                word &= word - 1
+                ax[i, j >> 6] |= 1 << (j & 63)
+    return ax, axp, xglob, covered
 
 
 @gthinker.compiler.jit("MCE functions", nogil=True)
@@ -301,7 +291,9 @@ def _bron_kerbosch(ctx, rbase, pglob, xall):
     The cliques are tallied in locals and the histogram row, and reach ``ctx``
     once at the end: a call that takes ``ctx`` costs a reference count per array
     in it, which per clique doubled the time of the whole search."""
-    ax, axp, xglob = _local_graph(ctx.indptr, ctx.indices, pglob, xall)
+    ax, axp, xglob, covered = _local_graph(ctx.indptr, ctx.indices, pglob, xall)
+    if covered:  # an X vertex extends every clique of this subtree
+        return
     p = pglob.size
     k = p + xglob.size
     pw = (p + 63) >> 6
@@ -410,26 +402,11 @@ class MaximalCliques(gthinker.Task):
     # The compiled entry point is kept in gthinker's compile cache.
     @staticmethod
     def spawn(ctx, v):
-        return _initial_record(ctx.indptr, ctx.indices, v)
+        return initial_record(ctx.indptr, ctx.indices, v)
 
     @staticmethod
     def compute(ctx, record):
         _compute_record(ctx, record)
-
-
-@gthinker.compiler.jit("MCE functions", nogil=True)
-def _initial_record(indptr, indices, v):
-    """R = {v}, P = later neighbours, X = earlier ones (ids are degeneracy ranks)."""
-    nb = indices[indptr[v] : indptr[v + 1]]
-    split = np.searchsorted(nb, v)
-    rec = np.empty(4 + nb.size, np.int32)
-    rec[0] = 1
-    rec[1] = nb.size - split
-    rec[2] = split
-    rec[3] = v
-    rec[4 : 4 + nb.size - split] = nb[split:]
-    rec[4 + nb.size - split :] = nb[:split]
-    return rec
 
 
 @gthinker.compiler.jit("MCE functions", nogil=True)
@@ -506,19 +483,6 @@ class MCEResult:
         }
 
 
-#: Auto mode's GPU engine is "bitsets" up to this degree. Measured (docs/benchmarks.md):
-#: bitsets 3.7x faster than levels on facebook_combined (max degree 1,045) and on par on
-#: email-Enron (1,383); on a skewed R-MAT graph (max degree 15,768) the bitsets engine
-#: did not finish in 150 s where levels takes 7 s. The cause is fixed (wide subtrees
-#: hand out their first level); measured since (H100, 2026-11-24): bitsets 0.91-1.04 s vs
-#: levels 1.39 s on R-MAT 20, 0.61-0.64 s vs 0.45 s on R-MAT 22 (skew a=0.5): no clear winner.
-BITSET_MAX_DEGREE = 1536
-
-
-def _gpu_engine(graph) -> str:
-    return "bitsets" if graph.max_degree <= BITSET_MAX_DEGREE else "levels"
-
-
 def _cpu_because(graph, output, containing=None) -> str:
     """Why auto mode should run on the CPU, or ''."""
     if output is not None:
@@ -556,12 +520,13 @@ def run(
         (:mod:`gthinker.apps.mce.bitsets_gpu`); ``"levels"``, the level-by-level
         :class:`gthinker.apps.mce.levels_gpu.MaximalCliquesGPU` on the framework's GPU
         worker (options ``gpu_chunk``, ``gpu_options``); ``"auto"`` (default):
-        bitsets unless a vertex has more than ``BITSET_MAX_DEGREE`` neighbours
-        (or ``gpu_options`` are given), see :func:`_gpu_engine`.
+        bitsets, unless ``gpu_options`` are given.
         Options of the bitsets engine: ``gpu_node_budget``, nodes a warp
         searches in one subtree before it hands the rest out as records;
         ``gpu_cpu_share``, the share of those records offered to idle CPU
-        workers in hybrid mode.
+        workers in hybrid mode; ``gpu_scratch_bytes``, device memory for the
+        warps' scratch (default ``bitsets_gpu.SCRATCH_BYTES``; subtrees too big
+        for it are made smaller, never refused).
     threads : int, optional
         CPU workers (default: all cores; unused in gpu mode).
     time_budget : float
@@ -639,7 +604,19 @@ def run(
     )
     if mode in ("gpu", "hybrid"):
         res.stats["gpu_engine"] = gpu_engine
+    _add_memory(res.stats)
     return _result(res, mode, why, min_size)
+
+
+def _add_memory(stats: dict) -> None:
+    """``stats["host_peak_bytes"]``, this process's peak resident memory so far, and
+    ``stats["gpu_peak_bytes"]``, what the GPU engine allocated at its peak (graph,
+    scratch, buffers; summed over GPUs) where it says."""
+    stats["host_peak_bytes"] = peak_rss_bytes()
+    gpu = stats.get("gpu", {})
+    peak = gpu.get("peak_bytes", gpu.get("buffer_bytes"))
+    if peak is not None:
+        stats["gpu_peak_bytes"] = int(peak)
 
 
 def _check_run(threads, time_budget, chunk):
@@ -660,7 +637,7 @@ def _check_engine(graph, mode, gpu_engine, output, containing, options) -> str:
     if gpu_engine == "bitsets" and "gpu_options" in options:
         raise ValueError("gpu_options are the options of gpu_engine='levels'")
     if gpu_engine == "auto":
-        return "levels" if "gpu_options" in options else _gpu_engine(graph)
+        return "levels" if "gpu_options" in options else "bitsets"
     return gpu_engine
 
 
@@ -709,7 +686,8 @@ def _engine(gpu_engine, options):
     from .bitsets_gpu import BitsetsEngine
 
     return BitsetsEngine.configured(budget=options.pop("gpu_node_budget", None),
-                                    cpu_share=options.pop("gpu_cpu_share", None))
+                                    cpu_share=options.pop("gpu_cpu_share", None),
+                                    scratch_bytes=options.pop("gpu_scratch_bytes", None))
 
 
 def _result(res, mode, why, min_size) -> MCEResult:
