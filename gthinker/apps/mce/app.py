@@ -4,8 +4,10 @@ Bron-Kerbosch with Tomita pivoting [1]_ [2]_. The graph is renumbered in
 degeneracy order, so the initial task of vertex ``v`` is ``R = {v}``,
 ``P`` = its later neighbours and ``X`` = its earlier ones [3]_. Inside a task,
 ``P`` and ``X`` become bitsets over a local universe (``P`` first, then the
-vertices of ``X`` adjacent to something in ``P``; the rest of ``X`` can never
-block a clique of this subtree), so every set operation is a few word-wide ANDs.
+vertices of ``X`` that matter: of each set of ``X`` vertices with the same
+neighbours in ``P``, one, and none without any, :mod:`.local`), so every set
+operation is a few word-wide ANDs, and a hub's task, whose ``X`` may hold millions
+of vertices, costs about as much as its distinct neighbourhoods in ``P``.
 Choosing a pivot also settles a node without branching when a vertex of ``X``
 is adjacent to all of ``P`` (no clique below is maximal) or ``P`` is itself a
 clique (``R + P`` is the one maximal clique below), and drops from ``X`` the
@@ -259,17 +261,20 @@ def _local_graph(indptr, indices, pglob, xall):
     ``p..``), X' being the vertices of X that matter (:func:`.local.x_rows`: a
     neighbour in P, one per distinct row over P): ``ax[u]``, the whole row of P
     vertex u; ``axp[x - p]``, the P part of X' vertex x. Returns ``(ax, axp, xglob,
-    covered)``, ``xglob`` the global ids of X', ``covered`` True if an X vertex is
-    adjacent to all of P (the subtree has no maximal clique; the rest is empty)."""
+    covered, widest)``, ``xglob`` the global ids of X', ``covered`` True if an X vertex
+    is adjacent to all of P (the subtree has no maximal clique; the rest is empty),
+    ``widest`` the most neighbours a P vertex has in P."""
     xglob, axp, covered = x_rows(indptr, indices, pglob, xall)
     p = pglob.size
     q = xglob.size
     kw = (p + q + 63) >> 6
     ax = np.zeros((p, kw), np.int64)
     pos = np.empty(max(p, 1), np.int32)
+    widest = 0
     for i in range(p):
         v = pglob[i]
         c = intersect_positions(indices[indptr[v] : indptr[v + 1]], pglob, pos)
+        widest = max(widest, c)
         for t in range(c):
             j = pos[t]
             ax[i, j >> 6] |= 1 << (j & 63)
@@ -281,7 +286,7 @@ def _local_graph(indptr, indices, pglob, xall):
                 i = (w << 6) + lowest_bit(word)
                 word &= word - 1
                 ax[i, j >> 6] |= 1 << (j & 63)
-    return ax, axp, xglob, covered
+    return ax, axp, xglob, covered, widest
 
 
 @gthinker.compiler.jit("MCE functions", nogil=True)
@@ -291,14 +296,16 @@ def _bron_kerbosch(ctx, rbase, pglob, xall):
     The cliques are tallied in locals and the histogram row, and reach ``ctx``
     once at the end: a call that takes ``ctx`` costs a reference count per array
     in it, which per clique doubled the time of the whole search."""
-    ax, axp, xglob, covered = _local_graph(ctx.indptr, ctx.indices, pglob, xall)
+    ax, axp, xglob, covered, widest = _local_graph(ctx.indptr, ctx.indices, pglob, xall)
     if covered:  # an X vertex extends every clique of this subtree
         return
     p = pglob.size
     k = p + xglob.size
     pw = (p + 63) >> 6
     kw = (k + 63) >> 6
-    maxd = p + 1
+    # The search adds at most a clique of G[P]: no more than ``widest + 1`` vertices, a
+    # level each (a hub's X' makes each level wide; few levels keep that small).
+    maxd = min(p, widest + 1) + 1
     ps = np.zeros((maxd, pw), np.int64)
     xs = np.zeros((maxd, kw), np.int64)
     cs = np.zeros((maxd, pw), np.int64)

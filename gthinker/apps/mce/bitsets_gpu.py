@@ -21,6 +21,13 @@ the spill stack S when they are idle (hybrid mode).
 
 Counts land in a per-warp histogram of clique sizes (no atomics on the hot
 path), summed on the host at the end.
+
+Hubs: a warp's scratch is sized by what the graph's subtrees need, within
+``SCRATCH_BYTES`` for all warps, not by the largest one. A subtree that does not fit
+(a hub's, whose X may hold millions of vertices) goes to the CPU workers in hybrid
+mode, or has its X made small on the host (:mod:`gthinker.apps.mce.local`) and runs
+on a warp, on fewer and wider warps, or split into its first-level branches
+(:class:`BitsetDevice`).
 """
 
 from __future__ import annotations
@@ -747,8 +754,10 @@ class BitsetDevice:
 class BitsetsEngine(GPUEngine):
     """The bitset search as a GPU engine (:mod:`gthinker.gpu.engine`): it searches the
     subtrees of the vertices and records it is given; records its warps hand out go to
-    the next launch, or to S while CPU workers (or other GPUs) are idle. Its figures:
-    ``kernel_seconds``, ``launches``, ``spilled``, ``pushed`` and ``device``."""
+    the next launch, or to S while CPU workers (or other GPUs) are idle; in hybrid mode the
+    roots too big for a warp go to S at once. Its figures: ``kernel_seconds``,
+    ``launches``, ``spilled``, ``pushed``, ``device`` and :meth:`BitsetDevice.figures`
+    (memory, and the subtrees too big for a warp)."""
 
     counters = ("cliques",)
     maxima = ("max_size",)
