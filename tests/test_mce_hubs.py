@@ -166,9 +166,13 @@ def _search_all(g, **kw):
     ("random_plus_hubs", 96, mb.ID_SHARE, "split"),
     ("random_plus_hubs", 400, mb.ID_SHARE, "wide"),
     ("hub_beside_most", 300, 0.5, "returned_by_warps")])
-def test_small_scratch_takes_every_path_and_stays_exact(kind, scratch, id_share, path):
+def test_small_scratch_takes_every_path_and_stays_exact(kind, scratch, id_share, path,
+                                                        monkeypatch):
+    # The host's work in steps of a few records, on two threads.
+    monkeypatch.setattr(mb, "HOST_STEP_WORDS", 64)
     G = HUB_GRAPHS[kind](1)
-    got, dev = _search_all(_ordered(G), scratch_bytes=scratch, id_share=id_share)
+    got, dev = _search_all(_ordered(G), scratch_bytes=scratch, id_share=id_share,
+                           host_threads=2)
     assert dev.big[path] > 0 and dev.big["compacted"] > 0
     assert dev.big["x_after"] < dev.big["x_before"]
     assert got == _sizes(G)

@@ -51,6 +51,8 @@ from gthinker.gpu.device_helpers import (
     warp_sum,
 )
 from gthinker.gpu.engine import NO_MAXIMUM, EngineResults, GPUEngine
+from gthinker.options import available_cores
+from gthinker.runtime import steps
 
 from .local import compact_records, first_level, initial_records
 
@@ -92,6 +94,8 @@ BIG_FIGURES = ("big_subtrees", "to_cpu", "compacted", "x_before", "x_after",
 CPU_SHARE = 1 / 2
 #: int32 words for records written out by one launch.
 SPILL_WORDS = 1 << 26
+#: Record words one step of the host's work on big subtrees takes (steps run on threads).
+HOST_STEP_WORDS = 1 << 20
 #: Candidates per doubling of a root's estimated work, 2^(|P| / COST_HALVING): the
 #: maximal cliques under a root of facebook_combined grow as 2^(0.19 |P|) (a least-squares
 #: fit of log2 over its 4,039 roots, R^2 0.83); ordering by it puts the 125 roots that hold
@@ -591,11 +595,13 @@ class BitsetDevice:
     its whole X: in hybrid mode it goes to the CPU workers (``to_cpu``); otherwise
     the host makes its X small (:func:`.local.compact_records`), and it runs on a
     warp, in a launch of fewer, wider warps over the same scratch, or split into its
-    first-level branches (:func:`.local.first_level`), each with a smaller P."""
+    first-level branches (:func:`.local.first_level`), each with a smaller P. The host
+    work runs on ``host_threads`` threads (all cores in gpu mode, where they are idle)."""
 
     def __init__(self, graph, nbins, blocks=None, budget=NODE_BUDGET,
-                 scratch_bytes=SCRATCH_BYTES, id_share=ID_SHARE):
+                 scratch_bytes=SCRATCH_BYTES, id_share=ID_SHARE, host_threads=1):
         self.graph = graph
+        self.host_threads = int(host_threads)
         self.indptr, self.indices, _labels = gthinker.gpu.graph_on_device(graph)
         self.later, self.earlier = graph.derived("mce_bitsets_gpu.sides", _sides)
         self.nbins = int(nbins)
@@ -669,12 +675,8 @@ class BitsetDevice:
                 self.big["to_cpu"] += len(big.verts)
                 big = Work.of_records(big.data, big.starts)
         rec = big.as_records(graph)
-        data, starts, before, after = compact_records(graph.indptr, graph.indices, rec.data,
-                                                      rec.starts)
         self.big["compacted"] += rec.num_records
-        self.big["x_before"] += int(before)
-        self.big["x_after"] += int(after)
-        rec = self._settle_empty(Work.of_records(data, starts), rec.num_records)
+        rec = self._settle_empty(self._compacted(rec), rec.num_records)
         p, nx = rec.sizes(self.later, self.earlier)
         ids_need, bits_need = record_need(p, nx)
         warp = (ids_need <= self.id_stride) & (bits_need <= self.bit_stride)
@@ -695,6 +697,29 @@ class BitsetDevice:
         data, starts = first_level(graph.indptr, graph.indices, split.data, split.starts)
         self.host_seconds += time.perf_counter() - t0
         return Work.of_records(data, starts)
+
+    def _compacted(self, rec: Work) -> Work:
+        """``rec`` with X made small (:func:`.local.compact_records`), covered records left
+        out; on ``host_threads`` threads, in steps of about :data:`HOST_STEP_WORDS`."""
+        graph = self.graph
+        cuts = np.unique(np.concatenate([
+            np.searchsorted(rec.starts, np.arange(0, rec.starts[-1], HOST_STEP_WORDS)),
+            [rec.num_records]])).astype(np.int64)
+        parts = {}
+
+        def step(lo, hi, _state):
+            at = rec.starts[lo : hi + 1]
+            parts[lo] = compact_records(graph.indptr, graph.indices,
+                                        rec.data[at[0] : at[-1]], at - at[0])
+
+        steps.run(step, cuts, self.host_threads)
+        done = Work.empty()
+        for lo in sorted(parts):
+            data, starts, before, after = parts[lo]
+            self.big["x_before"] += int(before)
+            self.big["x_after"] += int(after)
+            done = done + Work.of_records(data, starts)
+        return done
 
     def _settle_empty(self, rec: Work, before: int) -> Work:
         """``rec`` without its records of empty P, counted here (R is maximal if X is
@@ -776,7 +801,8 @@ class BitsetsEngine(GPUEngine):
     def __init__(self, graph, setup):
         super().__init__(graph, setup)
         self.dev = BitsetDevice(graph, setup.histogram_bins, self.blocks, self.budget,
-                                self.scratch_bytes)
+                                self.scratch_bytes,
+                                host_threads=1 if setup.cpu_threads else available_cores())
         self.dev.timeline = self.timeline  # its launches' busy intervals
         self.pushed = 0
 
