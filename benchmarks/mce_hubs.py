@@ -153,8 +153,8 @@ def warm_up(workdir: Path, modes) -> None:
     small = workdir / "warmup_hubs.txt"
     if not small.exists():
         rng = np.random.default_rng(1)
-        edges = [(0, int(u)) for u in range(1, 400)]
-        edges += [tuple(map(int, rng.choice(400, 2, replace=False))) for _ in range(2000)]
+        edges = [(0, int(u)) for u in range(1, 60)]
+        edges += [tuple(map(int, rng.choice(60, 2, replace=False))) for _ in range(240)]
         small.write_text("\n".join(f"{a} {b}" for a, b in edges) + "\n")
     for mode in modes:
         subprocess.run(gthinker_cli("mce", small, *MODES[mode], "--quiet"), check=True,

@@ -178,8 +178,9 @@ def test_small_scratch_takes_every_path_and_stays_exact(kind, scratch, id_share,
     assert got == _sizes(G)
 
 
-@pytest.mark.parametrize("kind", sorted(HUB_GRAPHS))
-@pytest.mark.parametrize("mode", ["gpu", "hybrid"])
+@pytest.mark.parametrize("kind, mode", [("star_and_cliques", "gpu"), ("random_plus_hubs", "gpu"),
+                                        ("hub_beside_most", "hybrid"),
+                                        ("bipartite_with_hubs", "hybrid")])
 def test_gpu_and_hybrid_modes_on_hub_graphs(kind, mode):
     G = HUB_GRAPHS[kind](3)
     r = mce.run(G, mode=mode, threads=2, gpu_scratch_bytes=400, gpu_node_budget=4)
@@ -204,3 +205,24 @@ def test_memory_peaks_are_in_the_stats_and_the_text():
     assert "GPU peak" in text and "host peak" in text and "big subtrees:" in text
     cpu = mce.run(G, mode="cpu", threads=1)
     assert "gpu_peak_bytes" not in cpu.stats and "host peak" in "\n".join(describe(cpu))
+
+
+def test_a_small_record_buffer_splits_uploads_and_refused_spills_are_searched(monkeypatch):
+    # 64 words: most records a warp writes out do not fit (it searches them itself), and a
+    # round's records go up in several launches of at most 64 words each.
+    monkeypatch.setattr(mb, "SPILL_WORDS", 64)
+    G = HUB_GRAPHS["hub_beside_most"](2)
+    g = _ordered(G)
+    dev = mb.BitsetDevice(g, g.degeneracy + 2, blocks=1, budget=1, scratch_bytes=400)
+    data, starts = local.initial_records(g.indptr, g.indices,
+                                         np.arange(g.num_vertices, dtype=np.int32))
+    work = mb.Work.of_records(data, starts)
+    assert data.size > 64 and len(list(work.pieces(64))) > 1
+    launches = []
+    while len(work):
+        before = dev.launches
+        work = dev.run(work)
+        launches.append(dev.launches - before)
+    assert max(launches) > 1 and dev.spilled > 0
+    hist = dev.histogram()
+    assert {int(s): int(c) for s, c in enumerate(hist) if c} == _sizes(G)

@@ -99,10 +99,10 @@ def _row_hash(row, pw):
 
 
 @gthinker.compiler.jit("MCE functions", nogil=True)
-def _grown(rows, reps, n, pw):
-    """``rows``, ``reps`` with room for twice as many, and a hash table of their
-    first ``n`` rows (int32 slots, -1 empty) with room for as many again."""
-    cap = max(16, 2 * rows.shape[0])
+def _grown(rows, reps, n, pw, cap=0):
+    """``rows``, ``reps`` with room for twice as many (or ``cap``), and a hash table of
+    their first ``n`` rows (int32 slots, -1 empty) with room for as many again."""
+    cap = max(16, 2 * rows.shape[0], cap)
     new_rows = np.empty((cap, pw), np.int64)
     new_rows[:n] = rows[:n]
     new_reps = np.empty(cap, np.int32)
@@ -143,8 +143,8 @@ def _add_row(rows, reps, table, n, row, x, pw):
 
 @gthinker.compiler.jit("MCE functions", nogil=True)
 def _kept(rows, reps, n, pw):
-    """The rows and their vertices, sorted by vertex, without the single-vertex
-    rows that a kept row of two or more vertices holds."""
+    """The rows and their vertices (added in increasing vertex order), without the
+    single-vertex rows that a kept row of two or more vertices holds."""
     cover = np.zeros(pw, np.int64)
     for k in range(n):
         c = 0
@@ -161,9 +161,8 @@ def _kept(rows, reps, n, pw):
             c += popcount(rows[k, t])
             inside = inside or (rows[k, t] & cover[t]) != 0
         keep[k] = not (c == 1 and inside)
-    idx = np.flatnonzero(keep)
-    order = idx[np.argsort(reps[idx])]
-    return reps[order].copy(), rows[order].copy()
+    idx = np.flatnonzero(keep)  # in the order X was read: by vertex
+    return reps[idx], rows[idx]
 
 
 @gthinker.compiler.jit("MCE functions", nogil=True)
@@ -223,7 +222,7 @@ def _rows_from_p(indptr, indices, pglob, xall):
             full[xloc[pos[t]], i >> 6] |= np.int64(1) << (i & 63)
     rows = np.empty((0, pw), np.int64)
     reps = np.empty(0, np.int32)
-    rows, reps, table = _grown(rows, reps, 0, pw)
+    rows, reps, table = _grown(rows, reps, 0, pw, q)
     n = 0
     for j in range(nx):
         k = xloc[j]
