@@ -116,6 +116,24 @@ def test_x_rows_keeps_one_vertex_per_row_and_finds_covered_subtrees(kind, side):
     assert covered_seen > 0
 
 
+@pytest.mark.parametrize("side", [local.FROM_P, local.FROM_X])
+def test_x_rows_with_hundreds_of_distinct_rows(side):
+    # P: 12 vertices; X: 300, each adjacent to a random third of P (rows mostly distinct,
+    # so the row table grows past any small size).
+    rng = np.random.default_rng(5)
+    edges = [(x, u) for x in range(12, 312) for u in range(12) if rng.random() < 0.35]
+    g = gthinker.Graph.from_edges(np.array(edges), num_vertices=312)
+    pglob, xall = np.arange(12, dtype=np.int32), np.arange(12, 312, dtype=np.int32)
+    xglob, rows, covered = local.x_rows(g.indptr, g.indices, pglob, xall, side)
+    want = _brute_rows(g, pglob, xall)
+    got = {frozenset(i for i in range(12) if rows[k, 0] >> i & 1): x
+           for k, x in enumerate(xglob.tolist())}
+    assert not covered and len(got) > 200
+    assert all(want[r] == x for r, x in got.items())
+    wider = set().union(*[r for r in got if len(r) > 1])
+    assert all(len(r) == 1 and r <= wider for r in set(want) - set(got))
+
+
 def _records_on_cpu(g, data, starts):
     """The maximal cliques below the records (data, starts), by the CPU search."""
     res = gthinker.run(mce.MaximalCliques, g, vertices=[], records=(data, starts),

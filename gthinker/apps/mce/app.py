@@ -57,7 +57,7 @@ from gthinker.runtime import stream
 from gthinker.runtime.outputs import check_output
 from gthinker.setops import intersect_positions
 
-from .local import initial_record, x_rows
+from .local import initial_record, merge, x_rows
 
 __all__ = ["CliqueBatch", "MaximalCliques", "MCEResult", "internal_ids", "iter_clique_batches",
            "iter_cliques", "run"]
@@ -179,16 +179,7 @@ def _spill(ctx, rbase, pglob, xglob, rl, depth, pc, xc, p, pw, kw):
             else:
                 hi[nhi] = xglob[u - p]
                 nhi += 1
-    i = 0
-    j = 0
-    while i < nlo or j < nhi:
-        if j == nhi or (i < nlo and lo[i] < hi[j]):
-            rec[k] = lo[i]
-            i += 1
-        else:
-            rec[k] = hi[j]
-            j += 1
-        k += 1
+    merge(lo, nlo, hi, nhi, rec, k)
     ctx.add_task(rec)
 
 

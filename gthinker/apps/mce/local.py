@@ -40,7 +40,7 @@ from gthinker.bits import popcount
 from gthinker.setops import GALLOP_RATIO, intersect, intersect_positions
 
 __all__ = ["CHEAPER", "FROM_P", "FROM_X", "ROW_WORDS_LIMIT", "compact_records", "first_level",
-           "initial_record", "initial_records", "x_rows"]
+           "initial_record", "initial_records", "merge", "x_rows"]
 
 #: The rows of X' are built from the P side only while they take at most this many
 #: int64 words (32 MiB): beyond it, one pass over X keeps only the distinct rows.
@@ -101,8 +101,12 @@ def _row_hash(row, pw):
 @gthinker.compiler.jit("MCE functions", nogil=True)
 def _grown(rows, reps, n, pw, cap=0):
     """``rows``, ``reps`` with room for twice as many (or ``cap``), and a hash table of
-    their first ``n`` rows (int32 slots, -1 empty) with room for as many again."""
-    cap = max(16, 2 * rows.shape[0], cap)
+    their first ``n`` rows (int32 slots, -1 empty) with room for as many again. Sizes are
+    powers of two (a probe's position is its hash masked)."""
+    need = max(16, 2 * rows.shape[0], cap)
+    cap = 16
+    while cap < need:
+        cap *= 2
     new_rows = np.empty((cap, pw), np.int64)
     new_rows[:n] = rows[:n]
     new_reps = np.empty(cap, np.int32)
@@ -327,6 +331,23 @@ def compact_records(indptr, indices, data, starts):
 
 
 @gthinker.compiler.jit("MCE functions", nogil=True)
+def merge(a, na, b, nb, out, k):
+    """Writes the sorted ``a[:na]`` and ``b[:nb]`` (no value in both) merged, in order,
+    into ``out`` from position ``k``; returns the position after the last."""
+    i = 0
+    j = 0
+    while i < na or j < nb:
+        if j == nb or (i < na and a[i] < b[j]):
+            out[k] = a[i]
+            i += 1
+        else:
+            out[k] = b[j]
+            j += 1
+        k += 1
+    return k
+
+
+@gthinker.compiler.jit("MCE functions", nogil=True)
 def _branch(indptr, indices, rec, i, out, k, buf):
     """Writes the branch of ``rec`` at its i-th P vertex w: ``(R + w, P[i+1:] ∩ N(w),
     (X ∪ P[:i]) ∩ N(w))``; returns the position after it."""
@@ -342,18 +363,7 @@ def _branch(indptr, indices, rec, i, out, k, buf):
     out[k + 3 + nr] = w
     at = k + 4 + nr
     np_ = intersect(pv[i + 1 :], p - i - 1, nb, out[at:])
-    # X ∪ P[:i], both sorted, merged into buf, then cut down to N(w).
-    a = 0
-    b = 0
-    m = 0
-    while a < nx or b < i:
-        if b == i or (a < nx and xv[a] < pv[b]):
-            buf[m] = xv[a]
-            a += 1
-        else:
-            buf[m] = pv[b]
-            b += 1
-        m += 1
+    m = merge(xv, nx, pv, i, buf, 0)  # X ∪ P[:i], then cut down to N(w)
     nx_ = intersect(buf, m, nb, out[at + np_ :])
     out[k + 1] = np_
     out[k + 2] = nx_
