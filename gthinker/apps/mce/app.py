@@ -51,7 +51,6 @@ import numpy as np
 
 import gthinker
 from gthinker.bits import count_bits, gather, lowest_bit, pop_lowest, popcount, unowned
-from gthinker.memory import peak_rss_bytes
 from gthinker.options import positive_int
 from gthinker.runtime import stream
 from gthinker.runtime.outputs import check_output
@@ -607,10 +606,9 @@ def run(
 
 
 def _add_memory(stats: dict) -> None:
-    """``stats["host_peak_bytes"]``, this process's peak resident memory so far, and
-    ``stats["gpu_peak_bytes"]``, what the GPU engine allocated at its peak (graph,
-    scratch, buffers; summed over GPUs) where it says."""
-    stats["host_peak_bytes"] = peak_rss_bytes()
+    """``stats["gpu_peak_bytes"]``, what the GPU engine allocated at its peak (graph,
+    scratch, buffers; summed over GPUs) where it says, beside the job's
+    ``host_peak_bytes``, this process's peak resident memory."""
     gpu = stats.get("gpu", {})
     peak = gpu.get("peak_bytes", gpu.get("buffer_bytes"))
     if peak is not None:

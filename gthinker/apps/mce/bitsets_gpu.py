@@ -700,11 +700,14 @@ class BitsetDevice:
 
     def _compacted(self, rec: Work) -> Work:
         """``rec`` with X made small (:func:`.local.compact_records`), covered records left
-        out; on ``host_threads`` threads, in steps of about :data:`HOST_STEP_WORDS`."""
+        out; on ``host_threads`` threads, in steps of at most about :data:`HOST_STEP_WORDS`
+        record words, and at least four steps a thread where there are records enough
+        (a few hubs' records make few words but much work)."""
         graph = self.graph
+        n = rec.num_records
         cuts = np.unique(np.concatenate([
             np.searchsorted(rec.starts, np.arange(0, rec.starts[-1], HOST_STEP_WORDS)),
-            [rec.num_records]])).astype(np.int64)
+            np.arange(0, n, max(1, n // (4 * self.host_threads))), [n]])).astype(np.int64)
         parts = {}
 
         def step(lo, hi, _state):
