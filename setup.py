@@ -7,6 +7,7 @@ from setuptools import find_packages, setup
 ext = Pybind11Extension(
     "gthinker._core",
     sorted(["csrc/bindings.cpp", "csrc/csr_kernels.cpp", "csrc/graph_bindings.cpp",
+            "csrc/graph_generate.cpp",
             "csrc/master.cpp", "csrc/text_format.cpp", "csrc/text_scanner.cpp"]),
     include_dirs=["csrc"],
     cxx_std=17,
@@ -14,6 +15,7 @@ ext = Pybind11Extension(
     extra_link_args=["-pthread"],
     depends=[
         "csrc/csr_kernels.hpp",
+        "csrc/graph_generate.hpp",
         "csrc/master.hpp",
         "csrc/owned_array.hpp",
         "csrc/parallel.hpp",

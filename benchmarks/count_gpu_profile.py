@@ -23,7 +23,7 @@ from pathlib import Path
 
 import gthinker
 from gthinker.apps import count
-from gthinker.apps.count import gpu as count_gpu
+from gthinker.apps.matching import cliques_gpu as count_gpu
 
 
 def _timed(dev, n, repeat):

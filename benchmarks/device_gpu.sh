@@ -58,7 +58,7 @@ for seed in range(4):
 g = gthinker.Graph.read(sys.argv[1])
 c = mce.run(g, threads=16)
 for opts in ({}, {"buffer_bytes": 1 << 20}, {"eta_per_warp": 4}):
-    r = mce.run(g, mode="gpu", gpu_options=opts)
+    r = mce.run(g, mode="gpu", gpu_engine="levels" if opts else "auto", **opts)
     print("enron", opts, r.count, c.count, r.histogram == c.histogram, f"{r.seconds:.3f}s",
           {k: r.stats["gpu"][k] for k in ("levels", "launches", "to_host", "retries",
                                             "deferred", "max_depth", "peak_vertices")})

@@ -16,9 +16,9 @@ import numpy as np
 from networkx.algorithms import isomorphism
 
 import gthinker
+from gthinker.apps.matching.dfs_gpu import DFSEngine
 from gthinker.apps.matching.planner import plan
-from gthinker.apps.sm.dfs_gpu import DFSEngine
-from gthinker.apps.sm.search import SubgraphMatching
+from gthinker.apps.matching.search import SubgraphMatching
 
 PATTERNS = {
     "triangle": [(0, 1), (0, 2), (1, 2)],

@@ -173,14 +173,15 @@ def main(argv=None) -> int:
         print(f"\nsensitivity (hybrid) on {name}", flush=True)
         for param, values in (("eta_per_warp", (100, 1000, 4000)),
                               ("gpu_chunk", (50_000, 500_000, 2_000_000)),
-                              ("chunk", (1, 8, 50)),
+                              ("cpu_chunk", (1, 8, 50)),
                               ("tau_c", (0, args.threads // 2, args.threads - 1)),
                               ("level_steal", (False,)), ("give_back", (False,))):
             for v in values:
-                if param in ("gpu_chunk", "chunk"):
+                if param in ("gpu_chunk", "cpu_chunk"):
                     r = one(g, "hybrid", args.threads, args.limit, **{param: v})
-                else:
-                    r = one(g, "hybrid", args.threads, args.limit, gpu_options={param: v})
+                else:  # the GPU worker's options: the levels engine's
+                    r = one(g, "hybrid", args.threads, args.limit, gpu_engine="levels",
+                            **{param: v})
                 ref = next((x["count"] for x in sweep if x["graph"] == name and x["count"]),
                            None)
                 ok &= ref is None or r.get("count") in (None, ref)

@@ -102,7 +102,7 @@ def main(argv=None) -> int:
     if args.small_buffer and graphs:
         name, path, _ = graphs[-1]
         g = gthinker.Graph.read(path)
-        rs = mce.run(g, mode="gpu", gpu_options={"buffer_bytes": args.small_buffer})
+        rs = mce.run(g, mode="gpu", gpu_engine="levels", buffer_bytes=args.small_buffer)
         same = rs.count == rows[-1]["cliques"]
         ok &= same
         small = {"graph": name, "buffer_cap_bytes": args.small_buffer, "cliques": rs.count,

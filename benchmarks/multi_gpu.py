@@ -1,5 +1,5 @@
-"""1, 2 and 4 GPUs in one process: facebook_combined MCE, an R-MAT clique count and
-subgraph matching (the T-DFS patterns) on facebook.
+"""1, 2 and 4 GPUs in one process: facebook_combined MCE, an R-MAT clique count,
+subgraph matching (the T-DFS patterns) on facebook and gSWORD's sampling of a query.
 
 For each job, runs every GPU count of ``--gpus`` (those the machine lacks are skipped)
 alternately in this process, after one run of each that may compile and allocate (not
@@ -11,7 +11,11 @@ synchronisation). A table at the end.
 
     python benchmarks/multi_gpu.py --facebook facebook_combined.txt.gz \\
         --rmat /tmp/rmat22.txt --pattern 5-clique --gpus 1,2,4 --repeat 3 \\
-        --out results/multi_gpu_h200x4.json
+        --gsword hprd.graph,query_dense_16_1.graph --out results/multi_gpu_h200x4.json
+
+gSWORD's "count" is its estimate (Alley, no trawling, a fixed seed: the same on any
+number of GPUs, to the bit), its time the samplers' (``sampling_seconds``: CUDA events
+from the first kernel to the last).
 
 On the device machine: ``bash benchmarks/device_multi_gpu.sh`` (its header says how).
 """
@@ -82,6 +86,18 @@ def _jobs(args):
             jobs.append(_job(f"R-MAT {args.pattern} count, {mode}", args.rmat, count_run))
     if args.facebook and args.sm_patterns:
         jobs += _sm_jobs(args, fb)
+    if args.gsword:
+        from gthinker.apps import gsword
+
+        data_file, query_file = args.gsword.split(",")
+        data = gthinker.Graph.read(data_file)
+
+        def gsword_run(gpus):
+            r = gsword.estimate(data, query_file, "alley", samples=args.gsword_samples,
+                                mode="gpu", trawl=False, seed=1, gpus=gpus)
+            return r.estimate, r.sampling_seconds, r.stats
+        jobs.append(_job(f"gSWORD {Path(query_file).name}, {args.gsword_samples:,} samples",
+                         data_file, gsword_run))
     return jobs
 
 
@@ -138,6 +154,10 @@ def main(argv=None) -> int:
     p.add_argument("--sm-patterns", default="",
                    help="patterns matched on facebook in gpu mode: gthinker names or T-DFS "
                         ".g files, comma-separated (default: none)")
+    p.add_argument("--gsword", default="", metavar="DATA,QUERY",
+                   help="a data graph and a query gSWORD samples (Alley, gpu mode)")
+    p.add_argument("--gsword-samples", type=int, default=10**8,
+                   help="gSWORD's samples (default: 10^8)")
     p.add_argument("--threads", type=int, default=None, help="CPU threads in hybrid mode")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--out", help="JSON file")

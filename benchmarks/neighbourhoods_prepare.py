@@ -11,7 +11,7 @@ import time
 import networkx as nx
 
 import gthinker
-from gthinker.apps.count import neighbourhoods
+from gthinker.apps.matching import neighbourhoods
 
 
 def main(path: str, threads: int | None) -> None:

@@ -42,20 +42,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "data"
 
-# The user's own Task: docs/examples/kcliques.py imported by path (the usual
-# importlib recipe, module registered in sys.modules), 4-cliques of a seeded
-# G(n, m) graph of 2,000 vertices.
+# The user's own Task: the tutorial app apps/kcliques, its folder on sys.path (as a
+# user who has not installed it runs it), 4-cliques of a seeded G(n, m) graph of 2,000
+# vertices.
 USER_TASK = """\
-import importlib.util, sys
+import sys
+sys.path.insert(0, {path!r})
 import networkx as nx
 import gthinker
-spec = importlib.util.spec_from_file_location("kcliques", {path!r})
-mod = importlib.util.module_from_spec(spec)
-sys.modules["kcliques"] = mod
-spec.loader.exec_module(mod)
+from gthinker_kcliques.app import count_kcliques
 g = gthinker.Graph.from_networkx(nx.gnm_random_graph({n}, {m}, seed={seed}))
-count, hist, stats = mod.count_kcliques(g, {k})
-print("{k}-cliques:", count)
+print("{k}-cliques:", count_kcliques(g, {k}).counters["cliques"])
 """
 
 
@@ -65,7 +62,7 @@ def cases(data, py=sys.executable):
     q16 = str(data / "labeled" / "queries" / "hprd" / "query_dense_16_1.graph")
     enron = str(data / "snap" / "email-Enron.txt.gz")
     fb = str(data / "snap" / "facebook_combined.txt.gz")
-    user = USER_TASK.format(path=str(ROOT / "docs" / "examples" / "kcliques.py"),
+    user = USER_TASK.format(path=str(ROOT / "apps" / "kcliques"),
                             n=2000, m=40000, seed=1, k=4)
     return {
         "import": dict(cmd=[py, "-c", "import gthinker"], target=0.5),

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "csr_kernels.hpp"
+#include "graph_generate.hpp"
 #include "parallel.hpp"
 #include "text_format.hpp"
 #include "text_scanner.hpp"
@@ -201,9 +202,133 @@ py::array_t<int64_t> remap(py::array a, const In<int64_t>& extra, int64_t max_id
   throw std::invalid_argument("remap_dense needs an int64 or int32 array");
 }
 
+
+/// A GraphSide from (count, lo, hi, gamma, hubs, size, offset, scatter_key).
+GraphSide side_of(const py::tuple& t) {
+  if (t.size() != 8) throw std::invalid_argument("a side is (count, lo, hi, gamma, hubs, size, offset, key)");
+  GraphSide s;
+  const auto count = t[0].cast<int64_t>();
+  const auto lo = t[1].cast<double>(), hi = t[2].cast<double>();
+  s.curve = WeightCurve(count, lo, hi, t[3].cast<double>());
+  s.hubs = t[4].cast<int64_t>();
+  s.size = t[5].cast<int64_t>();
+  s.offset = t[6].cast<int64_t>();
+  s.scatter_key = t[7].cast<uint64_t>();
+  if (s.size < 0 || s.hubs < 0 || count != s.size - s.hubs || s.offset < 0 ||
+      s.offset + s.size > INT32_MAX || !(lo > 0.0) || !(hi >= lo))
+    throw std::invalid_argument("bad side: need 0 <= hubs <= size, count = size - hubs, "
+                                "offset + size < 2**31 and 0 < lo <= hi");
+  return s;
+}
+
+/// A new (rows, 2) int32 NumPy array and its data.
+std::pair<py::array_t<int32_t>, int32_t*> pair_array(int64_t rows) {
+  py::array_t<int32_t> a({static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(2)});
+  return {a, a.mutable_data()};
+}
+
+void bind_generators(py::module_& m) {
+  m.def("gen_mix", &mix64, py::arg("x"), "SplitMix64's finaliser of a 64-bit word");
+  m.def("gen_scatter", [](uint64_t size, uint64_t key, uint64_t x) {
+    if (x >= size) throw std::invalid_argument("x must be below size");
+    return Scatter(size, key)(x);
+  }, py::arg("size"), py::arg("key"), py::arg("x"),
+     "Where the keyed bijection of [0, size) sends x (a side's rank to its id)");
+  m.def("gen_draw_pairs", [](const py::tuple& a, const py::tuple& b, uint64_t seed, uint64_t stream,
+                             int64_t first, int64_t count, int threads) {
+    const GraphSide sa = side_of(a), sb = side_of(b);
+    if (count < 0 || first < 0) throw std::invalid_argument("first and count must be >= 0");
+    if (sa.curve.count() < 1 || sb.curve.count() < 1) throw std::invalid_argument("a side without non-hub vertices");
+    auto [arr, out] = pair_array(count);
+    interruptible(threads, [&](Parallel& par) { draw_pairs(sa, sb, seed, stream, first, count, out, par); return 0; });
+    return arr;
+  }, py::arg("a"), py::arg("b"), py::arg("seed"), py::arg("stream"), py::arg("first"),
+     py::arg("count"), py::arg("threads"),
+     "(count, 2) int32: pairs first..first+count-1 of a stream, one end drawn from each side");
+
+  m.def("gen_hub_neighbours", [](const py::tuple& side, int64_t degree, uint64_t seed,
+                                 uint64_t stream, int threads) {
+    const GraphSide s = side_of(side);
+    return to_numpy(interruptible(threads, [&](Parallel& par) {
+      return hub_neighbours(s, degree, seed, stream, par);
+    }));
+  }, py::arg("side"), py::arg("degree"), py::arg("seed"), py::arg("stream"), py::arg("threads"),
+     "int32 ids of `degree` distinct non-hub vertices drawn by weight without replacement");
+
+  m.def("gen_anchor_pairs", [](const py::tuple& side, const py::tuple& other, py::object skip,
+                               uint64_t seed, uint64_t stream, int threads) {
+    const GraphSide s = side_of(side), o = side_of(other);
+    if (o.curve.count() < 1) throw std::invalid_argument("a side without non-hub vertices");
+    In<uint8_t> mask;
+    const uint8_t* skip_p = nullptr;
+    if (!skip.is_none()) {
+      mask = skip.cast<In<uint8_t>>();
+      if (mask.size() != s.size) throw std::invalid_argument("skip must have one entry per vertex of the side");
+      skip_p = mask.data();
+    }
+    auto [arr, out] = pair_array(s.curve.count());
+    interruptible(threads, [&](Parallel& par) { anchor_pairs(s, o, skip_p, seed, stream, out, par); return 0; });
+    return arr;
+  }, py::arg("side"), py::arg("other"), py::arg("skip"), py::arg("seed"), py::arg("stream"),
+     py::arg("threads"), "(non-hub vertices, 2) int32: each one's anchor pair; -1, -1 where skipped");
+
+  m.def("gen_closure_pairs", [](const In<int64_t>& indptr, const In<int32_t>& indices,
+                                const In<int32_t>& centers, py::object barred, int group,
+                                uint64_t seed, uint64_t stream, int64_t first, int64_t count,
+                                int threads) {
+    const int64_t n = rows_of(indptr);
+    if (indptr.data()[n] != static_cast<int64_t>(indices.size()))
+      throw std::invalid_argument("indptr must end at the number of entries");
+    In<uint8_t> mask;
+    const uint8_t* barred_p = nullptr;
+    if (!barred.is_none()) {
+      mask = barred.cast<In<uint8_t>>();
+      if (mask.size() != n) throw std::invalid_argument("barred must have n entries");
+      barred_p = mask.data();
+    }
+    for (py::ssize_t i = 0; i < centers.size(); ++i)
+      if (centers.data()[i] < 0 || centers.data()[i] >= n) throw std::invalid_argument("center out of range");
+    if (count < 0 || first < 0) throw std::invalid_argument("first and count must be >= 0");
+    if (group < 2 || group > 16) throw std::invalid_argument("group must be in 2..16");
+    const int64_t per = int64_t{group} * (group - 1) / 2;
+    auto [arr, out] = pair_array(count * per);
+    interruptible(threads, [&](Parallel& par) {
+      closure_pairs(indptr.data(), indices.data(), centers.data(), centers.size(), barred_p, group,
+                    seed, stream, first, count, out, par);
+      return 0;
+    });
+    return arr;
+  }, py::arg("indptr"), py::arg("indices"), py::arg("centers"), py::arg("barred"), py::arg("group"),
+     py::arg("seed"), py::arg("stream"), py::arg("first"), py::arg("count"), py::arg("threads"),
+     "(count * group * (group - 1) / 2, 2) int32: the pairs of each closure, loops as padding");
+
+  m.def("gen_new_edges", [](const In<int64_t>& indptr, const In<int32_t>& indices, py::object base_indptr,
+                            py::object base_indices, uint64_t key, int64_t need, int threads) {
+    const int64_t n = rows_of(indptr);
+    In<int64_t> bi;
+    In<int32_t> bx;
+    if (!base_indptr.is_none()) {
+      bi = base_indptr.cast<In<int64_t>>();
+      bx = base_indices.cast<In<int32_t>>();
+      if (rows_of(bi) != n) throw std::invalid_argument("the base graph must have n rows");
+    }
+    int64_t available = 0;
+    OwnedArray<int32_t> out = interruptible(threads, [&](Parallel& par) {
+      return new_edges(indptr.data(), indices.data(), n, base_indptr.is_none() ? nullptr : bi.data(),
+                       base_indptr.is_none() ? nullptr : bx.data(), key, need, &available, par);
+    });
+    const auto rows = static_cast<py::ssize_t>(out.size() / 2);
+    return py::make_tuple(to_numpy(std::move(out), {rows, 2}), available);
+  }, py::arg("indptr"), py::arg("indices"), py::arg("base_indptr"), py::arg("base_indices"),
+     py::arg("key"), py::arg("need"), py::arg("threads"),
+     "((k, 2) int32 new edges u < v, number available): candidate edges not in the base, "
+     "`need` at most (the smallest hashes under `key`)");
+}
+
 }  // namespace
 
 void bind_graph_kernels(py::module_& m) {
+  bind_generators(m);
   py::class_<PyTextScanner>(m, "TextScanner",
                             "Scans text blocks of whole lines into records of integers.")
       .def(py::init<int, py::bytes, bool, bool, bool, bool>(), py::arg("nfields"),

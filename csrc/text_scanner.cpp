@@ -13,7 +13,10 @@ constexpr char kIsolatedPrefix[] = "# isolated vertices:";
 constexpr size_t kIsolatedPrefixLen = sizeof(kIsolatedPrefix) - 1;
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
-inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+/// Field separators: spaces, tabs and commas (Network Repository's "u,v" lines).
+inline bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == ',' || c == '\r' || c == '\v' || c == '\f';
+}
 
 inline const char* skip_spaces(const char* p, const char* end) {
   while (p < end && is_space(*p)) ++p;

@@ -1,6 +1,6 @@
 // The text scanner behind every text graph reader: lines of integer fields
 // (an optional one-byte tag first), '#' and '%' comments, blank lines, spaces,
-// tabs and '\r'. A caller feeds it blocks of whole lines in file order; each
+// tabs, commas and '\r'. A caller feeds it blocks of whole lines in file order; each
 // block is split at line ends into pieces that the threads scan at once, and
 // their records are appended in file order. The first bad line stops it with
 // its kind, 1-based line number and field.

@@ -1,7 +1,9 @@
 """gthinker: parallel subgraph finding on all CPU cores, a GPU, or both.
 
-Start with :class:`Graph` (input), :class:`Task` (write an app) and :func:`run`;
-bundled apps live in :mod:`gthinker.apps` (e.g. ``gthinker.apps.mce.run``).
+Start with :class:`Graph` (input), :class:`Task` (write an app), :func:`run` and
+:func:`iter_results` (the results a Task emits, while it runs); everything an app
+author needs is in :mod:`gthinker.extending`; bundled apps live in :mod:`gthinker.apps`
+(e.g. ``gthinker.apps.mce.run``).
 
 Importing the package is cheap: the names below are imported on first use, so
 ``import gthinker`` loads neither Numba nor the GPU stack.
@@ -54,10 +56,11 @@ _LAZY = {
     "GPUContext": "gpu.context",
     "run": "runtime.job", "Job": "runtime.job", "JobResult": "runtime.job",
     "StopToken": "runtime.job", "default_threads": "runtime.job",
+    "iter_results": "runtime.stream",
     "RunOptions": "options", "GPUOptions": "options", "HybridOptions": "options",
 }
-_SUBMODULES = ("apps", "cli", "cluster", "compiler", "gpu", "graphs", "memory", "options",
-               "registry", "runtime", "setops")
+_SUBMODULES = ("apps", "cli", "cluster", "compiler", "extending", "gpu", "graphs", "memory",
+               "options", "registry", "runtime", "setops")
 
 __all__ = [
     "Graph",
@@ -68,6 +71,7 @@ __all__ = [
     "GPUContext",
     "gpu",
     "run",
+    "iter_results",
     "Job",
     "JobResult",
     "RunOptions",

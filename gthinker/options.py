@@ -8,7 +8,9 @@ Three frozen dataclasses:
   subgraph buffer, launch geometry);
 * :class:`HybridOptions`: stealing between the GPU worker and the CPU workers.
 
-``RunOptions`` holds the other two (``options.gpu``, ``options.hybrid``).
+``RunOptions`` holds the other two (``options.gpu``, ``options.hybrid``). An app declares its
+own options the same way, once: a frozen :class:`AppOptions` dataclass of
+:func:`option_field` fields (``docs/writing-apps.md``, "Adding an app").
 :func:`gthinker.run` takes ``options=RunOptions(...)`` or the same names as keywords
 (:meth:`RunOptions.from_keywords`; every field of the three classes is one flat name),
 and the command line builds its shared flags and their help from the fields' metadata
@@ -34,10 +36,12 @@ import numbers
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
-__all__ = ["RunOptions", "GPUOptions", "HybridOptions", "MAX_THREADS", "ALL_GPUS", "MODES",
-           "SEED_LIMIT", "available_cores", "check", "positive_int", "positive_seconds",
-           "seconds_or_off", "seed", "option_field", "describe"]
+__all__ = ["AppOptions", "RunOptions", "GPUOptions", "HybridOptions", "MAX_THREADS", "ALL_GPUS",
+           "MODES", "SEED_LIMIT", "available_cores", "boolean", "check", "choice", "mode_field",
+           "positive_int", "positive_seconds", "seconds_or_off", "seed", "option_field",
+           "describe", "output_path", "path", "JOB_KEYWORDS"]
 
 #: The most CPU worker threads one job starts (each is an OS thread with its own stack).
 MAX_THREADS = 4096
@@ -128,7 +132,8 @@ def _any_int(name, value):
     return int(value)
 
 
-def _flag(name, value):
+def boolean(name, value) -> bool:
+    """The rule of an on/off option: ``value`` as a bool."""
     return bool(value)
 
 
@@ -160,18 +165,60 @@ def _warp_multiple(name, value):
     return value
 
 
+def choice(*values):
+    """The rule of an option that takes one of ``values`` (its ``choices``, which the
+    command line offers).
+
+    >>> choice("cpu", "gpu")("mode", "tpu")
+    Traceback (most recent call last):
+    ...
+    ValueError: mode must be one of cpu, gpu; got 'tpu'
+    """
+    def one_of(name, value):
+        if isinstance(value, str) and value in values:
+            return value
+        raise ValueError(f"{name} must be one of {', '.join(values)}; got {value!r}")
+
+    one_of.choices = values
+    return one_of
+
+
+def path(name, value) -> str:
+    """A file's path (a str or any os.PathLike), as a str."""
+    try:
+        return os.fspath(value)
+    except TypeError:
+        raise ValueError(f"{name} must be a path, got {value!r}") from None
+
+
+def output_path(name, value) -> str:
+    """A file to write results to: a path, or ``"-"`` for standard output."""
+    value = path(name, value)
+    return "/dev/stdout" if value == "-" else value
+
+
 def option_field(default, help, check, *, flag=None, metavar=None, default_text=None):
     """A dataclass field with what the rest of gthinker needs to know of it.
 
     ``check(name, value)`` returns the value (normalised) or raises ValueError; it
-    runs for every value but None. ``help`` is the command line's text (with
-    ``default_text``, or the default itself, appended); ``flag`` its flag
-    (``--name-with-dashes`` when not given; ``--no-...`` for a flag that turns a
-    default True off).
+    runs for every value but None (a check with a ``choices`` attribute, as
+    :func:`choice` makes, gives the flag its choices). ``help`` is the command line's
+    text (with ``default_text``, or the default itself, appended). ``flag`` is its flag:
+    ``--name-with-dashes`` when not given; a string or a tuple of them (``("--output",
+    "-o")``); for a bool, one flag that sets the other value (``--non-induced`` for a
+    default True; without it a bool gets ``--name`` and ``--no-name``); False: no flag
+    (an option of the Python API only).
     """
     return field(default=default, metadata={
         "help": help, "check": check, "flag": flag, "metavar": metavar,
         "default_text": default_text})
+
+
+def mode_field(modes, auto: str):
+    """The ``mode`` option of an app that runs in ``modes`` (a subset of :data:`MODES`);
+    ``auto`` says what ``"auto"``, its default, picks."""
+    return option_field("auto", f"where to run: {', '.join(modes)}; auto: {auto}",
+                        choice("auto", *modes))
 
 
 def _check_fields(obj, skip=()):
@@ -196,6 +243,18 @@ def describe(cls, name) -> dataclasses.Field:
 
 #: Initial vertices per GPU assignment by default (G-ThinkerCG's).
 GPU_CHUNK = 500_000
+#: The GPU worker's launches by default (G-ThinkerCG's kernels): blocks per multiprocessor
+#: and threads per block of the process and extend kernels.
+PROCESS_BLOCKS_PER_SM, EXTEND_BLOCKS_PER_SM = 16, 8
+PROCESS_THREADS, EXTEND_THREADS = 128, 256
+#: New subgraphs per level and warp of a GPUContext app that says nothing (G-ThinkerCG's).
+ETA_PER_WARP = 1000
+#: The share of the free GPU memory the GPU worker's subgraph buffer takes by default.
+BUFFER_SHARE = 0.85
+#: The share of the free host memory the host stack H, and the spill stack S, may take.
+HOST_LIMIT_SHARE = SPILL_LIMIT_SHARE = 0.5
+#: While a worker starves, tasks split after the time budget over this (demand-driven).
+EARLY_SPLIT_DIVISOR = 20
 
 
 @dataclass(frozen=True)
@@ -213,31 +272,33 @@ class GPUOptions:
     gpu_chunk: int | None = option_field(
         None, "initial vertices per GPU assignment, from the front of the vertex order",
         positive_int, metavar="N",
-        default_text="500000; with several GPUs, chunks of even estimated cost")
+        default_text=f"{GPU_CHUNK}; with several GPUs, chunks of even estimated cost")
     gpu_task_batch: int = option_field(
         100_000, "spilled tasks the idle GPU takes from S at a time once the vertex deque "
         "is empty (CPU-to-GPU stealing)", positive_int, metavar="N")
     eta_per_warp: int | None = option_field(
         None, "new subgraphs per level and warp", positive_int, metavar="N",
-        default_text="the app's, 1000 for mce")
+        default_text=f"the app's GPUContext.eta_per_warp, {ETA_PER_WARP:,} unless it says")
     buffer_bytes: int | None = option_field(
         None, "cap on the device subgraph buffer; a level that does not fit goes to host "
-        "memory", positive_int, flag="--gpu-buffer", metavar="BYTES",
-        default_text="85% of the free GPU memory")
+        "memory", positive_int, metavar="BYTES",
+        default_text=f"{BUFFER_SHARE:.0%} of the free GPU memory")
     host_limit_bytes: int | None = option_field(
         None, "cap on the host subgraph stack H", positive_int, metavar="BYTES",
-        default_text="half the free host memory")
+        default_text=f"{HOST_LIMIT_SHARE:.0%} of the free host memory")
     blocks: int | None = option_field(
         None, "thread blocks per kernel launch", positive_int, metavar="N",
-        default_text="16 (process) and 8 (extend) per multiprocessor")
+        default_text=f"{PROCESS_BLOCKS_PER_SM} (process) and {EXTEND_BLOCKS_PER_SM} (extend) "
+                     "per multiprocessor")
     threads_per_block: int | None = option_field(
         None, "threads per block, a multiple of 32", _warp_multiple, metavar="N",
-        default_text="128 (process), 256 (extend)")
+        default_text=f"{PROCESS_THREADS} (process), {EXTEND_THREADS} (extend)")
     fanout: int | None = option_field(
         None, "queue entries one subgraph may need", positive_int, metavar="N",
         default_text="the app's max_fanout, else max degree + 1")
 
-    #: The fields the GPU worker takes (the others are the master's).
+    #: The fields the GPU worker takes (the level-by-level engine of GPUContext apps, with
+    #: every field of HybridOptions); the others are the master's, for every GPU engine.
     WORKER_FIELDS = ("eta_per_warp", "buffer_bytes", "host_limit_bytes", "blocks",
                      "threads_per_block", "fanout")
 
@@ -272,10 +333,10 @@ class HybridOptions:
         1_000_000, "subgraphs moved from H to S at a time", positive_int, metavar="N")
     give_back: bool = option_field(
         True, "the GPU hands half of its chunk's unstarted vertices back to idle CPU workers",
-        _flag)
+        boolean)
     level_steal: bool = option_field(
         True, "idle CPU workers also get unread subgraphs from the GPU's device levels "
-        "(not only H and handed-back vertices)", _flag)
+        "(not only H and handed-back vertices)", boolean)
     steal_interval: float = option_field(
         0.005, "seconds between the GPU's checks for idle CPU workers", seconds_or_off,
         metavar="SECONDS")
@@ -296,16 +357,15 @@ class RunOptions:
     early_split: float | None = option_field(
         None, "while a worker starves (idle, S empty), tasks split after this long instead "
         "(demand-driven splitting)", seconds_or_off, metavar="SECONDS",
-        default_text="time budget / 20; 0: off")
+        default_text=f"time budget / {EARLY_SPLIT_DIVISOR}; 0: off")
     gpu_idle_split: float | None = option_field(
         None, "the same while the GPU worker waits for work (hybrid)", seconds_or_off,
         metavar="SECONDS", default_text="early split; 0: off")
     cpu_chunk: int = option_field(
         50, "initial vertices per CPU assignment, from the back of the vertex order",
-        positive_int, flag="--chunk", metavar="N")
+        positive_int, metavar="N")
     cpu_task_batch: int = option_field(
-        8, "spilled tasks per CPU assignment, from the top of S", positive_int,
-        flag="--task-batch", metavar="N")
+        8, "spilled tasks per CPU assignment, from the top of S", positive_int, metavar="N")
     flush_batch: int = option_field(
         64, "decomposed tasks a worker buffers before it flushes them to S in one lock",
         positive_int, metavar="N")
@@ -314,7 +374,7 @@ class RunOptions:
         metavar="N")
     spill_limit: int | None = option_field(
         None, "fail if the spill stack S grows past this many bytes", positive_int,
-        metavar="BYTES", default_text="half the free memory")
+        metavar="BYTES", default_text=f"{SPILL_LIMIT_SHARE:.0%} of the free memory")
     progress_interval: float = option_field(
         2.0, "seconds between progress reports", seconds_or_off, metavar="SECONDS")
     gpu: GPUOptions = field(default_factory=GPUOptions)
@@ -330,13 +390,24 @@ class RunOptions:
 
     @property
     def early_split_seconds(self) -> float:
-        """``early_split``, or its default: a 20th of the time budget."""
-        return self.time_budget / 20 if self.early_split is None else self.early_split
+        """``early_split``, or its default: the time budget over EARLY_SPLIT_DIVISOR."""
+        return (self.time_budget / EARLY_SPLIT_DIVISOR if self.early_split is None
+                else self.early_split)
 
     @property
     def gpu_idle_split_seconds(self) -> float:
         """``gpu_idle_split``, or its default: the early split."""
         return self.early_split_seconds if self.gpu_idle_split is None else self.gpu_idle_split
+
+    def worker_settings(self) -> list[str]:
+        """The GPU worker's options (:attr:`GPUOptions.WORKER_FIELDS`, every field of
+        :class:`HybridOptions`) set to other than their defaults: the options of the
+        level-by-level engine, which no other GPU engine takes."""
+        gpu, hybrid = _defaults().gpu, _defaults().hybrid
+        return ([n for n in GPUOptions.WORKER_FIELDS
+                 if getattr(self.gpu, n) != getattr(gpu, n)]
+                + [f.name for f in dataclasses.fields(HybridOptions)
+                   if getattr(self.hybrid, f.name) != getattr(hybrid, f.name)])
 
     @classmethod
     def keywords(cls) -> dict[str, type]:
@@ -395,3 +466,78 @@ def _keywords() -> dict[str, type]:
 def _defaults() -> RunOptions:
     """All defaults, made (and checked) once: the options are frozen."""
     return RunOptions()
+
+
+# ---- an app's options -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AppOptions:
+    """The base of an app's options: a frozen dataclass whose fields (:func:`option_field`,
+    each with its default, help and rule) are every option of the app's Python function
+    (``mode`` by :func:`mode_field`; ``output``, for an app that lists results, with the
+    rule :func:`output_path`). From it come the app's command-line flags and their help,
+    the keyword checks of its function (:meth:`split`), its cluster request
+    (:class:`gthinker.runtime.request.Request`) and its ``--help``; adding an option is one
+    field. A subclass may override :meth:`check`, for rules between fields.
+
+    Class attributes (not fields) say which of the shared options (the fields of
+    :class:`RunOptions`, :class:`GPUOptions`, :class:`HybridOptions`) it takes:
+    ``scheduler``, those it has as flags; ``gpu``, whether it has every GPU option as a
+    flag; ``forwards``, whether its function passes :func:`gthinker.run`'s keywords on
+    (every shared option, flag or not; else it takes ``scheduler`` only); ``notes``, its
+    own words added to a shared flag's default; ``renamed``, the names its function took
+    before and what they are now (the TypeError says so).
+    """
+
+    scheduler = ("threads", "time_budget")
+    gpu = False
+    forwards = True
+    notes: ClassVar[dict] = {}
+    renamed: ClassVar[dict] = {}
+
+    def __post_init__(self):
+        _check_fields(self)
+        self.check()
+
+    def check(self) -> None:
+        """Rules between fields (ValueError); each field's own rule has run."""
+
+    def keywords(self) -> dict:
+        """Every option by its name."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    @classmethod
+    def split(cls, keywords: dict) -> tuple[AppOptions, dict]:
+        """``keywords`` (of the app's function) as the app's options, each checked, and
+        the rest (:func:`gthinker.run`'s: the shared options, each checked, and
+        :data:`JOB_KEYWORDS`). A keyword of None leaves an option's default. TypeError
+        names an option the app does not take.
+
+        >>> AppOptions.split({"threads": 2, "stop": None})
+        (AppOptions(), {'threads': 2, 'stop': None})
+        """
+        own = {f.name for f in dataclasses.fields(cls)}
+        shared = RunOptions.keywords()
+        rest = {k: v for k, v in keywords.items() if k not in own}
+        taken = [*shared, *JOB_KEYWORDS] if cls.forwards else cls.scheduler
+        renamed = {**_RENAMED, **cls.renamed}
+        for name in rest:
+            if name not in taken:
+                hint = f"; it is {renamed[name]} now" if name in renamed else ""
+                raise TypeError(f"unknown option {name!r}{hint}; the options are "
+                                f"{', '.join(sorted(own))}, and "
+                                + (f"gthinker.run's: {', '.join(shared)}" if cls.forwards
+                                   else ", ".join(cls.scheduler)))
+        for name, value in rest.items():
+            if name in shared:
+                check(name, value)  # the flag's rule: threads=0 is not all cores here
+        options = cls(**{k: v for k, v in keywords.items() if k in own and v is not None})
+        return options, rest
+
+
+#: The keywords of :func:`gthinker.run`, besides the options, that an app's function takes
+#: and passes on as they come: a stop token, a progress callback, the roots or task
+#: records of a cluster's unit, the format of a stream's output.
+JOB_KEYWORDS = ("stop", "progress", "vertices", "records", "output_format")
+#: A name every app's function took before, and what it is now (said in the TypeError).
+_RENAMED = {"gpu_options": "one keyword per option (buffer_bytes=, tau_c=, ...)"}

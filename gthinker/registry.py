@@ -14,34 +14,39 @@ An app is found three ways, in this order:
 :func:`apps` lists them by name. Nothing here imports an app by name: the engine
 (everything outside ``gthinker.apps``) never imports one.
 
-An :class:`App` says what its command takes and how to make a
-:class:`gthinker.runtime.request.Request` of it (the same request runs in this process and
-on a cluster), how its result reads as text, and what ``gthinker warmup`` compiles
-(``docs/writing-apps.md``, "Adding an app").
+An :class:`App` names the app's options (a :class:`gthinker.options.AppOptions`
+dataclass: every flag of its command, every keyword of its function, each with its default,
+help and rule, declared once) and its :class:`gthinker.runtime.request.Request` (the same
+request runs in this process and on a cluster), says how its result reads as text, and
+what ``gthinker warmup`` compiles (``docs/writing-apps.md``, "Adding an app").
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import os
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib.metadata import entry_points
 
-__all__ = ["App", "DATA_AND_QUERY", "ENTRY_POINTS", "ENV", "GRAPH", "apps", "get",
-           "positive_int_arg", "register"]
+from gthinker.options import AppOptions
+from gthinker.runtime.request import Request
+
+__all__ = ["App", "DATA_AND_QUERY", "ENTRY_POINTS", "ENV", "GRAPH", "GRAPH_AND_PATTERN",
+           "apps", "get", "register"]
 
 #: The entry point group apps are declared in.
 ENTRY_POINTS = "gthinker.apps"
 #: Modules (comma-separated) whose ``APP`` or ``APPS`` are apps too.
 ENV = "GTHINKER_APPS"
 
-#: The inputs an app's command may take, in order: a graph, or a data graph and a query
-#: (a query file, a directory of them, or a pattern name: one request per query).
+#: The inputs an app's command may take, in order: a graph; a data graph and a query (a
+#: query file, a directory of them, or a pattern name: one request per query); or a graph
+#: and a pattern (a name or a file: one request).
 GRAPH = ("graph",)
 DATA_AND_QUERY = ("data", "query")
+GRAPH_AND_PATTERN = ("graph", "pattern")
 
 
 @dataclass(frozen=True)
@@ -56,33 +61,18 @@ class App:
     summary, description, epilog : str
         One line for ``gthinker --help``; the command's description and its
         examples (shown as written).
-    request : callable
-        ``request(query=None, **keywords) -> Request``: the app's request for the
-        keywords of its Python function (``mode=``, ``threads=`` excluded: the
-        runner gives those), for one query (``inputs == DATA_AND_QUERY``).
-    from_args : callable
-        ``from_args(args) -> dict``: the keywords of :attr:`request` that the
-        command line ``args`` gave (the app's own flags and the shared ones it takes).
-        It may raise ValueError (said before the graph loads).
+    options : AppOptions subclass
+        Its options: the command's flags (with the shared ones it names) and the
+        keywords of its function, checked by the same rules.
+    request : Request subclass
+        Its request: ``request(*inputs, options=..., **keywords)`` runs the app's
+        function (:meth:`Request.call`) here or, split into ranges, on a cluster.
     describe : callable
         ``describe(result, label) -> list[str]``: the result as text lines (``label``:
         the query's name, or None).
     inputs : tuple
-        :data:`GRAPH` or :data:`DATA_AND_QUERY`.
-    add_arguments : callable, optional
-        ``add_arguments(parser)``: the app's own flags.
-    modes : tuple
-        Its modes besides ``auto`` (the ``--mode`` choices).
-    mode_help : str
-        What ``--mode auto`` does for this app.
-    options : tuple
-        The shared scheduler flags it takes (fields of :mod:`gthinker.options`).
-    option_notes : dict
-        A command's own words added to a shared flag's default.
-    gpu_options : bool
-        Whether it takes the GPU worker's and stealing flags.
-    lists_results : bool
-        Whether it takes ``--output`` (and ``--ray-output``).
+        :data:`GRAPH`, :data:`DATA_AND_QUERY` or :data:`GRAPH_AND_PATTERN`: the
+        command's arguments; the graph loads, the others go to the function after it.
     progress : str or callable, optional
         The name of the counter progress lines show, or ``progress(snapshot) ->
         str`` for a line of its own making (None: no progress lines).
@@ -94,18 +84,11 @@ class App:
     name: str
     summary: str
     description: str
-    request: Callable
-    from_args: Callable
+    options: type[AppOptions]
+    request: type[Request]
     describe: Callable
     inputs: tuple = GRAPH
     epilog: str = ""
-    add_arguments: Callable | None = None
-    modes: tuple = ("cpu", "gpu", "hybrid")
-    mode_help: str = "hybrid if a CUDA GPU is usable, else cpu"
-    options: tuple = ("threads", "time_budget")
-    option_notes: dict = field(default_factory=dict)
-    gpu_options: bool = False
-    lists_results: bool = False
     progress: str | Callable | None = None
     warmup: Callable | None = None
 
@@ -113,19 +96,21 @@ class App:
         if not self.name.isidentifier() or self.name.startswith("_"):
             raise ValueError(f"an app's name is its command and a Python name: "
                              f"got {self.name!r}")
-        if self.inputs not in (GRAPH, DATA_AND_QUERY):
-            raise ValueError(f"inputs must be {GRAPH} or {DATA_AND_QUERY}, got {self.inputs!r}")
+        if self.inputs not in (GRAPH, DATA_AND_QUERY, GRAPH_AND_PATTERN):
+            raise ValueError(f"inputs must be {GRAPH}, {DATA_AND_QUERY} or "
+                             f"{GRAPH_AND_PATTERN}, got {self.inputs!r}")
+        for what, base in (("options", AppOptions), ("request", Request)):
+            value = getattr(self, what)
+            if not (isinstance(value, type) and issubclass(value, base)):
+                raise TypeError(f"App {what} must be a subclass of {base.__module__}."
+                                f"{base.__qualname__}, got {value!r}")
 
-
-def positive_int_arg(text: str) -> int:
-    """An argparse ``type`` for an app's own flags that take a count N >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}")
-    return value
+    def make_request(self, *inputs, **keywords) -> Request:
+        """The app's request for the keywords of its function (each checked by its
+        option's rule: ValueError, or TypeError for one the app does not take), for
+        ``inputs`` (what follows the graph: a query, a pattern)."""
+        options, rest = self.options.split(keywords)
+        return self.request(*inputs, options=options, **rest)
 
 
 _lock = threading.Lock()

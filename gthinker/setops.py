@@ -18,7 +18,8 @@ when one side is more than ``GALLOP_RATIO`` times longer, e.g. a hub's row.
 
 from gthinker import compiler
 
-__all__ = ["GALLOP_RATIO", "lower_bound", "intersect_size", "intersect", "intersect_positions"]
+__all__ = ["GALLOP_RATIO", "lower_bound", "contains", "intersect_size", "intersect",
+           "intersect_positions"]
 
 #: One list is galloped through when it is this many times longer than the other.
 GALLOP_RATIO = 16
@@ -35,6 +36,15 @@ def lower_bound(a, lo, hi, x):
         else:
             hi = mid
     return lo
+
+
+@compiler.jit("set operations", nogil=True)
+def contains(a, lo, hi, x):
+    """Whether sorted ``a[lo:hi]`` holds ``x``: ``contains(indices, indptr[u], indptr[u +
+    1], v)`` is whether ``u`` and ``v`` are adjacent (the device's twin is
+    ``gthinker.gpu.contains``)."""
+    i = lower_bound(a, lo, hi, x)
+    return i < hi and a[i] == x
 
 
 @compiler.jit("set operations", nogil=True)

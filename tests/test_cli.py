@@ -7,16 +7,11 @@ import sys
 import tempfile
 
 import networkx as nx
+from conftest import run_cli as cli  # outside the checkout: the installed package runs
 
 import gthinker
 import gthinker.graphs.generate
 from gthinker.apps import mce
-
-
-def cli(*args):
-    # Run outside the checkout, so that the installed package is the one imported.
-    return subprocess.run([sys.executable, "-m", "gthinker", *map(str, args)],
-                          capture_output=True, text=True, timeout=300, cwd=tempfile.gettempdir())
 
 
 def test_generate_then_mce_json_matches_api(tmp_path):

@@ -21,6 +21,7 @@ import pytest
 from conftest import DATA
 
 import gthinker
+from gthinker import registry
 from gthinker.apps import count, gsword, mce, sm
 from gthinker.cli import main as cli
 from gthinker.graphs import generate
@@ -122,6 +123,35 @@ def test_take_vertices_moves_roots_exactly(skewed):
     for size, n in rest.histogram.items():
         hist[size] = hist.get(size, 0) + n
     assert dict(sorted(hist.items())) == one.histogram
+
+
+class _Ref:
+    """What a node keeps a graph under (Ray's object reference, here without Ray)."""
+
+    def hex(self):
+        return "graph"
+
+
+def test_a_node_streams_each_units_lines(enron, tmp_path):
+    """A unit that lists results streams its lines out of its job (no file): into its
+    part, or appended to the node's own file once the unit has ended; the ranges'
+    lines together are the cliques of one process."""
+    from gthinker.cluster.node import NodeWorker
+
+    node = NodeWorker()
+    node._graphs["graph"] = enron  # as Ray would have put it there
+    req = registry.get("mce").request(mode="cpu", output=str(tmp_path / "unused.txt"))
+    one = {frozenset(c.tolist()) for c in mce.iter_cliques(enron, threads=1)}
+    n = enron.num_vertices
+    parts = [node.run_range(req, [_Ref()], lo, hi, 1, None)
+             for lo, hi in ((0, n // 3), (n // 3, n))]
+    lines = b"".join(p["output"] for p in parts).decode().splitlines()
+    assert sum(sum(p["histogram"].values()) for p in parts) == len(lines) == len(one)
+    assert {frozenset(map(int, ln.split())) for ln in lines} == one
+    mine = tmp_path / "node0.txt"
+    node.run_range(req, [_Ref()], 0, n, 1, str(mine))
+    assert {frozenset(map(int, ln.split())) for ln in mine.read_text().splitlines()} == one
+    assert not (tmp_path / "unused.txt").exists()
 
 
 def test_range_queue_examples():

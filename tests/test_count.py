@@ -12,8 +12,8 @@ import gthinker
 import gthinker.graphs.generate
 from gthinker import setops
 from gthinker.apps import count
-from gthinker.apps.count import gpu as count_gpu
-from gthinker.apps.count.gpu import CliqueDevice
+from gthinker.apps.matching import cliques_gpu as count_gpu
+from gthinker.apps.matching.cliques_gpu import CliqueDevice
 
 
 def _clique_sizes(G):

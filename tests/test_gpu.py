@@ -294,7 +294,7 @@ def test_mce_gpu_empty_graph():
 def test_tiny_device_buffer_overflows_to_host_and_stays_exact():
     G = nx.gnp_random_graph(26, 0.4, seed=7)
     r = mce.run(G, mode="gpu", gpu_engine="levels",
-                gpu_options={"buffer_bytes": 1100, "eta_per_warp": 4})
+                buffer_bytes=1100, eta_per_warp=4)
     s = r.stats["gpu"]
     assert s["to_host"] > 0 and s["host_stack_pops"] > 0 and s["retries"] > 0
     assert s["host_stack_peak_records"] > 0 and s["buffer_vertices"] == 220
@@ -309,9 +309,8 @@ _ONE_BLOCK = pytest.mark.filterwarnings("ignore:.*Grid size.*will likely result 
 def test_full_queue_defers_subgraphs_and_stays_exact():
     G = nx.gnp_random_graph(22, 0.4, seed=5)
     # One block of two warps, as on the simulator, so that a GPU run defers too.
-    r = mce.run(G, mode="gpu", gpu_engine="levels",
-                gpu_options={"eta_per_warp": 1, "fanout": 1, "blocks": 1,
-                             "threads_per_block": 64})
+    r = mce.run(G, mode="gpu", gpu_engine="levels", eta_per_warp=1, fanout=1, blocks=1,
+                threads_per_block=64)
     assert r.stats["gpu"]["deferred"] > 0 and r.stats["gpu"]["levels"] > 10
     assert r.count == _cliques(G)
 
@@ -326,7 +325,7 @@ def test_chunks_from_the_master():
 def test_buffer_too_small_for_the_graph_is_a_clear_error():
     with pytest.raises(GThinkerError, match="too small"):
         mce.run(nx.star_graph(200), mode="gpu", gpu_engine="levels",
-                gpu_options={"buffer_bytes": 500})
+                buffer_bytes=500)
 
 
 def test_gpu_mode_refuses_output_listing(tmp_path):

@@ -279,7 +279,7 @@ def test_result_fields():
 
 
 @pytest.mark.parametrize("kw, match", [
-    ({"estimator": "nope"}, "unknown estimator"),
+    ({"estimator": "nope"}, "estimator must be one of wj, alley"),
     ({"estimator": int}, "Estimator subclass"),
     ({"samples": 0}, "samples"),
     ({"seed": -1}, "seed"),
@@ -316,4 +316,4 @@ def test_cli_json_and_query_directory(tmp_path):
         assert r["ci95"][0] - 3 * r["stderr"] <= exact <= r["ci95"][1] + 3 * r["stderr"]
     bad = subprocess.run([sys.executable, "-m", "gthinker", "gsword", str(data), "triangle",
                           "--samples", "0"], capture_output=True, text=True, cwd=tmp_path)
-    assert bad.returncode == 2 and "positive" in bad.stderr
+    assert bad.returncode == 2 and "samples must be an integer from 1" in bad.stderr

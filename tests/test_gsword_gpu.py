@@ -5,10 +5,12 @@ trawled prefixes are valid). With GTHINKER_TEST_REAL_GPU=1 also the
 statistical tests of every optimisation against exact counts, which need
 more samples than the simulator can draw."""
 
+import json
+
 import networkx as nx
 import numpy as np
 import pytest
-from conftest import REAL_GPU
+from conftest import REAL_GPU, run_cli
 from test_gsword import RUNS, Z, _Biased, _graph, _labeled, _z
 
 import gthinker
@@ -23,9 +25,10 @@ def _batch(cg, n, every=0, first=0):
     return gsword.Batch(first, n, every, cg.num_positions)
 
 
-def _run(est, data, query, n, blocks=None, every=0, seed=3, walks=1, **kw):
+def _run(est, data, query, n, blocks=None, every=0, seed=3, walks=1, gpus=None, **kw):
     cg = gsword.candidate_graph(data, query)
-    s = GPUSampler(est, cg, blocks=blocks, warps=1, **kw)
+    options = gthinker.RunOptions.from_keywords(blocks=blocks, threads_per_block=32, gpus=gpus)
+    s = GPUSampler(est, cg, options=options, **kw)
     b = _batch(cg, n, every)
     with fast_switching():
         s.run(b, seed, walks)
@@ -50,6 +53,72 @@ def test_the_seed_fixes_the_result_whatever_the_layout():
     _, three = _run(gsword.WanderJoin, g, "house", 96, blocks=3)
     assert one.out_sum.tolist() == three.out_sum.tolist()
     assert one.out_valid.tolist() == three.out_valid.tolist()
+
+
+def _two():
+    """Two GPUs: devices 0 and 1, or two samplers on the simulator's one device."""
+    return [0, 1] if gthinker.gpu.visible_devices() >= 2 else [0, 0]
+
+
+@pytest.mark.parametrize("estimator", [gsword.WanderJoin, gsword.Alley])
+def test_two_gpus_share_the_rounds_and_draw_the_same_samples(estimator):
+    """--gpus: each GPU samples its share of a batch's rounds (and of the trawled
+    samples); a sample's value depends on the seed and its index only, so two GPUs give
+    one GPU's round sums and trawled prefixes, to the bit."""
+    data, query = _labeled()
+    _, one = _run(estimator, data, query, 96, every=5, seed=4, walks=2)
+    _, two = _run(estimator, data, query, 96, every=5, seed=4, walks=2, gpus=_two())
+    for field in ("out_sum", "out_valid", "t_inst", "t_depth", "t_weight", "walked"):
+        assert getattr(two, field).tolist() == getattr(one, field).tolist(), field
+    assert one.out_valid.sum() > 0 and (one.t_depth > 0).sum() > 0
+
+
+def test_each_gpus_sampler_is_an_engine_with_its_results():
+    """A SamplingEngine per device, each with its share's rounds and valid samples."""
+    data, query = _labeled()
+    cg = gsword.candidate_graph(data, query)
+    options = gthinker.RunOptions.from_keywords(threads_per_block=32, gpus=_two())
+    sampler = GPUSampler(gsword.WanderJoin, cg, options=options)
+    b = _batch(cg, 96)
+    with fast_switching():
+        sampler.run(b, 6)
+    assert [e.device for e in sampler.engines] == _two()
+    assert all(isinstance(e, gthinker.extending.GPUEngine) for e in sampler.engines)
+    rounds, valid = sum(e.results().counters for e in sampler.engines).tolist()
+    assert rounds == b.rounds == 3 and valid == b.out_valid.sum() > 0
+
+
+def test_estimate_on_two_gpus():
+    with fast_switching():
+        one = gsword.estimate(_graph(), "diamond", "alley", samples=128, mode="gpu",
+                              trawl=False, batches=2, gpus=1)
+        two = gsword.estimate(_graph(), "diamond", "alley", samples=128, mode="gpu",
+                              trawl=False, batches=2, gpus=_two())
+    assert two.estimate == one.estimate and two.stderr == one.stderr
+    assert [s["device_id"] for s in two.stats["gpus"]] == _two()
+    assert two.stats["gpu"]["rounds"] == 4 == sum(s["rounds"] for s in two.stats["gpus"])
+    assert [s["rounds"] for s in two.stats["gpus"]] == [2, 2]
+    valid = round(two.valid_ratio * two.samples)  # full matches drawn, on both GPUs
+    assert two.stats["gpu"]["valid"] == one.stats["gpu"]["valid"] == valid > 0
+    with pytest.raises(gthinker.DeviceUnavailableError, match="--gpus asks for"):
+        gsword.estimate(_graph(), "diamond", mode="gpu", samples=64,
+                        gpus=gthinker.gpu.visible_devices() + 1)
+
+
+def test_the_command_takes_gpus(tmp_path):
+    data, query = _labeled()
+    files = [tmp_path / "data.graph", tmp_path / "query.graph"]
+    data.write(files[0])
+    query.write(files[1])
+    common = [*files, "--mode", "gpu", "--samples", "64", "--no-trawl", "--json", "-q"]
+    r = run_cli("gsword", *common, "--gpus", ",".join(map(str, _two())))
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert [s["device_id"] for s in out["stats"]["gpus"]] == _two()
+    one = gsword.estimate(data, query, mode="gpu", samples=64, trawl=False)
+    assert out["estimate"] == one.estimate and out["samples"] == 64
+    r = run_cli("gsword", *common, "--gpus", gthinker.gpu.visible_devices() + 1)
+    assert r.returncode == 2 and "--gpus asks for" in r.stderr
 
 
 def test_inheritance_keeps_lanes_busy():
@@ -140,8 +209,8 @@ def test_gpu_stops_one_batch_after_the_rule_says_so():
     after the first batch keeps the second, already launched."""
     with fast_switching():
         r = gsword.estimate(_graph(), "diamond", "wj", samples=256, mode="gpu", trawl=False,
-                            batches=4, time_budget=1e-6)
-    assert r.stopped == "time_budget" and r.samples == 128 and r.batches == 2
+                            batches=4, time_limit=1e-6)
+    assert r.stopped == "time_limit" and r.samples == 128 and r.batches == 2
 
 
 def test_estimate_in_gpu_mode_end_to_end():

@@ -44,11 +44,18 @@ def test_target_error_stops_as_soon_as_the_interval_is_that_tight(trawl, target)
     assert abs(r.estimate - exact) <= 4 * r.stderr
 
 
-def test_time_budget_stops_after_the_batch_in_progress():
+def test_time_limit_stops_after_the_batch_in_progress():
     r = gsword.estimate(_graph(), "diamond", "alley", samples=1_000_000, mode="cpu",
-                        threads=2, time_budget=1e-6, trawl=False)
-    assert r.stopped == "time_budget" and r.batches == 1
-    assert r.samples == batch_sizes(1_000_000, None, StopRule(time_budget=1.0))[0]
+                        threads=2, time_limit=1e-6, trawl=False)
+    assert r.stopped == "time_limit" and r.batches == 1
+    assert r.samples == batch_sizes(1_000_000, None, StopRule(time_limit=1.0))[0]
+
+
+def test_time_budget_is_not_gswords_time_limit():
+    """gSWORD's wall-clock limit has its own name: the old one says so, and is no task
+    time budget either (gSWORD takes none)."""
+    with pytest.raises(TypeError, match="'time_budget'; it is time_limit"):
+        gsword.estimate(_graph(), "diamond", samples=1000, time_budget=1.0)
 
 
 def test_an_unreached_target_draws_every_sample():
@@ -68,7 +75,7 @@ def test_batch_schedule():
 
 
 @pytest.mark.parametrize("kw", [{"target_error": 0}, {"target_error": -0.1},
-                                {"target_error": float("nan")}, {"time_budget": 0},
+                                {"target_error": float("nan")}, {"time_limit": 0},
                                 {"target_error": True}])
 def test_bad_stopping_rules(kw):
     with pytest.raises(ValueError, match=next(iter(kw))):
@@ -89,7 +96,7 @@ def test_cli_target_error(tmp_path):
     assert "within the target error" in text.stdout
     bad = subprocess.run(run + ["--target-error", "0"], capture_output=True, text=True,
                          cwd=tmp_path)
-    assert bad.returncode == 2 and "relative error" in bad.stderr
+    assert bad.returncode == 2 and "target_error must be a number > 0" in bad.stderr
 
 
 # ---- the candidate graph kept with the data graph ------------------------------------------

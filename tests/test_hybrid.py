@@ -97,10 +97,10 @@ def test_gpu_to_cpu_stealing_moves_h_to_s():
     # loaded 2-core CI run, none): a run where nothing moved is run again.
     G = nx.gnp_random_graph(45, 0.3, seed=3)
     for _ in range(4):
-        r = mce.run(G, mode="hybrid", threads=1, chunk=1,
+        r = mce.run(G, mode="hybrid", threads=1, cpu_chunk=1,
                     gpu_engine="levels",
-                    gpu_options={"tau_c": -1, "buffer_bytes": 1500, "eta_per_warp": 2,
-                                 "steal_batch": 3, "give_back": False, "level_steal": False})
+                    tau_c=-1, buffer_bytes=1500, eta_per_warp=2, steal_batch=3,
+                    give_back=False, level_steal=False)
         assert r.count == _cliques(G)
         s = r.stats["gpu"]
         moved = (s["to_host"], s["tasks_to_cpu"], s["steals_to_cpu"])
@@ -112,8 +112,8 @@ def test_gpu_to_cpu_stealing_moves_h_to_s():
 
 def test_gpu_hands_back_unstarted_vertices():
     G = nx.gnp_random_graph(30, 0.3, seed=3)
-    r = mce.run(G, mode="hybrid", threads=1, chunk=1, gpu_engine="levels",
-                gpu_options={"tau_c": -1})
+    r = mce.run(G, mode="hybrid", threads=1, cpu_chunk=1, gpu_engine="levels",
+                tau_c=-1)
     assert r.stats["gpu"]["vertices_given_back"] > 0
     assert r.count == _cliques(G)
 
@@ -122,9 +122,9 @@ def test_gpu_hands_unread_level_records_to_idle_cpus():
     # A buffer big enough that H stays empty, and no vertex hand-back: idle CPU
     # workers can only get work from the unread ends of the GPU's levels.
     G = nx.compose(nx.gnp_random_graph(30, 0.3, seed=5), nx.complete_graph(8))
-    r = mce.run(G, mode="hybrid", threads=2, chunk=1,
+    r = mce.run(G, mode="hybrid", threads=2, cpu_chunk=1,
                 gpu_engine="levels",
-                gpu_options={"tau_c": -1, "give_back": False, "steal_interval": 0})
+                tau_c=-1, give_back=False, steal_interval=0)
     s = r.stats["gpu"]
     assert s["to_host"] == 0 and s["vertices_given_back"] == 0
     assert s["level_steals"] > 0 and s["level_tasks_to_cpu"] == s["tasks_to_cpu"] > 0
@@ -166,9 +166,9 @@ def test_level_steals_take_level_ends_lowest_level_first():
 
 def test_no_stealing_when_thresholds_forbid_it():
     G = nx.gnp_random_graph(30, 0.3, seed=4)
-    r = mce.run(G, mode="hybrid", threads=1, chunk=1,
+    r = mce.run(G, mode="hybrid", threads=1, cpu_chunk=1,
                 gpu_engine="levels",
-                gpu_options={"tau_c": 1, "buffer_bytes": 1500, "eta_per_warp": 2})
+                tau_c=1, buffer_bytes=1500, eta_per_warp=2)
     assert _moved(r)["tasks_to_cpu"] == 0 and _moved(r)["vertices_given_back"] == 0
     assert r.count == _cliques(G)
 
@@ -200,7 +200,8 @@ def test_cli_hybrid_json_and_trace(tmp_path):
     r = subprocess.run([sys.executable, "-m", "gthinker", "mce", str(path), "--mode",
                         "hybrid", "--threads", "2", "--json", "--trace", str(png), "-q",
                         # idle CPUs would get work at once, but both ways are switched off
-                        "--tau-c", "-1", "--no-give-back", "--no-level-steal"],
+                        "--gpu-engine", "levels", "--tau-c", "-1", "--no-give-back",
+                        "--no-level-steal"],
                        capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)

@@ -83,16 +83,21 @@ def test_cpu_records_searched_on_the_gpu_stay_exact():
 def test_engine_options_are_checked():
     with pytest.raises(ValueError, match="gpu_engine"):
         mce.run(nx.path_graph(3), mode="gpu", gpu_engine="warp")
-    with pytest.raises(ValueError, match="levels"):
-        mce.run(nx.path_graph(3), mode="gpu", gpu_engine="bitsets",
-                gpu_options={"eta_per_warp": 4})
+    with pytest.raises(ValueError, match="eta_per_warp: options of the GPU worker .*the "
+                                         "bitsets engine does not take"):
+        mce.run(nx.path_graph(3), mode="gpu", gpu_engine="bitsets", eta_per_warp=4)
+    with pytest.raises(TypeError, match="gpu_options.*one keyword per option"):
+        mce.run(nx.path_graph(3), mode="gpu", gpu_options={"eta_per_warp": 4})
 
 
-def test_auto_engine_takes_bitsets_whatever_the_degree_and_levels_for_its_options():
+def test_auto_engine_takes_bitsets_whatever_the_degree():
     star = mce.run(nx.star_graph(40), mode="gpu")  # a hub of degree 40
     assert star.stats["gpu_engine"] == "bitsets" and star.count == 40
-    with_options = mce.run(nx.path_graph(5), mode="gpu", gpu_options={"eta_per_warp": 4})
-    assert with_options.stats["gpu_engine"] == "levels" and with_options.count == 4
+    # The engine is gpu_engine's choice alone: the GPU worker's options do not pick levels.
+    with pytest.raises(ValueError, match="buffer_bytes, tau_c: options of the GPU worker"):
+        mce.run(nx.path_graph(5), mode="gpu", buffer_bytes=1 << 20, tau_c=1)
+    levels = mce.run(nx.path_graph(5), mode="gpu", gpu_engine="levels", eta_per_warp=4)
+    assert levels.stats["gpu_engine"] == "levels" and levels.count == 4
 
 
 @pytest.mark.skipif(os.environ.get("GTHINKER_TEST_REAL_GPU") == "1",

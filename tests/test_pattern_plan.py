@@ -15,8 +15,8 @@ from networkx.algorithms import isomorphism as iso
 
 import gthinker
 from gthinker.apps import count, sm
-from gthinker.apps.count import formulas, motifs, neighbourhoods
-from gthinker.apps.matching import symmetry
+from gthinker.apps.count import motifs
+from gthinker.apps.matching import formulas, neighbourhoods, symmetry
 from gthinker.apps.matching.pattern_plan import pattern_plan
 from gthinker.apps.matching.patterns import pattern
 

@@ -1,7 +1,8 @@
 """Results for pipelines, against networkx and brute force: maximal cliques of at
 least k vertices (mce.run / iter_cliques ``min_size``, in every mode), the cliques
 containing given vertices, the clique-size histogram, streamed clique batches,
-triangles per vertex, and subgraph matches as numpy arrays with any node names."""
+triangles per vertex, subgraph matches as numpy arrays with any node names, and what any
+Task emits streamed (gthinker.iter_results)."""
 
 import functools
 import itertools
@@ -193,3 +194,45 @@ def test_any_job_streams_through_the_runtime_service():
     want = sorted(tuple(sorted(t)) for t in itertools.combinations(G, 3)
                   if all(G.has_edge(u, v) for u, v in itertools.combinations(t, 2)))
     assert sorted(found) == want  # each triangle once
+
+
+class _Edges(gthinker.Task):
+    """Emits each edge once, from its smaller end: any Task that emits."""
+
+    @staticmethod
+    def compute(ctx, record):
+        v = record[0]
+        for u in ctx.neighbors(v):
+            if u > v:
+                ctx.emit(np.array([v, u], np.int32))
+
+
+def test_iter_results_streams_what_any_task_emits():
+    """gthinker.iter_results: each emitted result as an array of original ids (node names
+    for named nodes), and stream.text: the same results as text lines."""
+    G = nx.gnm_random_graph(200, 1500, seed=1)
+    G = nx.relabel_nodes(G, {v: 3 * v + 1 for v in G})  # ids that are not positions
+    want = sorted(tuple(sorted(e)) for e in G.edges())
+    got = [tuple(sorted(r.tolist())) for r in gthinker.iter_results(_Edges, G, threads=2)]
+    assert sorted(got) == want
+    named = nx.relabel_nodes(G, lambda v: f"v{v}")
+    got = {frozenset(r) for r in gthinker.iter_results(_Edges, named, threads=2)}
+    assert got == {frozenset(e) for e in named.edges()}
+    lines = b"".join(stream.text(functools.partial(gthinker.run, _Edges, gthinker.as_graph(G),
+                                                   threads=2))).decode().splitlines()
+    assert sorted(tuple(sorted(map(int, ln.split()))) for ln in lines) == want
+
+
+def test_iter_results_closed_early_stops_its_job(tmp_path, monkeypatch):
+    """A complete graph's 1.1 million edges are megabytes of results, more than the pipe
+    holds: closing the generator after the first stops the job and leaves no pipe."""
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    n = 1500
+    g = gthinker.Graph.from_edges(np.column_stack(np.triu_indices(n, 1)))
+    before = {t for t in threading.enumerate() if t.name == "gthinker-stream"}
+    results = gthinker.iter_results(_Edges, g, threads=2)
+    assert next(results).size == 2
+    mine = {t for t in threading.enumerate() if t.name == "gthinker-stream"} - before
+    assert len(mine) == 1  # the job is still running: its writer waits for the reader
+    results.close()
+    assert not any(t.is_alive() for t in mine) and not list(tmp_path.iterdir())

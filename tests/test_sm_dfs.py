@@ -1,4 +1,4 @@
-"""The depth-first GPU matcher (gthinker.apps.sm.dfs_gpu, T-DFS's techniques) on Numba's
+"""The depth-first GPU matcher (gthinker.apps.matching.dfs_gpu, T-DFS's techniques) on Numba's
 simulator (GTHINKER_TEST_REAL_GPU=1: on a real GPU): counts against networkx's
 monomorphisms on small random graphs, labeled and unlabeled, through the timeout
 decomposition and a full queue, from CPU records and in hybrid jobs; its program (the
@@ -15,11 +15,11 @@ from test_sm import _automorphisms, _embeddings, _random_walk_query
 
 import gthinker
 from gthinker.apps import count, sm
+from gthinker.apps.matching.dfs_plan import MAX_QUERY, fits, intersections, program
 from gthinker.apps.matching.dispatch import choose_gpu_mode
 from gthinker.apps.matching.pattern_plan import pattern_plan
 from gthinker.apps.matching.planner import plan
-from gthinker.apps.sm.dfs_plan import MAX_QUERY, fits, intersections, program
-from gthinker.apps.sm.search import SubgraphMatching
+from gthinker.apps.matching.search import SubgraphMatching
 
 #: T-DFS's patterns 1-7 (its data/pattern/N.g), then shapes whose tails differ: a star
 #: and a path counted from position 1, twins, a pair apart, a pair joined.
@@ -104,7 +104,7 @@ def test_labeled_queries_match_networkx():
 
 def _job(G, q, mode="gpu", **engine):
     """The matching job of query q with the DFS engine's knobs ``engine``."""
-    from gthinker.apps.sm.dfs_gpu import DFSEngine
+    from gthinker.apps.matching.dfs_gpu import DFSEngine
 
     g = gthinker.as_graph(G)
     p = plan(g, q, unique=True)
@@ -132,7 +132,7 @@ def test_timeout_decomposition_and_a_full_queue_stay_exact(name):
 def test_cpu_records_and_hybrid_jobs():
     """Partial matches handed over as CPU records ([k, M...], k = 1 and 2) count what
     their subtrees hold; a hybrid job with tiny budgets (records through S) is exact."""
-    from gthinker.apps.sm.dfs_gpu import DFSEngine
+    from gthinker.apps.matching.dfs_gpu import DFSEngine
 
     G = nx.gnp_random_graph(9, 0.6, seed=8)
     g = gthinker.as_graph(G)

@@ -12,7 +12,7 @@ from test_sm import _embeddings, _random_walk_query
 import gthinker
 from gthinker.apps import sm
 from gthinker.apps.matching.dispatch import choose_layout
-from gthinker.apps.sm.gpu import SubgraphMatchingPrefixGPU, _prefix_to_cpu
+from gthinker.apps.matching.levels_gpu import SubgraphMatchingPrefixGPU, _prefix_to_cpu
 
 LAYOUTS = ["prefix", "expand"]
 

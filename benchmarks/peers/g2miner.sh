@@ -118,19 +118,10 @@ need_graph() {
     { echo "g2miner: $1.{meta.txt,vertex.bin,edge.bin} missing: run '$0 convert EDGELIST $1'" >&2; exit 1; }
 }
 
-timed() {  # run "$@", then print the whole-process wall time
-  local t0 t1 rc=0
-  t0=$(date +%s.%N)
-  "$@" || rc=$?
-  t1=$(date +%s.%N)
-  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "g2miner_wall_seconds = %.6f\n", b - a }'
-  return $rc
-}
-
 tc() {
   need_bin tc_gpu_base; need_graph "$1"
   # args: <graph> [num_gpu(1)] [chunk_size(1024)] [adj_sorted(1)]
-  timed "$DIR/bin/tc_gpu_base" "$1" 1 1024 1
+  timed g2miner "$DIR/bin/tc_gpu_base" "$1" 1 1024 1
 }
 
 clique() {
@@ -140,7 +131,7 @@ clique() {
   fi
   need_bin clique_gpu_base; need_graph "$1"
   # args: <graph> <k> [ngpu] [chunk_size]
-  timed "$DIR/bin/clique_gpu_base" "$1" "$k" 1 1024
+  timed g2miner "$DIR/bin/clique_gpu_base" "$1" "$k" 1 1024
 }
 
 selftest() {

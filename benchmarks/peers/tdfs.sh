@@ -97,6 +97,7 @@ convert() {
   local src=$1 out=$2
   [ -x "$DIR/bin/conv/snapToBin" ] || { echo "tdfs: $DIR/bin/conv missing: run '$0 build'" >&2; exit 1; }
   mkdir -p "$out"
+  out=$(cd "$out" && pwd)  # the steps below run inside it
   local f="$out/snap.txt"
   case "$src" in
     *.gz) gzip -dc "$src" > "$f" ;;
@@ -118,12 +119,7 @@ run() {
   local g=$1 p=$2
   [ -x "$DIR/bin/ulb.out" ] || { echo "tdfs: $DIR/bin/ulb.out missing: run '$0 build'" >&2; exit 1; }
   [ -f "$g/snap.txt.meta.txt" ] || { echo "tdfs: $g/snap.txt.* missing: run '$0 convert EDGELIST $g'" >&2; exit 1; }
-  local t0 t1 rc=0
-  t0=$(date +%s.%N)
-  "$DIR/bin/ulb.out" "$g/snap.txt" "$p" || rc=$?
-  t1=$(date +%s.%N)
-  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "tdfs_wall_seconds = %.6f\n", b - a }'
-  return $rc
+  timed tdfs "$DIR/bin/ulb.out" "$g/snap.txt" "$p"
 }
 
 pattern() {

@@ -5,13 +5,15 @@
 - :mod:`gthinker.apps.count`: triangles, k-cliques, cliques of every size, patterns
   (``count.count``).
 - :mod:`gthinker.apps.gsword`: sampling-based estimates (``gsword.estimate``).
-- :mod:`gthinker.apps.matching`: the matching planner and named patterns that sm, count
-  and gsword share.
+- :mod:`gthinker.apps.matching`: what sm, count and gsword share, and the only thing
+  they share (no app imports another): the matching planner, named patterns, the
+  matching search and the counting engines.
+- :mod:`gthinker.apps.networkx`: the NetworkX backend, over the apps.
 
 Each app package exposes its public names from its ``app`` module, imported on first
-use (so that reading an app's command-line declaration loads no compiler), and
-declares itself to the engine in its ``command`` module (see ``docs/writing-apps.md``,
-"Adding an app").
+use (so that reading an app's command-line declaration loads no compiler), declares
+every option once in its ``options`` module, and declares itself to the engine in its
+``command`` module (see ``docs/architecture.md``, "Adding an app").
 """
 
 import importlib

@@ -12,6 +12,7 @@ on stdout (``"partial": true`` and ``"stopped"`` in JSON) and exits 130 / 143;
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -19,18 +20,21 @@ from pathlib import Path
 
 from gthinker import registry
 from gthinker.memory import peak_rss_bytes
-from gthinker.options import HybridOptions, RunOptions, describe
+from gthinker.options import GPUOptions, HybridOptions, RunOptions, describe
 from gthinker.runtime.outputs import check_output
 
 __all__ = ["add_parser", "run"]
 
-#: The GPU worker's flags (their values travel to the app as ``gpu_options``) and the
-#: stealing flags: the levels engine's. The master's GPU flags are plain keywords.
-GPU_WORKER_FLAGS = ("eta_per_warp", "buffer_bytes", "tau_c", "steal_bound", "steal_batch",
-                    "give_back", "level_steal")
-GPU_MASTER_FLAGS = ("gpus", "gpu_chunk", "gpu_task_batch")
 #: ``--output -``: listed results to standard output.
-STDOUT = "-"
+STDOUT = "/dev/stdout"
+#: The help of each input an app's command may take (:data:`gthinker.registry.GRAPH`, ...).
+INPUTS = {
+    "graph": "graph file: SNAP edge list (.txt, .gz), labeled .graph, or any format "
+             "`gthinker convert` reads",
+    "data": "data graph file (as for every command)",
+    "query": "query graph file, directory of query files, or pattern name",
+    "pattern": "pattern name or pattern file (see below)",
+}
 
 
 # ---- the parser ---------------------------------------------------------------------------
@@ -38,13 +42,16 @@ STDOUT = "-"
 def _option_parser(f):
     """The argparse ``type`` of an options field: parses the text and applies the
     field's own rule (:mod:`gthinker.options`), so that a bad value stops at once."""
-    number = float if "float" in f.type else int
+    kind = f.type if isinstance(f.type, str) else str(f.type)
+    number = float if "float" in kind else int if "int" in kind else None
 
     def parse(text):
-        try:
-            value = number(text)
-        except ValueError:
-            value = text  # the rule names the field and what it takes
+        value = text
+        if number is not None:
+            try:
+                value = number(text)
+            except ValueError:
+                pass  # the rule names the field and what it takes
         try:
             return f.metadata["check"](f.name, value)
         except ValueError as exc:
@@ -53,54 +60,68 @@ def _option_parser(f):
     return parse
 
 
-def add_option_flags(p, names, notes=None) -> None:
-    """Flags for the fields ``names`` of :mod:`gthinker.options`, with their help and
-    defaults from the fields. A flag not given is left out of ``args`` (the API's
-    default applies); ``notes`` adds a command's own words to a field's default."""
-    owners = RunOptions.keywords()
-    for name in names:
-        f = describe(owners[name], name)
-        meta = f.metadata
+def _flag_help(f, prefix="", note=None) -> str:
+    """A field's help with its default: the field's ``default_text`` or default, and a
+    command's ``note``."""
+    meta = f.metadata
+    if isinstance(f.default, bool) and meta["flag"] is None:
+        default = "on" if f.default else "off"
+    else:
         default = meta["default_text"] or f.default
-        if notes and name in notes:
-            default = f"{default}; {notes[name]}"
-        help = ("hybrid: " if owners[name] is HybridOptions else "") + meta["help"]
-        flag = meta["flag"] or "--" + name.replace("_", "-")
+    if note:
+        default = f"{default}; {note}"
+    text = prefix + meta["help"]
+    if default is not None and not (isinstance(f.default, bool) and meta["flag"]):
+        text += f" (default: {default})"
+    return text.replace("%", "%%")
+
+
+def add_option_flags(p, fields, notes=None, prefix="") -> None:
+    """Flags for the option ``fields`` (:func:`gthinker.options.option_field`), with their
+    help and defaults from the fields. A flag not given is left out of ``args`` (the
+    API's default applies); ``notes`` adds a command's own words to a field's default."""
+    for f in fields:
+        meta = f.metadata
+        flag = meta["flag"]
+        if flag is False:
+            continue  # an option of the Python API only
+        flags = (flag,) if isinstance(flag, str) else flag or ("--" + f.name.replace("_", "-"),)
+        help = _flag_help(f, prefix, (notes or {}).get(f.name))
         if isinstance(f.default, bool):
-            p.add_argument(flag, action=argparse.BooleanOptionalAction, dest=name,
-                           default=argparse.SUPPRESS,
-                           help=f"{help} (default: {'on' if f.default else 'off'})")
+            action = (argparse.BooleanOptionalAction if meta["flag"] is None
+                      else "store_false" if f.default else "store_true")
+            p.add_argument(*flags, action=action, dest=f.name, default=argparse.SUPPRESS,
+                           help=help)
             continue
-        text = f"{help} (default: {default})".replace("%", "%%")
-        p.add_argument(flag, type=_option_parser(f), dest=name, default=argparse.SUPPRESS,
-                       metavar=meta["metavar"], help=text)
+        p.add_argument(*flags, type=_option_parser(f), dest=f.name, default=argparse.SUPPRESS,
+                       metavar=meta["metavar"], choices=getattr(meta["check"], "choices", None),
+                       help=help)
+
+
+def _shared(names):
+    owners = RunOptions.keywords()
+    return [describe(owners[name], name) for name in names]
 
 
 def add_parser(sub, app: registry.App) -> argparse.ArgumentParser:
-    """The command of ``app`` in the subparsers ``sub``."""
+    """The command of ``app`` in the subparsers ``sub``: its inputs, then a flag for each
+    of its options (:attr:`App.options`) and of the shared ones it takes."""
     p = sub.add_parser(app.name, help=app.summary, description=app.description,
                        epilog=app.epilog, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.set_defaults(app=app)
-    if app.inputs == registry.GRAPH:
-        p.add_argument("graph", help="graph file: SNAP edge list (.txt, .gz), labeled .graph, "
-                                     "or any format `gthinker convert` reads")
-    else:
-        p.add_argument("data", help="data graph file (as for every command)")
-        p.add_argument("query", help="query graph file, directory of query files, or pattern "
-                                     "name")
-    if app.add_arguments is not None:
-        app.add_arguments(p)
-    p.add_argument("--mode", choices=["auto", *app.modes], default="auto",
-                   help=f"where to run: {', '.join(app.modes)}; auto: {app.mode_help} "
-                        "(default: auto)")
-    add_option_flags(p, app.options, app.option_notes)
-    if app.gpu_options:
+    for name in app.inputs:
+        p.add_argument(name, help=INPUTS[name])
+    options = app.options
+    add_option_flags(p, dataclasses.fields(options))
+    add_option_flags(p, _shared(options.scheduler), options.notes)
+    if options.gpu:
         g = p.add_argument_group("GPU options (--mode gpu or hybrid)")
-        add_option_flags(g, GPU_MASTER_FLAGS + GPU_WORKER_FLAGS, app.option_notes)
-    if app.lists_results:
-        p.add_argument("--output", "-o", default=None, metavar="FILE",
-                       help="write every result to FILE, one per line, original vertex ids "
-                            "('-': standard output; CPU)")
+        add_option_flags(g, _shared(f.name for f in dataclasses.fields(GPUOptions)
+                                    if f.name not in GPUOptions.WORKER_FIELDS), options.notes)
+        g = p.add_argument_group(
+            "GPU worker options (the level-by-level GPU engine; the other engines take none)")
+        add_option_flags(g, _shared(GPUOptions.WORKER_FIELDS), options.notes)
+        add_option_flags(g, dataclasses.fields(HybridOptions), options.notes, prefix="hybrid: ")
     p.add_argument("--json", action="store_true",
                    help="print each result as one JSON object")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
@@ -108,33 +129,25 @@ def add_parser(sub, app: registry.App) -> argparse.ArgumentParser:
     g.add_argument("--ray", metavar="ADDRESS", default=None,
                    help="run on a Ray cluster: local:N (N workers here), auto, HOST:PORT or "
                         "ray://HOST:PORT; --threads is then per worker")
-    if app.lists_results:
+    if _lists_results(app):
         g.add_argument("--ray-output", choices=["gather", "node"], default="gather",
                        help="with --output: gather every worker's lines into FILE, or write "
                             "FILE.nodeI on each worker's node (default: gather)")
     return p
 
 
+def _lists_results(app) -> bool:
+    """Whether the app writes its results to a file (it has an ``output`` option)."""
+    return any(f.name == "output" for f in dataclasses.fields(app.options))
+
+
 # ---- the run ------------------------------------------------------------------------------
 
-def _given(args, names) -> dict:
-    """The options among ``names`` that the command line gave."""
-    return {k: getattr(args, k) for k in names if hasattr(args, k)}
-
-
 def _keywords(app, args) -> dict:
-    """The keywords of the app's request: its own (``from_args``, checked) and the
-    shared flags given (``threads`` goes to the runner, not the request)."""
-    keywords = {"mode": args.mode, **_given(args, app.options), **app.from_args(args)}
-    keywords.pop("threads", None)
-    if app.gpu_options:
-        keywords.update(_given(args, GPU_MASTER_FLAGS))
-        worker = _given(args, GPU_WORKER_FLAGS)
-        if worker:
-            keywords["gpu_options"] = worker
-    if app.lists_results and args.output is not None:
-        keywords["output"] = "/dev/stdout" if args.output == STDOUT else args.output
-    return keywords
+    """The keywords of the app's request: every option the command line gave (``threads``
+    goes to the runner, not the request)."""
+    names = [f.name for f in dataclasses.fields(app.options)] + list(RunOptions.keywords())
+    return {k: getattr(args, k) for k in names if hasattr(args, k) and k != "threads"}
 
 
 def _queries(query: str) -> list[tuple[str, object]]:
@@ -152,7 +165,7 @@ def _queries(query: str) -> list[tuple[str, object]]:
 def _requests(app, args) -> list:
     """The app's requests (one per query), every argument checked: before any graph
     loads."""
-    if args.mode in ("gpu", "hybrid"):
+    if getattr(args, "mode", None) in ("gpu", "hybrid"):
         from gthinker.gpu import require_device, resolve_devices
 
         device = require_device()
@@ -160,17 +173,17 @@ def _requests(app, args) -> list:
         if not args.quiet:
             print(f"GPU: {device}", file=sys.stderr)
     keywords = _keywords(app, args)
-    inputs = [args.graph] if app.inputs == registry.GRAPH else [args.data, args.query]
+    inputs = [getattr(args, name) for name in app.inputs]
     check_output(keywords.get("output"), inputs)  # before a graph file is read
-    if app.inputs == registry.GRAPH:
-        return [app.request(**keywords)]
+    if app.inputs != registry.DATA_AND_QUERY:
+        return [app.make_request(*inputs[1:], **keywords)]
     queries = _queries(args.query)
     if keywords.get("output") is not None and len(queries) > 1:
         raise ValueError(f"--output lists the matches of one query; {args.query} is a "
                          f"directory of {len(queries)} queries")
     requests = []
     for label, query in queries:
-        req = app.request(query, **keywords)
+        req = app.make_request(query, **keywords)
         req.label = label
         requests.append(req)
     return requests
@@ -267,7 +280,7 @@ def _show(app, args, req, result, graph, load_seconds, stopper, runner) -> None:
         out = result.to_dict()
         if req.label is not None:
             out = {"query": req.label, **out}
-        if app.inputs == registry.GRAPH:
+        if app.inputs != registry.DATA_AND_QUERY:
             out["graph"] = {"path": args.graph, "vertices": graph.num_vertices,
                             "edges": graph.num_edges, "load_seconds": round(load_seconds, 6)}
         out.update(runner.json())
@@ -291,8 +304,7 @@ def run(args, stopper) -> int:
     app = args.app
     requests = _requests(app, args)
     runner = _OnRay(args) if args.ray else _Here(args)
-    graph, load_seconds = _load(args.graph if app.inputs == registry.GRAPH else args.data,
-                                args.quiet)
+    graph, load_seconds = _load(getattr(args, app.inputs[0]), args.quiet)
     progress = _progress(app, args.quiet or bool(args.ray))
     for req in requests:
         result = runner(req, graph, stopper.token, progress)

@@ -1,6 +1,7 @@
 """The ``gthinker`` command: one subcommand per app in the registry (``gthinker mce GRAPH``,
 ``gthinker sm DATA QUERY``, ... : :mod:`gthinker.cli.apps` makes and runs them) and the
-engine's own, ``gthinker generate`` and ``gthinker warmup``."""
+engine's own: ``gthinker generate`` (:mod:`gthinker.cli.generate`), ``gthinker convert``,
+``gthinker stats`` (:mod:`gthinker.cli.stats`) and ``gthinker warmup``."""
 
 from __future__ import annotations
 
@@ -10,125 +11,10 @@ import sys
 import time
 
 from gthinker.cli import convert as convert_command
+from gthinker.cli import generate as generate_command
+from gthinker.cli import stats as stats_command
 from gthinker.errors import GThinkerError
 from gthinker.stopping import SignalStop
-
-
-def add_generate_parser(subparsers) -> argparse.ArgumentParser:
-    """Add the ``generate`` subcommand to an argparse ``subparsers`` object.
-
-    Parameters
-    ----------
-    subparsers : argparse._SubParsersAction
-        As returned by ``parser.add_subparsers()``.
-
-    Returns
-    -------
-    argparse.ArgumentParser
-        The ``generate`` parser; its default ``func`` is :func:`run_generate`.
-    """
-    gen = subparsers.add_parser(
-        "generate",
-        help="write a seeded synthetic graph (R-MAT, G(n,p), power-law cluster) to a file",
-        description=(
-            "Generate a reproducible synthetic graph and write it to a file. The output format "
-            "follows the file name (.graph -> labeled format with label 0, .csr -> the binary "
-            "format with the --prepare forms, anything else -> SNAP edge list; a .gz suffix "
-            "compresses) unless --format is given."
-        ),
-    )
-    models = gen.add_subparsers(dest="model", metavar="{rmat,gnp,powerlaw}", required=True)
-
-    def common(sub):
-        sub.add_argument("-o", "--output", required=True, metavar="FILE",
-                         help="output file (.graph for labeled format, .csr for the binary "
-                              "format, .gz to compress a text one)")
-        sub.add_argument("--format", choices=("edgelist", "graph", "mtx", "npz", "binary"),
-                         default=None, help="output format (default: from the file extension)")
-        convert_command.add_prepare_flag(sub, "FILE")
-        sub.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-        sub.set_defaults(func=run_generate)
-
-    r = models.add_parser(
-        "rmat", help="R-MAT recursive-matrix graph (skewed degrees)",
-        description="R-MAT graph: 2**scale vertices, edge_factor*2**scale sampled pairs "
-                    "(self-loops and duplicates dropped).",
-    )
-    r.add_argument("--scale", type=int, required=True, help="log2 of the vertex count (1..30)")
-    r.add_argument("--edge-factor", type=int, default=16,
-                   help="sampled pairs per vertex (default: 16)")
-    r.add_argument("--a", type=float, default=0.57, help="top-left probability (default: 0.57)")
-    r.add_argument("--b", type=float, default=0.19, help="top-right probability (default: 0.19)")
-    r.add_argument("--c", type=float, default=0.19,
-                   help="bottom-left probability (default: 0.19); d = 1 - a - b - c")
-    common(r)
-
-    g = models.add_parser("gnp", help="Erdos-Renyi G(n, p)",
-                          description="Erdos-Renyi graph: each pair is an edge with probability p.")
-    g.add_argument("--n", type=int, required=True, help="number of vertices")
-    g.add_argument("--p", type=float, required=True, help="edge probability in [0, 1]")
-    common(g)
-
-    h = models.add_parser(
-        "powerlaw", help="Holme-Kim power-law graph with clustering",
-        description="Holme-Kim graph: preferential attachment of m edges per vertex, each "
-                    "followed with probability p by a triangle-closing step.",
-    )
-    h.add_argument("--n", type=int, required=True, help="number of vertices")
-    h.add_argument("--m", type=int, required=True, help="edges per new vertex (1 <= m <= n)")
-    h.add_argument("--p", type=float, required=True, help="triangle probability in [0, 1]")
-    common(h)
-    gen.set_defaults(func=run_generate)
-    return gen
-
-
-def run_generate(args) -> int:
-    """Run ``gthinker generate``: build the graph, write it, print a summary.
-
-    Parameters
-    ----------
-    args : argparse.Namespace
-        Parsed arguments from the parser made by :func:`add_generate_parser`.
-
-    Returns
-    -------
-    int
-        0 on success, 2 on bad parameters or an unwritable output file (the
-        message goes to stderr, without a traceback).
-    """
-    from pathlib import Path
-
-    from gthinker.graphs.files import output_format
-    from gthinker.graphs.generate import gnp, powerlaw_cluster, rmat
-
-    t0 = time.perf_counter()
-    try:
-        if args.model == "rmat":
-            graph = rmat(args.scale, args.edge_factor, args.a, args.b, args.c, seed=args.seed)
-        elif args.model == "gnp":
-            graph = gnp(args.n, args.p, seed=args.seed)
-        elif args.model == "powerlaw":
-            graph = powerlaw_cluster(args.n, args.m, args.p, seed=args.seed)
-        else:
-            raise ValueError(f"unknown model {args.model!r}; use rmat, gnp or powerlaw")
-        out = Path(args.output)
-        what = convert_command.write_out(graph, out, output_format(out, args.format),
-                                         args.prepare)
-    except (ValueError, GThinkerError) as exc:
-        print(f"gthinker generate: error: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:
-        print(f"gthinker generate: error: cannot write {args.output}: {exc.strerror or exc}",
-              file=sys.stderr)
-        return 2
-    secs = time.perf_counter() - t0
-    print(
-        f"generated {args.model}: {graph.num_vertices:,} vertices, {graph.num_edges:,} edges "
-        f"in {secs:.2f}s -> {out} ({what})",
-        file=sys.stderr,
-    )
-    return 0
-
 
 _WARMUP_EPILOG = """\
 examples:
@@ -186,11 +72,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"gthinker {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    add_generate_parser(sub)
+    generate_command.add_parser(sub)
     for app in registry.apps().values():
         app_cli.add_parser(sub, app)
     _add_warmup_parser(sub)
     convert_command.add_parser(sub)
+    stats_command.add_parser(sub)
     return parser
 
 
@@ -215,7 +102,9 @@ def main(argv=None, *, ending: bool = False) -> int:
 
                 compiler.set_quiet(True)
             if args.command == "generate":
-                return run_generate(args)
+                return generate_command.main(args)
+            if args.command == "stats":
+                return stats_command.main(args)
             if args.command == "warmup":
                 return _run_warmup(args)
             if args.command == "convert":

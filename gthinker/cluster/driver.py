@@ -274,7 +274,7 @@ class Cluster:
                 raise ValueError(f"{name}= is not supported on a cluster (the driver splits "
                                  "the initial vertices itself)")
         request = TaskRequest(task, mode=mode, time_budget=time_budget, output=output,
-                              options=options)
+                              **options)
         return self.run_request(request, graph, threads=threads,
                                 ranges_per_worker=ranges_per_worker,
                                 output_per_node=output_per_node, progress=progress, stop=stop)
@@ -294,7 +294,7 @@ class Cluster:
 
         def run_app(graph, *args, threads=None, progress=None, stop=None,
                     ranges_per_worker=16, output_per_node=False, **keywords):
-            return self.run_request(app.request(*args, **keywords), graph, threads=threads,
+            return self.run_request(app.make_request(*args, **keywords), graph, threads=threads,
                                     ranges_per_worker=ranges_per_worker,
                                     output_per_node=output_per_node, progress=progress,
                                     stop=stop)

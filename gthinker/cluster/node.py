@@ -10,13 +10,12 @@ Nothing here imports Ray at import time; :mod:`gthinker.cluster.driver` turns
 from __future__ import annotations
 
 import os
-import shutil
 import socket
-import tempfile
 import threading
 import time
 
 from gthinker.graphs.graph import Graph
+from gthinker.runtime import stream
 
 from ..stopping import StopToken
 
@@ -80,11 +79,11 @@ class NodeWorker:
                 "cache": os.environ.get("GTHINKER_CACHE_DIR", "")}
 
     def _graph(self, ref) -> Graph:
-        import ray
-
         key = ref.hex()
         graph = self._graphs.get(key)
         if graph is None:
+            import ray
+
             if len(self._graphs) >= 2:  # a new job's graph: drop the oldest
                 self._graphs.pop(next(iter(self._graphs)))
             graph = self._graphs[key] = graph_from_payload(ray.get(ref))
@@ -102,9 +101,9 @@ class NodeWorker:
     def run_range(self, request, graph_ref: list, lo: int, hi: int, threads, node_output,
                   unit: int = -1) -> dict:
         """Runs ``request`` on roots ``[lo, hi)``; returns its part of the result. With an
-        output, the range's lines come back in the part (``node_output`` None: the
-        driver gathers them) or are appended to ``node_output`` on this node once
-        the range is done. ``unit``: the driver's name for this range, which
+        output, the range's lines stream out of its job into the part (``node_output``
+        None: the driver gathers them) or are appended to ``node_output`` on this node
+        once the range is done. ``unit``: the driver's name for this range, which
         :meth:`give_tasks` reports with the tasks it takes out of it."""
         return self._run(request, graph_ref, unit, node_output,
                          lambda graph, out, stop: request.run_range(graph, lo, hi, threads,
@@ -134,23 +133,14 @@ class NodeWorker:
             stop = JobHandle()
             self._stops.add(stop)
             self._running = (unit, request, stop)
-            tmp = tempfile.mkdtemp(prefix="gthinker-range-") if request.output else None
             try:
-                out = None if tmp is None else os.path.join(tmp, "out.txt")
-                part = call(graph, out, stop)
-                if out is not None:
-                    if node_output is None:
-                        with open(out, "rb") as fh:
-                            part["output"] = fh.read()
-                    else:
-                        with open(out, "rb") as src, open(node_output, "ab") as dst:
-                            shutil.copyfileobj(src, dst)
-                return part
+                if not request.output:
+                    return call(graph, None, stop)
+                return _streamed(lambda output, stop: call(graph, output, stop), stop,
+                                 node_output)
             finally:
                 self._running = None
                 self._stops.discard(stop)
-                if tmp is not None:
-                    shutil.rmtree(tmp, ignore_errors=True)
 
     def _movable_job(self):
         """The runtime job of the unit running here, with the driver's name for the
@@ -208,3 +198,23 @@ class NodeWorker:
         for token in list(self._stops):
             token.set()
 
+
+def _streamed(call, stop: JobHandle, node_output) -> dict:
+    """Runs ``call(output, stop)`` (a unit whose request lists results) with its
+    results streamed out of its job (:func:`gthinker.runtime.stream.text`: the text
+    lines, as the job writes them) into memory, and returns its part with them
+    (``node_output`` None: the driver gathers them) or, once the unit has ended,
+    appends them to ``node_output`` on this node (so a unit that fails, or whose
+    node dies, adds no line there)."""
+    part: dict = {}
+
+    def run(output, stop):
+        part.update(call(output, stop))
+
+    lines = b"".join(stream.text(run, stop))
+    if node_output is None:
+        part["output"] = lines
+    else:
+        with open(node_output, "ab") as out:
+            out.write(lines)
+    return part

@@ -29,6 +29,7 @@ import inspect
 import numpy as np
 
 from ..errors import TaskDefinitionError
+from ..options import ETA_PER_WARP
 
 __all__ = ["GPUContext"]
 
@@ -54,7 +55,7 @@ class GPUContext:
     counters: tuple[str, ...] = ()
     maxima: tuple[str, ...] = ()
     histograms: tuple[str, ...] = ()
-    eta_per_warp: int = 1000
+    eta_per_warp: int = ETA_PER_WARP
     max_fanout: int | None = None
 
     # Device functions (static, compiled with numba.cuda.jit(device=True)).

@@ -78,6 +78,10 @@ class GPUEngine:
     #: One engine per distinct device even where ``gpus`` names a device twice (an
     #: engine that holds its device's state for the whole job).
     one_per_device = False
+    #: Whether it reads the GPU worker's options (``GPUOptions.WORKER_FIELDS`` and
+    #: ``HybridOptions``): only the GPU worker does; a job that sets them for another
+    #: engine is an error (they would do nothing).
+    worker_options = False
 
     def __init__(self, graph, setup: EngineSetup):
         self.setup = setup

@@ -27,7 +27,17 @@ from numba import cuda
 from gthinker import compiler
 
 from ..errors import GThinkerError
-from ..options import GPUOptions, HybridOptions, RunOptions
+from ..options import (
+    BUFFER_SHARE,
+    EXTEND_BLOCKS_PER_SM,
+    EXTEND_THREADS,
+    HOST_LIMIT_SHARE,
+    PROCESS_BLOCKS_PER_SM,
+    PROCESS_THREADS,
+    GPUOptions,
+    HybridOptions,
+    RunOptions,
+)
 from . import launch
 from .availability import device_status
 from .device_helpers import (
@@ -199,6 +209,7 @@ class GPUWorker(GPUEngine):
     """
 
     name = "levels"
+    worker_options = True
 
     @classmethod
     def of(cls, app_cls) -> type[GPUEngine]:
@@ -258,8 +269,9 @@ class GPUWorker(GPUEngine):
         if self.simulated:  # a Python thread per GPU thread
             pthreads, ethreads = 64, 32
         else:
-            pthreads, ethreads = 128, 256
-        pblocks, eblocks = launch.blocks(16), launch.blocks(8)
+            pthreads, ethreads = PROCESS_THREADS, EXTEND_THREADS
+        pblocks = launch.blocks(PROCESS_BLOCKS_PER_SM)
+        eblocks = launch.blocks(EXTEND_BLOCKS_PER_SM)
         if o.blocks is not None:
             pblocks = eblocks = o.blocks
         if o.threads_per_block is not None:
@@ -312,7 +324,7 @@ class GPUWorker(GPUEngine):
         else:
             def budget_for(kept_bytes):
                 free, _total = cuda.current_context().get_memory_info()
-                b = int((free + kept_bytes) * 0.85)
+                b = int((free + kept_bytes) * BUFFER_SHARE)
                 return min(b, int(buffer_bytes)) if buffer_bytes else b
 
             self._buffer_key = cuda.get_current_device().id
@@ -328,7 +340,7 @@ class GPUWorker(GPUEngine):
             raise GThinkerError(
                 f"GPU subgraph buffer of {budget:,} bytes is too small for this graph "
                 f"(a subgraph may need {record_bound:,} vertices, and the buffer must hold "
-                f"several); raise the buffer size (gpu_options buffer_bytes / --gpu-buffer)"
+                f"several); raise the buffer size (buffer_bytes= / --buffer-bytes)"
             )
         self.ctrl = np.zeros(CTRL_SIZE, np.int64)
         self.ctrl[ETA] = self.eta
@@ -342,7 +354,7 @@ class GPUWorker(GPUEngine):
         (H -> S, and unstarted chunk vertices back)."""
         host_limit_bytes = self.options.host_limit_bytes
         if host_limit_bytes is None:
-            host_limit_bytes = psutil.virtual_memory().available // 2
+            host_limit_bytes = int(psutil.virtual_memory().available * HOST_LIMIT_SHARE)
         self.H = HostStack(int(host_limit_bytes))
         h = self.hybrid
         self.cpu_threads = int(cpu_threads)
@@ -669,8 +681,8 @@ class GPUWorker(GPUEngine):
             # Even the push that found Q empty failed: it needs more than Q holds.
             raise GThinkerError(
                 f"GPU work queue too small: one subgraph pushed more than its {self.qcap:,} "
-                f"entries; set max_fanout on {type(self.app).__qualname__} (or gpu_options "
-                "fanout) to the most entries one process call pushes")
+                f"entries; set max_fanout on {type(self.app).__qualname__} (or fanout=, "
+                "--fanout) to the most entries one process call pushes")
         self._push_level(lo, hi, v_lo, min(int(c[VTAIL]), self.capv))
 
     # ---- results -----------------------------------------------------------------

@@ -13,20 +13,43 @@ gnp(n, p, seed=0)
 powerlaw_cluster(n, m, p, seed=0)
     Holme-Kim power-law graph with tunable clustering (the algorithm of
     ``networkx.powerlaw_cluster_graph``), compiled with Numba.
+shaped(vertices, edges, max_degree, ..., seed=0)
+    A graph of a given size, edge count, largest degree and clustering: Chung-Lu
+    on power-law weights with a hub, anchor edges and closures of random
+    neighbourhoods; bipartite and folded bipartite too (:mod:`gthinker.graphs.model`).
+preset(name, scale=1.0, seed=0)
+    :func:`shaped` graphs in the shapes of the seed paper's Table I graphs
+    (:data:`PRESETS`; ``docs/generating.md``).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
 from gthinker import compiler, options
+from gthinker.graphs import model as shaped_model
 from gthinker.graphs.graph import Graph
+from gthinker.graphs.shapes import (
+    FULL_SCALE,
+    MAX_CLOSURE,
+    MAX_GROUP,
+    MAX_VERTICES,
+    PRESETS,
+    SHAPED_DEFAULTS,
+    Model,
+    Preset,
+    Side,
+    check_count,
+    check_number,
+)
 
-__all__ = ["gnp", "powerlaw_cluster", "rmat"]
+__all__ = ["gnp", "powerlaw_cluster", "rmat", "shaped", "preset", "Preset", "PRESETS",
+           "SHAPED_DEFAULTS", "MAX_CLOSURE", "MAX_GROUP"]
 
-_MAX_N = 2**31 - 1
+_MAX_N = MAX_VERTICES
 _RMAT_CHUNK = 1 << 22
 
 
@@ -352,3 +375,129 @@ def powerlaw_cluster(n, m, p, seed=0) -> Graph:
 # ---------------------------------------------------------------------------
 # Command line
 # ---------------------------------------------------------------------------
+
+
+# ---------------------------------------------------------------------------
+# Shaped graphs and the presets
+# ---------------------------------------------------------------------------
+
+def shaped(vertices, edges, max_degree, *, top=None, floor=SHAPED_DEFAULTS["floor"],
+           closure=SHAPED_DEFAULTS["closure"], group=SHAPED_DEFAULTS["group"], bipartite=None,
+           top2=None, folded=False, seed=0, progress: Callable | None = None) -> Graph:
+    """A seeded graph with ``vertices`` vertices, exactly ``edges`` edges, a hub of
+    exactly ``max_degree`` neighbours and heavy-tailed degrees, a ``closure`` share
+    of its edges closing random neighbourhoods (clustering); or a bipartite one.
+
+    The model (:mod:`gthinker.graphs.model`): the hub's neighbours are drawn by
+    weight; every other vertex gets one edge (none is isolated); Chung-Lu edges join
+    vertices drawn by weight, the non-hub vertices' weights following a power law
+    from ``top`` down to ``floor`` whose exponent is solved so that the edges come
+    out; then closures pick a vertex and ``group`` of its neighbours and join them
+    all (``group=2``: a wedge closed into a triangle). The same arguments and seed
+    give the same graph on any number of threads.
+
+    Parameters
+    ----------
+    vertices : int
+        Vertices (of the first side, for a bipartite graph), at least 2.
+    edges : int
+        Edges, exactly (loops and repeats are never kept).
+    max_degree : int
+        The hub's degree, exactly (0: no hub). The other vertices stay below it
+        unless ``top`` or the closures push them past it.
+    top : float, optional
+        The largest weight of a non-hub vertex (about its expected degree, less its
+        closures); default ``max_degree / 2``.
+    floor : float
+        The smallest weight (a vertex's expected degree beyond its anchor edge).
+    closure : float
+        The share of the edges placed as closures, in ``[0, 0.9]``.
+    group : int
+        Neighbours joined by one closure, 2 to 16.
+    bipartite : int, optional
+        The size of a second side: every edge then joins the two sides, and the hub
+        is on the second side (its neighbours on the first).
+    top2 : float, optional
+        The second side's ``top`` (default ``max_degree / 2``).
+    folded : bool
+        Bipartite only: number both sides from 0, so that the graph has
+        ``max(vertices, bipartite)`` vertices and a vertex may be on both (a KONECT
+        bipartite file read as one graph).
+    seed : int
+        Random seed, from 0 to 2**63 - 1.
+    progress : callable, optional
+        Called with a line of text per step.
+
+    Returns
+    -------
+    Graph
+        Vertices ``0 .. n-1``; ``graph.report.source`` names the call.
+
+    Raises
+    ------
+    ValueError
+        An argument out of range, or a combination no graph has (too few edges for
+        one per vertex, a hub larger than the other side, ...).
+
+    Examples
+    --------
+    >>> g = shaped(2000, 20000, 300, closure=0.2, seed=1)
+    >>> g.num_vertices, g.num_edges, g.max_degree
+    (2000, 20000, 300)
+    """
+    call = (f"shaped(vertices={vertices}, edges={edges}, max_degree={max_degree}, top={top}, "
+            f"floor={floor}, closure={closure}, group={group}, bipartite={bipartite}, "
+            f"top2={top2}, folded={folded}, seed={seed})")
+    model = _shaped_model(vertices, edges, max_degree, top, floor, closure, group, bipartite,
+                          top2, folded)
+    seed = options.seed("seed", seed)
+    return _finish(shaped_model.build(model, seed, progress), call)
+
+
+def _shaped_model(vertices, edges, max_degree, top, floor, closure, group, bipartite, top2,
+                  folded) -> Model:
+    vertices = check_count("vertices", vertices, 2)
+    edges = check_count("edges", edges, 1, 2**31 - 1)
+    max_degree = check_count("max_degree", max_degree, 0)
+    floor = check_number("floor", floor, 0.0, low_open=True)
+    closure = check_number("closure", closure, 0.0, MAX_CLOSURE)
+    group = check_count("group", group, 2, MAX_GROUP)
+    hubs = (max_degree,) if max_degree else ()
+    half = max(max_degree / 2, floor)
+    top = half if top is None else check_number("top", top, floor)
+    if bipartite is None:
+        if folded or top2 is not None:
+            raise ValueError("folded and top2 describe a bipartite graph: give bipartite too")
+        if max_degree > vertices - 2:
+            raise ValueError(f"max_degree {max_degree:,} needs at least {max_degree + 2:,} "
+                             f"vertices, got {vertices:,}")
+        return Model(edges, (Side(vertices, top, floor, hubs),), closure=closure, group=group)
+    bipartite = check_count("bipartite", bipartite, 2)
+    top2 = half if top2 is None else check_number("top2", top2, floor)
+    if closure:
+        raise ValueError("closures join two neighbours of a vertex, which a bipartite graph "
+                         "keeps on one side: give closure=0 with bipartite")
+    if max_degree > vertices:
+        raise ValueError(f"the hub (on the second side) has its {max_degree:,} neighbours on "
+                         f"the first side, which has {vertices:,} vertices")
+    if vertices + (0 if folded else bipartite) > _MAX_N:
+        raise ValueError("more than 2**31 - 1 vertices")
+    sides = (Side(vertices, top, floor), Side(bipartite, top2, floor, hubs))
+    return Model(edges, sides, folded=bool(folded))
+
+
+def preset(name: str, scale: float = FULL_SCALE, seed: int = 0,
+           progress: Callable | None = None) -> Graph:
+    """The graph of preset ``name`` (:data:`PRESETS`) at ``scale`` (0 < scale <= 1:
+    vertices, edges and hub degrees times ``scale``; :meth:`Preset.model`).
+
+    >>> g = preset("soc-pokec", scale=0.001, seed=0)
+    >>> g.num_vertices, g.num_edges
+    (1633, 22302)
+    """
+    if name not in PRESETS:
+        raise ValueError(f"unknown preset {name!r}; use one of {', '.join(PRESETS)}")
+    seed = options.seed("seed", seed)
+    model = PRESETS[name].model(scale)
+    graph = shaped_model.build(model, seed, progress)
+    return _finish(graph, f"preset({name!r}, scale={scale}, seed={seed})")

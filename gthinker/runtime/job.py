@@ -20,6 +20,7 @@ from gthinker.graphs.graph import as_graph
 from gthinker.options import (
     MAX_THREADS,
     MODES,
+    SPILL_LIMIT_SHARE,
     GPUOptions,
     HybridOptions,
     RunOptions,
@@ -92,6 +93,16 @@ class JobResult:
     #: Seconds spent compiling for this job (0 when all came from the compile
     #: cache); not part of ``seconds``, which is the work.
     compile_seconds: float = 0.0
+
+    def to_dict(self) -> dict:
+        """The result as plain JSON values (what ``--json`` prints for an app whose
+        request returns it): the named results (histograms as lists), ``seconds``,
+        ``compile_seconds``, ``threads``, ``mode`` and ``stopped``; ``stats`` left out."""
+        return {"counters": {k: int(v) for k, v in self.counters.items()},
+                "maxima": {k: None if v is None else int(v) for k, v in self.maxima.items()},
+                "histograms": {k: np.asarray(h).tolist() for k, h in self.histograms.items()},
+                "seconds": self.seconds, "compile_seconds": self.compile_seconds,
+                "threads": self.threads, "mode": self.mode, "stopped": self.stopped}
 
 
 class Assignment(NamedTuple):
@@ -408,6 +419,11 @@ class Job:
         from gthinker.gpu import require_device
 
         self.engine = _engine_of(gpu, mode)
+        ignored = [] if self.engine.worker_options else self.options.worker_settings()
+        if ignored:
+            raise ValueError(
+                f"{', '.join(ignored)}: options of the GPU worker (the level-by-level engine of "
+                f"GPUContext apps), which the {self.engine.name} engine does not take")
         if mode == "hybrid" and task is None:
             raise TypeError("mode='hybrid' needs the CPU task too")
         if task is not None:
@@ -472,7 +488,7 @@ class Job:
         """Bytes the spill stack S may hold: ``options.spill_limit``, or half the memory
         available when the job starts."""
         limit = self.options.spill_limit
-        return positive_int("spill_limit", memory.available_bytes() // 2
+        return positive_int("spill_limit", int(memory.available_bytes() * SPILL_LIMIT_SHARE)
                             if limit is None else limit)
 
     def _start_gpu_workers(self):

@@ -2,17 +2,21 @@
 into ranges of roots over a cluster, with the same result either way.
 
 An app's command (:mod:`gthinker.registry`) turns a command line, or the keywords of
-``gthinker.cluster.<app>(...)``, into a request. ``request.run(graph, ...)`` runs it
-here and returns the app's own result. On a cluster (:mod:`gthinker.cluster`),
-``weights(graph)`` (on the driver) estimates the work of each root, in the order the
-app's deque holds them; ``run_range`` (on a node) runs roots ``[lo, hi)`` and returns
-its :meth:`~Request.part` (a small dict); ``merge`` (on the driver) adds up the parts of
-the completed ranges, in root order, so the sum does not depend on which node ran what.
+``gthinker.cluster.<app>(...)``, into a request: the app's options (its
+:class:`gthinker.options.AppOptions`, checked), the rest of its function's keywords and
+its inputs. ``request.run(graph, ...)`` calls the app's function with them (the one
+method an app's request must write, :meth:`Request.call`) and returns the app's own
+result. On a cluster (:mod:`gthinker.cluster`), ``weights(graph)`` (on the driver)
+estimates the work of each root, in the order the app's deque holds them; ``run_range``
+(on a node) runs roots ``[lo, hi)`` and returns its :meth:`~Request.part` (a small
+dict); ``merge`` (on the driver) adds up the parts of the completed ranges, in root
+order, so the sum does not depend on which node ran what.
 
 A request holds the app's options, never a graph: it is pickled to every node (graphs
 travel once, through Ray's object store). Requests whose ``movable`` is true (mce, sm,
-a user's Task, k-cliques counted on the CPU) also run batches taken out of another
-node's running unit: roots that no thread had started there (:meth:`~Request.run_roots`)
+a :class:`JobRequest`: a user's Task, k-cliques counted on the CPU) also run batches
+taken out of another node's running unit: roots that no thread had started there
+(:meth:`~Request.run_roots`)
 or task records from its spill stack (:meth:`~Request.run_records`; the records are in
 the ids of the graph the app runs on, the same on every node).
 """
@@ -23,7 +27,7 @@ import os
 
 import numpy as np
 
-__all__ = ["Request", "TaskRequest", "NO_ROOTS", "roots", "squared", "max_compile"]
+__all__ = ["Request", "JobRequest", "TaskRequest", "NO_ROOTS", "roots", "squared", "max_compile"]
 
 #: A unit of records only: no roots of its own.
 NO_ROOTS = np.empty(0, np.int32)
@@ -46,10 +50,10 @@ def max_compile(parts) -> float:
 
 
 class Request:
-    """One app's request: its options (``mode``, ``time_budget``, ``output`` and the
-    app's own), and how it runs.
+    """One app's request: the keywords of its function (its options, checked, and
+    :func:`gthinker.run`'s) and its inputs, and how it runs.
 
-    Subclasses give :meth:`run` and, to run on a cluster, :meth:`weights`,
+    Subclasses give :meth:`call` and, to run on a cluster, :meth:`weights`,
     :meth:`part` and :meth:`merge` (and :meth:`local` for results computed on the
     driver, :meth:`run_range` where a range is not "these roots as ``vertices=``").
     """
@@ -60,19 +64,47 @@ class Request:
     #: The query's name on the command line (its file's name, or the pattern), if any.
     label: str | None = None
 
-    def __init__(self, mode="auto", time_budget=None, output=None, options=None):
-        self.mode = mode
-        self.time_budget = time_budget
-        self.output = None if output is None else os.fspath(output)
-        self.options = dict(options or {})
+    def __init__(self, *inputs, options=None, **keywords):
+        """``inputs``: what the function takes after the graph (a query); ``options``:
+        the app's :class:`~gthinker.options.AppOptions`, or None; ``keywords``: the rest
+        of the function's keywords (:func:`gthinker.run`'s)."""
+        self.inputs = inputs
+        self.options = options
+        self.rest = keywords
+
+    def keywords(self) -> dict:
+        """Every keyword the function gets: the app's options, then the rest."""
+        own = {} if self.options is None else self.options.keywords()
+        return {**own, **self.rest}
+
+    @property
+    def mode(self) -> str | None:
+        return self.keywords().get("mode")
+
+    @property
+    def output(self) -> str | None:
+        """Where listed results go (the ``output`` option), or None."""
+        out = self.keywords().get("output")
+        return None if out is None else os.fspath(out)
 
     # ---- in this process ------------------------------------------------------------
+
+    def call(self, graph, *inputs, **keywords):
+        """The app's function: ``function(graph, *inputs, **keywords)``."""
+        raise NotImplementedError
 
     def run(self, graph, *, threads=None, output=None, stop=None, progress=None, **inputs):
         """Runs the app on ``graph`` and returns its result (``inputs``: ``vertices=``
         or ``records=`` for a part of the work; ``output``: where listed results go,
         by default the request's own)."""
-        raise NotImplementedError
+        keywords = {**self.keywords(), "threads": threads, "stop": stop,
+                    "progress": progress, **inputs}
+        out = output if inputs else output or self.output
+        if out is not None:
+            keywords["output"] = out
+        else:
+            keywords.pop("output", None)
+        return self.call(graph, *self.inputs, **keywords)
 
     # ---- on a cluster ---------------------------------------------------------------
 
@@ -126,22 +158,15 @@ class Request:
                 "mode": res.mode, "threads": threads, "stopped": getattr(res, "stopped", None)}
 
 
-class TaskRequest(Request):
-    """A user's own Task (:func:`gthinker.run`): roots are the graph's vertices 0..n-1;
-    counters add up, maxima take the largest, histograms add up."""
+class JobRequest(Request):
+    """A request whose app returns a :class:`~gthinker.runtime.job.JobResult` (its job's
+    named counters, maxima and histograms): a node's part is those, and the merge adds
+    the counters and histograms up and keeps the largest maxima. Roots are the graph's
+    vertices 0..n-1, weighted by squared degree: a subclass gives :meth:`call` (and
+    :meth:`weights` where its roots are another form of the graph, e.g.
+    :meth:`~gthinker.Graph.degeneracy_ordered`)."""
 
     movable = True
-
-    def __init__(self, task, **kw):
-        super().__init__(**kw)
-        self.task = task
-
-    def run(self, graph, *, threads=None, output=None, stop=None, progress=None, **inputs):
-        from gthinker.runtime.job import run
-
-        return run(self.task, graph, mode=self.mode, threads=threads,
-                   time_budget=self.time_budget, output=output if inputs else output or self.output,
-                   stop=stop, progress=progress, **inputs, **self.options)
 
     def weights(self, graph):
         return squared(graph.degrees())
@@ -167,3 +192,17 @@ class TaskRequest(Request):
         histograms = {k: sum(p["histograms"][k] for p in parts) for k in first["histograms"]}
         return JobResult(counters, maxima, histograms, stats, seconds, threads,
                          mode=first["mode"], compile_seconds=max_compile(parts))
+
+
+class TaskRequest(JobRequest):
+    """A user's own Task (:func:`gthinker.run`) on the graph as it is: ``TaskRequest(task,
+    **keywords)``, ``keywords`` being :func:`gthinker.run`'s."""
+
+    def __init__(self, task, **keywords):
+        super().__init__(**keywords)
+        self.task = task
+
+    def call(self, graph, **keywords):
+        from gthinker.runtime.job import run
+
+        return run(self.task, graph, **keywords)

@@ -1,20 +1,26 @@
-"""Results streamed out of a running job: :func:`batches`.
+"""Results streamed out of a running job: :func:`batches`, :func:`iter_results`,
+:func:`text`.
 
-A job whose tasks ``ctx.emit`` results (cliques, matches) can hand them to Python while
-it runs, not only to a file: :func:`batches` runs the job on a background thread with
+Results leave a job one way: the tasks ``ctx.emit`` them, and the job's writer puts
+them at its ``output`` (``gthinker.run(output=...)``), a file written whole or, here, a
+pipe read while the job runs. :func:`batches` runs a job on a background thread with
 its output going into a pipe as binary records (each result's length, then its original
 ids, int64 each: ``gthinker.run(..., output_format="binary")``), and yields them as
-:class:`Batch` es, parsed with numpy and one compiled pass, no text. Memory stays bounded:
-while the consumer does not read, the pipe is full and the workers wait. Closing the
-generator early (``break``, ``close()``, garbage collection) stops the job and removes the
-pipe. The bundled apps build on it (``mce.iter_cliques``, the NetworkX backend's
-``find_cliques``); any app's job can be streamed the same way.
+:class:`Batch` es, parsed with numpy and one compiled pass, no text; :func:`iter_results`
+does it for any Task and yields one result at a time; :func:`text` yields the lines of
+the text format as bytes (what ``--output`` writes; a cluster node sends them to the
+driver). Memory stays bounded: while the consumer does not read, the pipe is full and the
+workers wait. Closing the generator early (``break``, ``close()``, garbage collection)
+stops the job and removes the pipe. The bundled apps build on it (``mce.iter_cliques``,
+``sm.match``, the NetworkX backend's ``find_cliques``, a cluster's ranges); any app's job
+can be streamed the same way.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import os
 import select
 import shutil
@@ -26,9 +32,10 @@ from typing import NamedTuple
 import numpy as np
 
 from gthinker import compiler
+from gthinker.graphs.graph import as_graph
 from gthinker.stopping import StopToken
 
-__all__ = ["Batch", "PIPE_BYTES", "batches"]
+__all__ = ["Batch", "PIPE_BYTES", "batches", "iter_results", "text"]
 
 #: Bytes the pipe may hold (Linux caps it at /proc/sys/fs/pipe-max-size, 1 MiB by
 #: default; a smaller pipe still works).
@@ -44,12 +51,15 @@ class Batch(NamedTuple):
     offsets: np.ndarray
 
 
-def batches(run: Callable[..., object]) -> Iterator[Batch]:
+def batches(run: Callable[..., object], stop: StopToken | None = None) -> Iterator[Batch]:
     """Runs ``run(output=PATH, output_format="binary", stop=TOKEN)`` (a job, e.g. a
     partial of :func:`gthinker.run` or of an app's run function) on a thread and yields
     what it emits, in :class:`Batch` es of up to about :data:`PIPE_BYTES`, while it
-    runs. An exception the job raises is raised here after the batches before it."""
-    with contextlib.closing(_records(run)) as chunks:
+    runs. An exception the job raises is raised here after the batches before it.
+    ``stop``: the token the job gets (default: a new one); it is set when the
+    generator ends, which stops a job still running."""
+    binary = functools.partial(run, output_format="binary")
+    with contextlib.closing(_chunks(binary, stop, _WORD)) as chunks:
         rest = np.zeros(0, np.int64)
         for data in chunks:
             words = np.concatenate([rest, np.frombuffer(data, np.int64)])
@@ -73,17 +83,59 @@ def _record_offsets(words):
     return np.array(starts, np.int64), at
 
 
-def _records(run) -> Iterator[bytes]:
+def iter_results(task, graph, **options) -> Iterator:
+    """Yields every result the tasks of ``task`` emit on ``graph`` (``ctx.emit``), while
+    the job runs: an int64 array of the graph's original ids per result (a list of node
+    names for a networkx graph whose nodes are not integers), in the order the workers
+    emitted them. ``options`` are :func:`gthinker.run`'s (``threads``, ``params``,
+    ``time_budget``, ...; emitting runs on the CPU workers). Closing the generator early
+    stops the job.
+
+    >>> import gthinker, numpy as np
+    >>> class Edges(gthinker.Task):
+    ...     @staticmethod
+    ...     def compute(ctx, record):
+    ...         for u in ctx.neighbors(record[0]):
+    ...             if u > record[0]:
+    ...                 ctx.emit(np.array([record[0], u], np.int32))
+    >>> sorted(r.tolist() for r in iter_results(Edges, [(0, 1), (1, 2)], threads=1))
+    [[0, 1], [1, 2]]
+    """
+    from gthinker.runtime.job import run
+
+    graph = as_graph(graph)
+    names = None
+    if graph.node_names is not None:  # emitted ids are original ids: name each one
+        names = np.empty(graph.num_vertices, object)
+        names[graph.ids] = graph.node_names
+    job = functools.partial(run, task, graph, **options)
+    with contextlib.closing(batches(job)) as found:
+        for batch in found:
+            bounds = batch.offsets.tolist()
+            for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+                ids = batch.values[a:b]
+                yield ids if names is None else names[ids].tolist()
+
+
+def text(run: Callable[..., object], stop: StopToken | None = None) -> Iterator[bytes]:
+    """Runs ``run(output=PATH, stop=TOKEN)`` on a thread, as :func:`batches` does, and
+    yields what it writes in the text format (its default: a line per result, original
+    ids separated by spaces), as bytes of whole lines, while it runs."""
+    return _chunks(run, stop, b"\n")
+
+
+def _chunks(run, stop: StopToken | None, unit) -> Iterator[bytes]:
     """Runs ``run`` on a thread with its output a pipe (:func:`_open_pipe`); yields
-    what it writes, as bytes of whole int64 words. On exit (end, error or close) the
-    run is stopped, the pipe drained until the thread ends, and the pipe closed."""
-    stop = StopToken()
+    what it writes, cut after whole units (``unit``: bytes per int64 word, or the
+    line end). On exit (end, error or close) the run is stopped, the pipe drained
+    until the thread ends, and the pipe closed."""
+    stop = StopToken() if stop is None else stop
     fd, path, cleanup = _open_pipe()
     outcome: dict = {}
 
     def job():
         try:
-            run(output=path, output_format="binary", stop=stop)
+            run(output=path, stop=stop)
         except BaseException as exc:  # handed to the consumer's thread
             outcome["error"] = exc
 
@@ -93,7 +145,8 @@ def _records(run) -> Iterator[bytes]:
         rest = b""
         while (data := _read_pipe(fd, worker)) is not None:
             data = rest + data
-            cut = len(data) - len(data) % _WORD
+            cut = len(data) - len(data) % unit if isinstance(unit, int) \
+                else data.rfind(unit) + 1
             rest = data[cut:]
             if cut:
                 yield data[:cut]

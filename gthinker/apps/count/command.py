@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from gthinker.registry import App
-from gthinker.runtime.request import Request, max_compile, squared
+from gthinker.extending import GRAPH_AND_PATTERN, App, Request, max_compile, squared
 
-from ..sm.command import as_query
+from ..matching.patterns import portable_query
+from .options import CountOptions
 
 EPILOG = """\
 examples:
@@ -37,27 +37,24 @@ shapes run there, the formulas on the CPU).
 
 class CountRequest(Request):
     """Pattern counts: roots are the vertices a subgraph is counted from (its first
-    vertex in degeneracy order; for other patterns, the data vertex of the first
-    query vertex in the matching order)."""
+    vertex in degeneracy order; for other patterns, the data vertex of the first query
+    vertex in the matching order)."""
 
-    def __init__(self, pattern="triangle", per_vertex=False, **kw):
-        super().__init__(**kw)
+    def __init__(self, pattern="triangle", **keywords):
+        super().__init__(portable_query(pattern), **keywords)
         from . import app
 
+        app.check_pattern(pattern, self.options)  # before a graph loads
         self.name = pattern if isinstance(pattern, str) else "pattern"
-        self.pattern = as_query(pattern)
-        self.per_vertex = per_vertex
         # k-cliques on the CPU run as range records of first vertices (and prefix
         # cliques once those split): records that any node can run.
-        self.k = app.clique_size(self.pattern)
+        self.k = app.clique_size(self.inputs[0])
         self.movable = self.mode == "cpu" and self.k is not None and self.k >= 3
 
-    def run(self, graph, *, threads=None, output=None, stop=None, progress=None, **inputs):
+    def call(self, graph, pattern, **keywords):
         from . import app
 
-        return app.count(graph, self.pattern, mode=self.mode, threads=threads,
-                         time_budget=self.time_budget, per_vertex=self.per_vertex,
-                         progress=progress, stop=stop, **inputs, **self.options)
+        return app.count(graph, pattern, **keywords)
 
     def local(self, graph):
         if graph.num_vertices == 0 or (self.k is not None and self.k < 3):
@@ -69,8 +66,6 @@ class CountRequest(Request):
         (kept with the graph, it goes to the nodes with it)."""
         from . import app
 
-        if self.per_vertex:
-            raise ValueError("per_vertex= is not supported on a cluster; run it in one process")
         return squared(np.diff(app.oriented(graph).indptr))
 
     def run_range(self, graph, lo, hi, threads, output, stop):
@@ -80,14 +75,14 @@ class CountRequest(Request):
         """k-clique records (another node's) on the oriented graph, as the app runs
         its own; the part of a range's form (the merge reads the method and the
         mode's reason off the first range)."""
-        from gthinker.runtime.job import run
+        from gthinker.extending import run
 
         from . import app
 
-        options = {"cpu_task_batch": 1, **self.options}
+        options = {"cpu_task_batch": 1, **self.rest}
         res = run(app.CliqueCount, app.oriented(graph), mode="cpu", threads=threads,
-                  time_budget=self.time_budget, params=[self.k], stop=stop,
-                  vertices=np.empty(0, np.int32), records=(data, starts), **options)
+                  params=[self.k], stop=stop, vertices=np.empty(0, np.int32),
+                  records=(data, starts), **options)
         return {"count": res.counters["cliques"], "counts": None, "method": None,
                 "prepare_seconds": 0.0, "mode_reason": None, **self.common(res, res.threads)}
 
@@ -116,36 +111,6 @@ class CountRequest(Request):
             prepare_seconds=max(p["prepare_seconds"] for p in parts),
             compile_seconds=max_compile(parts),
             mode_reason=first["mode_reason"], stats=stats)
-
-
-def request(pattern="triangle", **keywords) -> CountRequest:
-    own = {k: keywords.pop(k) for k in ("per_vertex",) if k in keywords}
-    common = {k: keywords.pop(k) for k in ("mode", "time_budget") if k in keywords}
-    return CountRequest(pattern, **own, **common, options=keywords)
-
-
-def add_arguments(p) -> None:
-    from gthinker.registry import positive_int_arg
-
-    p.add_argument("pattern", help="pattern name or pattern file (see below)")
-    p.add_argument("--size", type=positive_int_arg, default=None, metavar="K",
-                   help="with PATTERN motifs: the motif size, 3, 4 or 5")
-    p.add_argument("--non-induced", action="store_true",
-                   help="with PATTERN motifs: count distinct subgraphs, not induced ones")
-
-
-def from_args(args) -> dict:
-    if (args.pattern == "motifs") != (args.size is not None):
-        raise ValueError("--size K goes with PATTERN motifs (K = 3, 4 or 5), and motifs "
-                         "needs it")
-    if args.non_induced and args.pattern != "motifs":
-        raise ValueError("--non-induced goes with PATTERN motifs")
-    if args.pattern != "motifs":
-        from .app import check_pattern  # the app's modules load when it runs, not at --help
-
-        check_pattern(args.pattern)  # before the graph loads
-        return {"pattern": args.pattern}
-    return {"pattern": "motifs", "size": args.size, "induced": not args.non_induced}
 
 
 def describe(res, label=None) -> list[str]:
@@ -178,12 +143,10 @@ APP = App(
     summary="count triangles, k-cliques, cliques of every size or a small pattern",
     description="Count the distinct subgraphs of a graph isomorphic to a pattern.",
     epilog=EPILOG,
-    request=request,
-    from_args=from_args,
+    inputs=GRAPH_AND_PATTERN,
+    options=CountOptions,
+    request=CountRequest,
     describe=describe,
-    add_arguments=add_arguments,
-    mode_help="gpu if a CUDA GPU is usable and the graph is not small, else cpu",
-    options=("threads", "time_budget", "gpus"),
     progress="count",
     warmup=warmup,
 )

@@ -61,9 +61,9 @@ import math
 import numpy as np
 
 import gthinker
-from gthinker.bits import gather, lowest_bit, pop_lowest, popcount, unowned
+from gthinker.extending import gather, lowest_bit, pop_lowest, popcount, unowned
 
-from .local_graphs import local_graph, one_word_rows
+from ..matching.local_graphs import local_graph, one_word_rows
 
 __all__ = ["CliqueTree", "clique_counts", "tally_bins"]
 

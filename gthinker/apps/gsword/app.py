@@ -59,12 +59,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import gthinker
-from gthinker.runtime.job import positive_int
+from gthinker.extending import positive_int
 
 from ..matching.patterns import as_query
 from ..matching.planner import quicksi_order
 from .candidates import MAX_QUERY, CandidateGraph, candidate_graph, kept_candidate_graph
 from .cpu import CPUSampler
+from .options import CPU_TRAWL_WINDOW, MODES, SMALL_SAMPLES, GSwordOptions
 from .sampling import (  # noqa: F401 - re-exported: the app's public names
     HELPERS,
     MAX_SAMPLES,
@@ -99,17 +100,12 @@ from .trawl import (
     trawl_records_of,
 )
 
-__all__ = ["Alley", "CandidateGraph", "Estimator", "GSwordResult", "HELPERS", "MAX_QUERY",
-           "WanderJoin", "candidate_graph", "diagnose", "estimate", "estimators",
+__all__ = ["Alley", "CandidateGraph", "Estimator", "GSwordOptions", "GSwordResult", "HELPERS",
+           "MAX_QUERY", "WanderJoin", "candidate_graph", "diagnose", "estimate", "estimators",
            "check_samples", "quicksi_order", "summary"]
 
 
 # ---- the estimate -------------------------------------------------------------------
-
-
-#: In auto mode fewer samples than this are drawn on the CPU: starting the GPU
-#: costs more than drawing them.
-SMALL_SAMPLES = 100_000
 
 
 @dataclass
@@ -147,11 +143,14 @@ class GSwordResult:
     warnings: list = field(default_factory=list)
     #: What ended the run before every sample was drawn (the estimate is over the
     #: batches completed by then): "stop" (a stop token, Ctrl-C), "target_error"
-    #: (the interval got that tight) or "time_budget"; None when all were drawn.
+    #: (the interval got that tight) or "time_limit"; None when all were drawn.
     stopped: str | None = None
     #: Per completed batch ``(first sample, samples, round sums, valid per round)``:
     #: what estimates merge from (:mod:`gthinker.cluster`).
     rounds: list = field(default_factory=list, repr=False)
+    #: On the GPUs: ``{"gpu": the samplers' figures summed, "gpus": each device's}``
+    #: (launches, rounds, kernel seconds), as every app's ``stats`` has them.
+    stats: dict = field(default_factory=dict)
 
     @property
     def reliable(self) -> bool:
@@ -166,6 +165,7 @@ class GSwordResult:
             "order", "candidates", "threads", "reliable", "warnings", "stopped")}
         d["ci95"] = list(self.ci95) if self.ci95 is not None else None
         d["trawl_stats"] = dict(self.trawl_stats)
+        d["stats"] = dict(self.stats)
         return d
 
 
@@ -195,26 +195,15 @@ def check_samples(samples, batches) -> tuple[int, int | None]:
 
 def _resolve_estimator(estimator):
     if isinstance(estimator, str):
-        table = estimators()
-        if estimator not in table:
-            raise ValueError(f"unknown estimator {estimator!r}: use one of "
-                             f"{', '.join(table)}, or an Estimator subclass")
-        return table[estimator]
+        return estimators()[estimator]  # a name of ESTIMATORS: the option's rule checked it
     if isinstance(estimator, type) and issubclass(estimator, Estimator):
         return estimator
     raise TypeError(f"estimator must be a name or an Estimator subclass, got {estimator!r}")
 
 
-def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str = "auto",
-             trawl: bool = True, batches: int | None = None, seed: int = 0,
-             threads: int | None = None,
-             order="quicksi", inheritance: bool = True, streaming: bool = True,
-             trawl_samples: int = 4096, trawl_window: float | None = None,
-             cutoff_walks: int = 16, time_budget: float | None = None,
-             target_error: float | None = None, name: str | None = None,
-             progress=None, gpu_options: dict | None = None,
-             stop: gthinker.StopToken | None = None,
-             first_sample: int = 0) -> GSwordResult:
+def estimate(data, query, estimator=None, *, progress=None,
+             stop: gthinker.StopToken | None = None, first_sample: int = 0,
+             **options) -> GSwordResult:
     """Estimates the number of embeddings of ``query`` in ``data`` by sampling.
 
     Parameters
@@ -222,107 +211,106 @@ def estimate(data, query, estimator="alley", samples: int = 1_000_000, mode: str
     data, query : gthinker.Graph, or anything :func:`gthinker.as_graph` takes
         ``query`` may also be a pattern name (see :func:`gthinker.apps.sm.pattern`).
     estimator : "wj", "alley", or an :class:`Estimator` subclass
-    samples : int
-        Samples to draw (split evenly over the batches); with ``target_error``
-        or ``time_budget``, at most.
-    mode : {"auto", "cpu", "gpu"}
-        Where to sample: the CPU workers, or the GPU; ``"auto"``: the GPU
-        where a CUDA GPU is usable, else the CPU.
-    trawl : bool
-        Stop some samples after d vertices and count the rest of their
-        matches exactly on the CPU workers while the next batch is sampled
-        (``trawl_samples`` per batch; the last batch has none, its time is
-        the last one's enumeration window). An enumeration still running at
-        the end of the next batch is cut off; its sample's value is then a
-        fresh sampled estimate of its matches (``cutoff_walks`` walks from the
-        same prefix) instead of the exact count, so that the estimate stays
-        unbiased. Needs ``batches >= 2``.
-    trawl_window : float, optional
-        Seconds the CPU workers may enumerate a batch's prefixes. Default:
-        on the GPU, the time the GPU takes to sample the next batch; on the
-        CPU (which samples and enumerates in turn), the time the batch took
-        to sample, but at least 0.05 s. Given: the GPU also waits this long
-        at least.
-    batches : int, optional
-        Batches the samples are split into (the trawling pipeline runs over
-        them, the stopping rule is checked after each). Default: 6 when
-        trawling; else one batch; with ``target_error`` or ``time_budget``,
-        batches that grow from 1/256 of the samples, doubling up to 1/8.
-    target_error : float, optional
-        Stop once the 95% interval's half-width is at most this share of the
-        estimate (0.01: within 1%), checked after each batch
-        (``stopped == "target_error"``); the samples then drawn may be fewer
-        than ``samples``.
-    time_budget : float, optional
-        Stop drawing batches once this many seconds have passed since the call
-        began (``stopped == "time_budget"``); the batch in progress is finished.
-    first_sample : int
-        Global index of the first sample: sample ``i``'s value depends on the
-        seed and its index only, so runs of consecutive samples split one
-        estimate over processes (:mod:`gthinker.cluster`).
-    seed : int
-        The same seed, data, query and options give the same estimate (trawl
-        enumerations that get cut off depend on timing).
-    inheritance, streaming : bool
-        The GPU's sample inheritance and warp streaming (for ablation).
-    order : "quicksi", "sm" or a list of query vertices
+        The option ``estimator`` (default: :class:`GSwordOptions`').
+    progress : callable, optional
+        Called after each batch with ``{"batch", "batches", "samples", "estimate"}``.
     stop : gthinker.StopToken, optional
         Once set, the run ends after cutting off the batch in progress: the
         estimate is over the batches completed by then (``stopped == "stop"``).
         On the GPU, where the batches already launched are not cut short, they
         are waited for and counted.
+    first_sample : int
+        Global index of the first sample: sample ``i``'s value depends on the
+        seed and its index only, so runs of consecutive samples split one
+        estimate over processes (:mod:`gthinker.cluster`).
+    **options
+        The options of :class:`GSwordOptions`, each with its default and rule (as
+        ``gthinker gsword --help`` lists them), ``threads`` and ``gpus``:
+
+        - ``mode``: where to sample, the CPU workers or the GPUs; ``"auto"``: the GPUs
+          where a CUDA GPU is usable, else the CPU (and for fewer than
+          :data:`SMALL_SAMPLES` samples).
+        - ``gpus``: the GPUs to sample on (``--gpus``; default all), each batch's
+          rounds shared evenly among them: the estimate is the same on any number of
+          GPUs.
+        - ``samples``: samples to draw (split over the batches); with ``target_error``
+          or ``time_limit``, at most.
+        - ``trawl``: stop some samples after d vertices and count the rest of their
+          matches exactly on the CPU workers while the next batch is sampled
+          (``trawl_samples`` per batch; the last batch has none, its time is the last
+          one's enumeration window). An enumeration still running at the end of the
+          next batch is cut off; its sample's value is then a fresh sampled estimate of
+          its matches (``cutoff_walks`` walks from the same prefix) instead of the exact
+          count, so that the estimate stays unbiased. Needs ``batches >= 2``.
+        - ``trawl_window``: seconds the CPU workers may enumerate a batch's prefixes.
+        - ``batches``: batches the samples are split into (the trawling pipeline runs
+          over them, the stopping rule is checked after each).
+        - ``target_error``: stop once the 95% interval's half-width is at most this
+          share of the estimate (0.01: within 1%), checked after each batch
+          (``stopped == "target_error"``); the samples then drawn may be fewer than
+          ``samples``.
+        - ``time_limit``: stop drawing batches once this many seconds have passed
+          since the call began (``stopped == "time_limit"``); the batch in progress
+          is finished.
+        - ``seed``: the same seed, data, query and options give the same estimate
+          (trawl enumerations that get cut off depend on timing).
+        - ``inheritance``, ``streaming``: the GPU's sample inheritance and warp
+          streaming (for ablation).
+        - ``order``: ``"quicksi"``, ``"sm"`` or a list of query vertices.
+        - ``name``: the query's name in the result.
 
     The result's ``warnings`` (``reliable`` is False when there are some) say
     when the estimator's diagnostics doubt the interval: see :func:`diagnose`.
     """
     t0 = time.perf_counter()
     compiled_before = gthinker.compiler.compile_seconds()
-    est = _resolve_estimator(estimator)
-    samples, batches = check_samples(samples, batches)
-    trawl_samples = positive_int("trawl_samples", trawl_samples)
-    cutoff_walks = positive_int("cutoff_walks", cutoff_walks)
-    seed = gthinker.options.seed("seed", seed)
-    if trawl_window is not None:
-        trawl_window = gthinker.options.seconds_or_off("trawl_window", trawl_window)
-    time_budget = gthinker.options.check("time_budget", time_budget)
-    rule = StopRule(target_error, time_budget)
-    threads = gthinker.options.check("threads", threads) or gthinker.default_threads()
-    gthinker.gpu.check_mode(mode, ("cpu", "gpu"))
+    opts, options = GSwordOptions.split({"estimator": estimator, **options})
+    est = _resolve_estimator(opts.estimator)
+    samples, batches = check_samples(opts.samples, opts.batches)
+    rule = StopRule(opts.target_error, opts.time_limit)
+    threads = options.get("threads") or gthinker.default_threads()
+    run_options = gthinker.RunOptions.from_keywords(gpus=options.get("gpus"))
     mode, _why = gthinker.gpu.resolve_mode(
-        mode, allowed=("cpu", "gpu"), auto="gpu",
+        opts.mode, allowed=MODES, auto="gpu",
         cpu_because=f"few samples (< {SMALL_SAMPLES:,})" if samples < SMALL_SAMPLES else "")
     data = gthinker.as_graph(data)
     query_graph = as_query(query)
     tb = time.perf_counter()
-    cg = kept_candidate_graph(data, query_graph, order)
+    cg = kept_candidate_graph(data, query_graph, opts.order)
     build_seconds = time.perf_counter() - tb
-    if batches is None and not trawl and not rule.active:
+    if batches is None and not opts.trawl and not rule.active:
         batches = 1  # batches exist for the trawling pipeline and the stopping rule
     sizes = batch_sizes(samples, batches, rule)
-    plan_params = None
-    if trawl and len(sizes) >= 2 and cg.num_positions > 1 and not cg.empty():
-        plan_params = cg.plan_params(data, query_graph)
-        Trawl.compiled()  # compile before the clock runs (and not inside a window)
-    run = _Pipeline(est, cg, data, mode, threads, int(seed), plan_params, rule, t0,
-                    trawl_window, cutoff_walks, inheritance, streaming, gpu_options)
-    done = run.batches(sizes, first_sample, trawl_samples, stop, progress)
+    plan_params = _trawl_plan(opts.trawl, sizes, cg, data, query_graph)
+    run = _Pipeline(est, cg, data, mode, threads, plan_params, rule, t0, opts, run_options)
+    done = run.batches(sizes, first_sample, opts.trawl_samples, stop, progress)
     total = sum(x.n for x in done)
     fields = summary(done)
     compile_seconds = gthinker.compiler.compile_seconds() - compiled_before
     seconds = time.perf_counter() - t0 - compile_seconds
+    name = opts.name
     return GSwordResult(
         query=name if name is not None else (query if isinstance(query, str) else "query"),
         samples=total, **fields, seconds=seconds,
         samples_per_second=None if cg.empty() or run.sampling_seconds <= 0 or not total else (
             total / run.sampling_seconds),
         sampling_seconds=run.sampling_seconds, build_seconds=build_seconds, estimator=est.name,
-        mode=mode, trawl=plan_params is not None, batches=len(done), seed=int(seed),
-        inheritance=bool(inheritance) and mode == "gpu",
-        streaming=bool(streaming) and mode == "gpu" and bool(est.refines),
+        mode=mode, trawl=plan_params is not None, batches=len(done), seed=opts.seed,
+        inheritance=opts.inheritance and mode == "gpu",
+        streaming=opts.streaming and mode == "gpu" and bool(est.refines),
         order=[int(u) for u in cg.order], candidates=[len(c) for c in cg.candidates],
         trawl_stats=run.stats, threads=threads, compile_seconds=compile_seconds,
-        stopped=run.stopped,
+        stopped=run.stopped, stats=run.gpu_stats(),
         rounds=[(b.first, b.n, b.out_sum, b.out_valid) for b in done])
+
+
+def _trawl_plan(trawl, sizes, cg, data, query_graph):
+    """The plan's params that trawling enumerates with (its Task compiled now, before
+    the clock runs), or None where there is no trawling."""
+    if not (trawl and len(sizes) >= 2 and cg.num_positions > 1 and not cg.empty()):
+        return None
+    Trawl.compiled()  # compile before the clock runs (and not inside a window)
+    return cg.plan_params(data, query_graph)
 
 
 class _Pipeline:
@@ -337,17 +325,17 @@ class _Pipeline:
     stop token, the progress callback and the stopping rule see each batch as
     it completes (on the GPU one batch behind the launches)."""
 
-    def __init__(self, est, cg, data, mode, threads, seed, plan_params, rule, started,
-                 trawl_window, cutoff_walks, inheritance, streaming, gpu_options):
-        self.cg, self.data, self.mode, self.threads, self.seed = cg, data, mode, threads, seed
+    def __init__(self, est, cg, data, mode, threads, plan_params, rule, started,
+                 opts: GSwordOptions, options):
+        self.cg, self.data, self.mode, self.threads, self.seed = cg, data, mode, threads, opts.seed
         self.plan_params, self.rule, self.started = plan_params, rule, started
-        self.trawl_window, self.cutoff_walks = trawl_window, cutoff_walks
+        self.trawl_window, self.cutoff_walks = opts.trawl_window, opts.cutoff_walks
         self.refines = bool(est.refines)
         if mode == "gpu":
             from .gpu import GPUSampler
 
-            self.sampler = GPUSampler(est, cg, inheritance=inheritance, streaming=streaming,
-                                      **(gpu_options or {}))
+            self.sampler = GPUSampler(est, cg, inheritance=opts.inheritance,
+                                      streaming=opts.streaming, options=options)
         else:
             self.sampler = CPUSampler(est, cg, data, threads)
         self.ns_cpu = namespace(est, "cpu") if plan_params is not None else None
@@ -357,10 +345,16 @@ class _Pipeline:
         self.done = []
         self.stopped = None  # what ended the run early (see GSwordResult.stopped)
 
+    def gpu_stats(self) -> dict:
+        """The GPU samplers' figures: ``{"gpu": totals, "gpus": per device}`` (empty on
+        the CPU)."""
+        return dict(zip(("gpu", "gpus"), self.sampler.stats(), strict=True)) \
+            if self.mode == "gpu" else {}
+
     @property
     def sampling_seconds(self) -> float:
-        """The samplers' time: the CPU workers', or the GPU's from its first kernel
-        to its last one's end."""
+        """The samplers' time: the CPU workers', or the GPUs' from their first kernel
+        to their last one's end."""
         return self.sampler.sampling_seconds if self.mode == "gpu" else self.cpu_seconds
 
     def batches(self, sizes, first, trawl_samples, stop, progress):
@@ -430,7 +424,8 @@ class _Pipeline:
         if not len(slots):
             return
         job = TrawlJob(self.data, self.plan_params, recs, slots, self.threads)
-        job.wait(self.trawl_window if self.trawl_window is not None else max(took, 0.05))
+        job.wait(self.trawl_window if self.trawl_window is not None
+                 else max(took, CPU_TRAWL_WINDOW))
         matches, finished = job.cut()
         self.stats["trawl_seconds"] += time.perf_counter() - job.started
         finish_trawl(self.ns_cpu, self.cg, batch, slots, matches, finished, self.seed,

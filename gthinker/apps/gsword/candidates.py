@@ -75,13 +75,13 @@ class CandidateGraph:
     def on_device(self):
         """``(cgp, cgi)`` on this thread's CUDA device, copied there once and kept
         with the candidate graph (``cgi`` one 0 when it is empty)."""
-        from gthinker.gpu import current_device, numba_cuda
+        from gthinker.extending import gpu
 
-        device = current_device()
+        device = gpu.current_device()
         with _KEEPING:
             copies = self.kept.setdefault("on_device", {})
             if device not in copies:
-                cuda = numba_cuda()
+                cuda = gpu.numba_cuda()
                 cgi = self.cgi if self.cgi.size else np.zeros(1, np.int32)
                 copies[device] = (cuda.to_device(self.cgp), cuda.to_device(cgi))
             return copies[device]

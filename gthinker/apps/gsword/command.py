@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
+from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
 
-from gthinker.registry import DATA_AND_QUERY, App, positive_int_arg
-from gthinker.runtime.request import Request, max_compile
+from gthinker.extending import DATA_AND_QUERY, App, Request, max_compile
 
-from ..sm.command import as_query
+from ..matching.patterns import portable_query
+from .options import ESTIMATORS, GSwordOptions
 
 EPILOG = """\
 examples:
@@ -28,14 +28,10 @@ sampled (this helps where valid samples are rare). --mode gpu samples on the
 GPU (sample inheritance and warp streaming; --no-inheritance and
 --no-streaming turn them off); --mode cpu on all CPU cores.
 --target-error REL stops once the 95% interval is within REL of the estimate
-and --time-budget SECONDS once that much time has passed (both checked after
+and --time-limit SECONDS once that much time has passed (both checked after
 each batch; --samples is then the most to draw); the result says what stopped
 it.
 """
-
-#: The keywords of :func:`gthinker.apps.gsword.estimate` a request keeps as its own.
-_OWN = ("estimator", "samples", "trawl", "batches", "seed", "order", "name", "target_error")
-
 
 class GSwordRequest(Request):
     """gSWORD estimates: roots are rounds of ``ROUND`` samples. Sample ``i``'s value
@@ -45,32 +41,18 @@ class GSwordRequest(Request):
     with it, each range trawls on its own and the estimate is as valid, not the
     same)."""
 
-    def __init__(self, query, estimator="alley", samples=1_000_000, trawl=True, batches=None,
-                 seed=0, order="quicksi", name=None, target_error=None, **kw):
-        super().__init__(**kw)
-        from gthinker.options import positive_int
-
-        from .sampling import MAX_SAMPLES
-
+    def __init__(self, query, **keywords):
+        super().__init__(portable_query(query), **keywords)
+        name = self.options.name
         self.label = name if name is not None else (query if isinstance(query, str)
                                                     else "query")
-        self.query, self.estimator = as_query(query), estimator
-        self.samples = positive_int("samples", samples, MAX_SAMPLES)
-        self.trawl, self.batches, self.seed, self.order = trawl, batches, seed, order
-        self.target_error = target_error
 
-    def run(self, graph, *, threads=None, output=None, stop=None, progress=None,
-            first_sample=0, **inputs):
+    def call(self, graph, query, **keywords):
         from . import app
 
-        options = dict(self.options, **inputs)
-        if self.time_budget is not None:
-            options["time_budget"] = self.time_budget
-        return app.estimate(graph, self.query, self.estimator, samples=self.samples,
-                            mode=self.mode, trawl=self.trawl, batches=self.batches,
-                            seed=self.seed, threads=threads, order=self.order, name=self.label,
-                            target_error=self.target_error, first_sample=first_sample,
-                            progress=progress, stop=stop, **options)
+        if keywords.get("name") is None:
+            keywords["name"] = self.label
+        return app.estimate(graph, query, **keywords)
 
     def prepare(self, graph, threads) -> None:
         """Nothing: a range of no rounds is no job (each range builds what it samples)."""
@@ -78,17 +60,17 @@ class GSwordRequest(Request):
     def weights(self, graph):
         from .sampling import ROUND
 
-        return np.ones((self.samples + ROUND - 1) // ROUND)
+        return np.ones((self.options.samples + ROUND - 1) // ROUND)
 
     def run_range(self, graph, lo, hi, threads, output, stop):
         from .sampling import ROUND
 
         first = lo * ROUND
-        n = min(hi * ROUND, self.samples) - first
-        part = GSwordRequest(self.query, self.estimator, n, self.trawl,
-                             None if self.batches is None else min(self.batches, n),
-                             self.seed, self.order, self.label, self.target_error,
-                             mode=self.mode, time_budget=self.time_budget, options=self.options)
+        n = min(hi * ROUND, self.options.samples) - first
+        batches = self.options.batches
+        options = replace(self.options, samples=n, name=self.label,
+                          batches=None if batches is None else min(batches, n))
+        part = GSwordRequest(self.inputs[0], options=options, **self.rest)
         res = part.run(graph, threads=threads, stop=stop, first_sample=first)
         return {"rounds": res.rounds, "result": res, "stopped": res.stopped,
                 "seconds": res.seconds, "compile_seconds": res.compile_seconds,
@@ -100,7 +82,7 @@ class GSwordRequest(Request):
         first = parts[0]["result"]
         batches = [SimpleNamespace(first=f, n=n, out_sum=s, out_valid=v)
                    for p in parts for (f, n, s, v) in p["rounds"]]
-        if not self.trawl:  # one batch, as one process samples it
+        if not self.options.trawl:  # one batch, as one process samples it
             batches.sort(key=lambda b: b.first)
             batches = [SimpleNamespace(
                 first=0, n=sum(b.n for b in batches),
@@ -114,7 +96,7 @@ class GSwordRequest(Request):
             sampling_seconds=sum(p["result"].sampling_seconds for p in parts),
             build_seconds=max(p["result"].build_seconds for p in parts),
             estimator=first.estimator, mode=first.mode, trawl=first.trawl,
-            batches=len(batches), seed=self.seed, inheritance=first.inheritance,
+            batches=len(batches), seed=self.options.seed, inheritance=first.inheritance,
             streaming=first.streaming, order=first.order, candidates=first.candidates,
             trawl_stats=_summed([p["result"].trawl_stats for p in parts]), threads=threads,
             compile_seconds=max_compile(parts),
@@ -127,58 +109,6 @@ def _summed(dicts):
         for k, v in d.items():
             out[k] = out.get(k, 0) + v
     return out
-
-
-def request(query, estimator="alley", **keywords) -> GSwordRequest:
-    own = {k: keywords.pop(k) for k in _OWN if k in keywords}
-    common = {k: keywords.pop(k) for k in ("mode", "time_budget") if k in keywords}
-    return GSwordRequest(query, estimator, **own, **common, options=keywords)
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--estimator", choices=["wj", "alley"], default="alley",
-                   help="wj: WanderJoin (cheap samples, more of them die); alley: candidates "
-                        "refined by every matched neighbour (default: alley)")
-    p.add_argument("--samples", type=positive_int_arg, default=1_000_000, metavar="N",
-                   help="samples to draw (default: 1000000)")
-    p.add_argument("--trawl", action=argparse.BooleanOptionalAction, default=True,
-                   help="count the rest of some samples exactly on the CPU workers "
-                        "(default: on)")
-    p.add_argument("--batches", type=positive_int_arg, default=None, metavar="N",
-                   help="batches the samples are split into: trawling runs over them, and "
-                        "the stopping rule is checked after each (default: 6 when trawling, "
-                        "else 1; with --target-error or --time-budget, batches that double "
-                        "from 1/256 of --samples up to 1/8)")
-    p.add_argument("--target-error", type=_relative_error, default=None, metavar="REL",
-                   help="stop once the 95%% interval is within REL of the estimate (0.01: "
-                        "1%%), checked after each batch; --samples is then the most to draw "
-                        "(default: draw them all)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-    p.add_argument("--order", choices=["quicksi", "sm"], default="quicksi",
-                   help="matching order: QuickSI (infrequent edges first) or the sm app's "
-                        "(default: quicksi)")
-    p.add_argument("--inheritance", action=argparse.BooleanOptionalAction, default=True,
-                   help="GPU sample inheritance (default: on)")
-    p.add_argument("--streaming", action=argparse.BooleanOptionalAction, default=True,
-                   help="GPU warp streaming (default: on)")
-
-
-def _relative_error(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0.0
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a relative error > 0 (0.01: 1%), "
-                                         f"got {text!r}")
-    return value
-
-
-def from_args(args) -> dict:
-    return {"estimator": args.estimator, "samples": args.samples, "trawl": args.trawl,
-            "batches": args.batches, "seed": args.seed, "order": args.order,
-            "target_error": args.target_error, "inheritance": args.inheritance,
-            "streaming": args.streaming}
 
 
 def describe(res, label=None) -> list[str]:
@@ -198,7 +128,7 @@ def describe(res, label=None) -> list[str]:
 
 
 _STOPPED = {"target_error": "early: the interval was within the target error",
-            "time_budget": "early: the time budget was spent"}
+            "time_limit": "early: the time limit was reached"}
 
 
 def progress(p) -> str:
@@ -213,7 +143,7 @@ def warmup(graph, gpu: bool):
     return [(f"gsword {name} ({mode})", lambda name=name, mode=mode: app.estimate(
         graph, "4-cycle", estimator=name, samples=20_000, mode=mode,
         **({"threads": 1} if mode == "cpu" else {})))
-        for mode in modes for name in app.estimators()]
+        for mode in modes for name in ESTIMATORS]
 
 
 APP = App(
@@ -223,15 +153,9 @@ APP = App(
                 "sampling (WanderJoin or Alley), on the GPU or all CPU cores.",
     epilog=EPILOG,
     inputs=DATA_AND_QUERY,
-    request=request,
-    from_args=from_args,
+    options=GSwordOptions,
+    request=GSwordRequest,
     describe=describe,
-    add_arguments=add_arguments,
-    modes=("cpu", "gpu"),
-    mode_help="gpu if a CUDA GPU is usable, else cpu",
-    options=("threads", "time_budget"),
-    option_notes={"time_budget": "gsword: not a task's time but the most seconds the estimate "
-                                 "samples for, checked after each batch; default: no limit"},
     progress=progress,
     warmup=warmup,
 )

@@ -23,7 +23,7 @@ def sampling_task(est):
         return cached
     from numba import carray, types
 
-    from gthinker.runtime.task import pointer_intrinsic
+    from gthinker.extending import pointer_intrinsic
 
     f64 = pointer_intrinsic(types.float64)
     i64 = pointer_intrinsic(types.int64)

@@ -46,14 +46,21 @@ import warnings
 import numpy as np
 from numba import cuda, int32
 
-from gthinker.gpu import launch
-from gthinker.gpu.simulator import enabled as simulator_enabled
+from gthinker.extending import (
+    EngineResults,
+    EngineSetup,
+    GPUEngine,
+    RunOptions,
+    gpu,
+    launch,
+    simulator,
+)
 
 from .candidates import MAX_QUERY
 from .sampling import ROUND, namespace
 from .trawl import WALK_STREAM
 
-__all__ = ["GPUSampler", "build_kernel", "build_trawl_kernels"]
+__all__ = ["GPUSampler", "SamplingEngine", "build_kernel", "build_trawl_kernels"]
 
 FULL = 0xFFFFFFFF
 WARPS = 8  # warps per block (256 threads)
@@ -204,8 +211,10 @@ def _position_step(ns, refines, streams):
 
 
 def _sampling_kernel(ns, step, inherit, warps):
-    """The kernel (not compiled): a warp draws rounds from its block's pool and
-    runs each round's 32 samples position by position. Trawled samples (sample
+    """The kernel (not compiled): rounds ``begin .. begin + rounds - 1`` of a batch
+    (a device's share), split into a pool per block; a warp draws rounds from its
+    block's pool and runs each round's 32 samples position by position, the round
+    sum of round ``r`` going to ``out_sum[r0 + r - begin]``. Trawled samples (sample
     ``i`` of the batch with ``i % every == 0``) are the trawl kernel's: here their
     lanes start dead (they inherit, where inheritance is on, like any dead lane)."""
     rng_init = ns["_rng_init"]
@@ -213,7 +222,8 @@ def _sampling_kernel(ns, step, inherit, warps):
     validate = ns["_est_validate"]
     maxq = MAX_QUERY
 
-    def kernel(cgp, cgi, seed, first, n, every, rounds, per_block, r0, out_sum, out_valid):
+    def kernel(cgp, cgi, seed, first, n, every, begin, rounds, per_block, r0, out_sum,
+               out_valid):
         sh = cuda.shared.array((warps, 32, maxq), int32)
         pool = cuda.shared.array(1, int32)
         tid = cuda.threadIdx.x
@@ -222,8 +232,8 @@ def _sampling_kernel(ns, step, inherit, warps):
         if tid == 0:
             pool[0] = 0
         cuda.syncthreads()
-        r_lo = cuda.blockIdx.x * per_block
-        r_hi = min(r_lo + per_block, rounds)
+        r_lo = begin + cuda.blockIdx.x * per_block
+        r_hi = min(r_lo + per_block, begin + rounds)
         nq = num_positions(cgp)
         inst = sh[w, lane]
         while True:
@@ -259,8 +269,8 @@ def _sampling_kernel(ns, step, inherit, warps):
                         alive = False
             val, cnt = _round_totals(alive, weight)
             if lane == 0:
-                out_sum[r0 + r] = val
-                out_valid[r0 + r] = cnt
+                out_sum[r0 + r - begin] = val
+                out_valid[r0 + r - begin] = cnt
             cuda.syncwarp(FULL)
 
     return kernel
@@ -404,45 +414,48 @@ def _recorded():
     return ev
 
 
-class GPUSampler:
-    """Runs batches of samples on the GPU (see the module docs): launches return at
-    once, :meth:`collect` waits for a batch's round sums; :meth:`trawl` draws the
-    trawled samples of all batches first (and waits for them)."""
+class SamplingEngine(GPUEngine):
+    """gSWORD's sampler on one device: a GPU engine, made on its device (the candidate
+    graph goes there once) and driven by :class:`GPUSampler`, which shares each batch's
+    rounds and trawled samples among the devices of ``gpus``. Launches return at once;
+    :meth:`collect` waits for a share's round sums. Its knobs (class attributes, set
+    with :meth:`configured`): the estimator and the GPU options of the module docs;
+    from the run's :class:`~gthinker.GPUOptions`, ``blocks`` (the most blocks of a
+    launch) and ``threads_per_block`` (warps of a block)."""
 
-    def __init__(self, est, cg, inheritance=True, streaming=True, blocks=None,
-                 rounds_per_warp=4, warps=None):
-        self.simulated = simulator_enabled()
-        if warps is None:
-            warps = 1 if self.simulated else WARPS  # the simulator: a Python thread per lane
-        self.warps = int(warps)
-        self.est = est
-        self.kernel = build_kernel(est, inheritance, streaming, self.warps)
+    name = "gsword"
+    #: Rounds it sampled, and the full valid instances among their samples (collected).
+    counters = ("rounds", "valid")
+    estimator: type | None = None
+    inheritance = True
+    streaming = True
+    rounds_per_warp = 4
+
+    def __init__(self, cg, setup):
+        super().__init__(cg, setup)
+        opts = setup.options.gpu
+        self.simulated = simulator.enabled()
+        if opts.threads_per_block is not None:
+            self.warps = opts.threads_per_block // 32
+        else:
+            self.warps = 1 if self.simulated else WARPS  # the simulator: a thread per lane
+        self.kernel = build_kernel(self.estimator, self.inheritance, self.streaming,
+                                   self.warps)
         self.cg = cg
         self.d_cgp, self.d_cgi = cg.on_device()
         # At least a block per multiprocessor (a block with no rounds ends at once).
         self.min_blocks = launch.blocks(1)
-        self.max_blocks = int(launch.blocks(BLOCKS_PER_SM) if blocks is None else blocks)
-        self.rounds_per_warp = int(rounds_per_warp)
+        self.max_blocks = int(launch.blocks(BLOCKS_PER_SM) if opts.blocks is None
+                              else opts.blocks)
         self.clock = _Clock(self.simulated)
+        self.rounds = self.valid = self.launches = 0
+        self.d_sum = self.d_valid = None
 
-    @property
-    def sampling_seconds(self) -> float:
-        """GPU time from the first kernel of this sampler's run to its last one's end."""
-        return self.clock.seconds()
-
-    def trawl(self, batches, seed, walks):
-        """Draws the trawled samples of ``batches`` (those with ``every > 0``) and
-        waits for them: their prefixes, depths and weights go to each batch's
-        ``t_inst``, ``t_depth``, ``t_weight``, and the mean of ``walks`` walks from
-        each prefix (its cut-off estimate, unused where the enumeration finishes)
-        to ``batch.walked``. Batches sampled later skip these samples."""
-        batches = [b for b in batches if b.every > 0 and b.slots > 0]
-        if self.cg.empty() or not batches:
-            return
-        sid = np.concatenate([b.first + b.every * np.arange(b.slots, dtype=np.int64)
-                              for b in batches])
+    def trawl(self, sid, seed, walks):
+        """Draws the trawled samples ``sid`` and waits for them: ``(prefixes, depths,
+        weights, cut-off estimates)`` on the host (see :meth:`GPUSampler.trawl`)."""
         nq = self.cg.num_positions
-        trawl, walk = build_trawl_kernels(self.est)
+        trawl, walk = build_trawl_kernels(self.estimator)
         d_sid = cuda.to_device(sid)
         d_inst = cuda.device_array((sid.size, nq), np.int32)
         d_depth = cuda.device_array(sid.size, np.int64)
@@ -460,9 +473,147 @@ class GPUSampler:
                                       d_sid, d_inst, d_depth, np.int64(walks), d_walks)
             means[grid, TRAWL_THREADS](d_walks, np.int64(walks), d_means)
         self.clock.mark()
-        inst, depth = d_inst.copy_to_host(), d_depth.copy_to_host()
-        weight, walked = d_weight.copy_to_host(), d_means.copy_to_host()
+        self.launches += 3
+        found = (d_inst.copy_to_host(), d_depth.copy_to_host(), d_weight.copy_to_host(),
+                 d_means.copy_to_host())
         self.clock.waited()
+        return found
+
+    def start(self, rounds):
+        """Allocates the round sums of its shares of a run's batches (``rounds`` in all:
+        each share writes from its ``r0`` on)."""
+        self.d_sum = cuda.device_array(max(rounds, 1), np.float64)
+        self.d_valid = cuda.device_array(max(rounds, 1), np.int64)
+
+    def launch(self, batch, share, seed):
+        """Starts sampling rounds ``share.begin .. share.end - 1`` of ``batch`` (returns
+        at once)."""
+        rounds = share.end - share.begin
+        if rounds == 0:
+            return
+        want = math.ceil(rounds / (self.warps * self.rounds_per_warp))
+        blocks = min(self.max_blocks, max(self.min_blocks, want))
+        per_block = math.ceil(rounds / blocks)
+        self.clock.start()
+        share.began = None if self.simulated else _recorded()
+        with _quiet_simulator(self.simulated):
+            self.kernel[blocks, 32 * self.warps](
+                self.d_cgp, self.d_cgi, np.int64(seed), np.int64(batch.first),
+                np.int64(batch.n), np.int64(batch.every), np.int64(share.begin),
+                np.int64(rounds), np.int64(per_block), np.int64(share.r0), self.d_sum,
+                self.d_valid)
+        self.clock.mark()
+        share.ended = self.clock.ended
+        self.rounds += rounds
+        self.launches += 1
+
+    def seconds(self, share) -> float | None:
+        """The GPU time of a launched share (waits for it); None on the simulator."""
+        if self.simulated or share.began is None:
+            return None
+        share.ended.synchronize()
+        return cuda.event_elapsed_time(share.began, share.ended) / 1000.0
+
+    def collect(self, shares):
+        """Waits for ``shares`` (``(batch, share)`` pairs, launched, consecutive in its
+        round sums) and copies their round sums and valid counts into the batches."""
+        shares = [(b, s) for b, s in shares if s.end > s.begin]
+        if not shares:
+            return
+        lo = shares[0][1].r0
+        hi = shares[-1][1].r0 + shares[-1][1].end - shares[-1][1].begin
+        sums, valid = self.d_sum[lo:hi].copy_to_host(), self.d_valid[lo:hi].copy_to_host()
+        self.clock.waited()
+        self.valid += int(valid.sum())
+        for b, s in shares:
+            at = slice(s.r0 - lo, s.r0 - lo + s.end - s.begin)
+            b.out_sum[s.begin:s.end] = sums[at]
+            b.out_valid[s.begin:s.end] = valid[at]
+
+    def results(self) -> EngineResults:
+        return EngineResults(np.array([self.rounds, self.valid], np.int64),
+                             np.zeros(0, np.int64), [])
+
+    def snapshot(self) -> dict:
+        return {"device": gpu.device_status()[1], "launches": self.launches,
+                "rounds": self.rounds, "valid": self.valid,
+                "kernel_seconds": self.clock.seconds()}
+
+
+class _Share:
+    """A device's share of a batch: rounds ``begin .. end - 1``, written from ``r0`` on
+    in its round sums; ``began``, ``ended``: the events around its launch."""
+
+    __slots__ = ("begin", "end", "r0", "began", "ended")
+
+    def __init__(self, begin, end, r0):
+        self.begin, self.end, self.r0 = begin, end, r0
+        self.began = self.ended = None
+
+
+def _even_cuts(n, parts) -> list[int]:
+    """``parts + 1`` bounds of ``parts`` even shares of ``n`` items."""
+    return [n * k // parts for k in range(parts + 1)]
+
+
+class GPUSampler:
+    """Runs batches of samples on the GPUs of ``options.gpu.gpus`` (default all; see the
+    module docs), a :class:`SamplingEngine` per device: each batch's rounds, and the
+    trawled samples, are shared evenly among them (a sample's value depends on the
+    seed and its index only, so the estimate does not depend on how many GPUs drew
+    it). Launches return at once, :meth:`collect` waits for a batch's round sums;
+    :meth:`trawl` draws the trawled samples of all batches first (and waits for them)."""
+
+    def __init__(self, est, cg, inheritance=True, streaming=True, options=None):
+        options = RunOptions() if options is None else options
+        self.cg = cg
+        self.devices = gpu.resolve_devices(options.gpu.gpus)
+        engine = SamplingEngine.configured(estimator=est, inheritance=inheritance,
+                                           streaming=streaming)
+
+        def made(device):
+            setup = EngineSetup(params=np.zeros(0, np.int64), histogram_bins=0, cpu_threads=0,
+                                options=options, device=device, peers=len(self.devices) - 1)
+            with gpu.on_device(device):
+                return engine(cg, setup)
+
+        self.engines = [made(d) for d in self.devices]
+        self.shares: dict = {}  # id(batch) -> its shares, one per engine
+
+    def _each(self, work):
+        """``work(engine, k)`` for each engine ``k`` on its device; their answers."""
+        out = []
+        for k, e in enumerate(self.engines):
+            with gpu.on_device(e.device):
+                out.append(work(e, k))
+        return out
+
+    @property
+    def sampling_seconds(self) -> float:
+        """GPU time from the first kernel of this sampler's run to its last one's end
+        (the devices run side by side: the longest)."""
+        return max(e.clock.seconds() for e in self.engines)
+
+    def stats(self) -> tuple[dict, list]:
+        """``(totals, per device)``: its engines' figures (:func:`gthinker.gpu.device_totals`)."""
+        return gpu.device_totals(self._each(lambda e, _: e.snapshot()), self.devices)
+
+    def trawl(self, batches, seed, walks):
+        """Draws the trawled samples of ``batches`` (those with ``every > 0``) and
+        waits for them: their prefixes, depths and weights go to each batch's
+        ``t_inst``, ``t_depth``, ``t_weight``, and the mean of ``walks`` walks from
+        each prefix (its cut-off estimate, unused where the enumeration finishes)
+        to ``batch.walked``. Batches sampled later skip these samples."""
+        batches = [b for b in batches if b.every > 0 and b.slots > 0]
+        if self.cg.empty() or not batches:
+            return
+        sid = np.concatenate([b.first + b.every * np.arange(b.slots, dtype=np.int64)
+                              for b in batches])
+        cuts = _even_cuts(sid.size, len(self.engines))
+        found = self._each(lambda e, k: e.trawl(sid[cuts[k]:cuts[k + 1]], seed, walks)
+                           if cuts[k + 1] > cuts[k] else None)
+        inst, depth, weight, walked = (np.concatenate([f[i] for f in found if f is not None])
+                                       for i in range(4))
         at = 0
         for b in batches:
             part = slice(at, at + b.slots)
@@ -473,54 +624,39 @@ class GPUSampler:
             at += b.slots
 
     def start(self, batches):
-        """Allocates the round sums of ``batches`` (one array for the run: each
-        batch writes from its first round on)."""
-        rounds = sum(b.rounds for b in batches)
-        self.d_sum = cuda.device_array(max(rounds, 1), np.float64)
-        self.d_valid = cuda.device_array(max(rounds, 1), np.int64)
-        at = 0
+        """Shares the rounds of ``batches`` among the devices and allocates each
+        device's round sums (one array for the run on each)."""
+        used = [0] * len(self.engines)
         for b in batches:
-            b.r0 = at
-            at += b.rounds
+            cuts = _even_cuts(b.rounds, len(self.engines))
+            self.shares[id(b)] = shares = []
+            for k in range(len(self.engines)):
+                shares.append(_Share(cuts[k], cuts[k + 1], used[k]))
+                used[k] += cuts[k + 1] - cuts[k]
+        self._each(lambda e, k: e.start(used[k]))
 
     def launch(self, batch, seed):
-        """Starts sampling ``batch`` (returns at once; :meth:`collect` waits)."""
+        """Starts sampling ``batch`` on every device (returns at once; :meth:`collect`
+        waits)."""
         if self.cg.empty() or batch.rounds == 0:
             return
-        want = math.ceil(batch.rounds / (self.warps * self.rounds_per_warp))
-        blocks = min(self.max_blocks, max(self.min_blocks, want))
-        per_block = math.ceil(batch.rounds / blocks)
-        self.clock.start()
-        batch.began = None if self.simulated else _recorded()
-        with _quiet_simulator(self.simulated):
-            self.kernel[blocks, 32 * self.warps](
-                self.d_cgp, self.d_cgi, np.int64(seed), np.int64(batch.first),
-                np.int64(batch.n), np.int64(batch.every), np.int64(batch.rounds),
-                np.int64(per_block), np.int64(batch.r0), self.d_sum, self.d_valid)
-        self.clock.mark()
-        batch.ended = self.clock.ended
+        shares = self.shares[id(batch)]
+        self._each(lambda e, k: e.launch(batch, shares[k], seed))
 
     def batch_seconds(self, batch) -> float | None:
-        """The GPU time of a launched ``batch`` (waits for it); None on the
-        simulator, whose times mean nothing."""
-        if self.simulated or getattr(batch, "began", None) is None:
+        """The GPU time of a launched ``batch`` (waits for it: the slowest device's
+        share); None on the simulator, whose times mean nothing."""
+        if id(batch) not in self.shares:
             return None
-        batch.ended.synchronize()
-        return cuda.event_elapsed_time(batch.began, batch.ended) / 1000.0
+        took = self._each(lambda e, k: e.seconds(self.shares[id(batch)][k]))
+        return None if None in took else max(took)
 
     def collect(self, batches):
         """Waits for ``batches`` (consecutive, launched) and copies their round sums
         and valid counts back."""
         if self.cg.empty() or not batches:
             return
-        lo = batches[0].r0
-        hi = batches[-1].r0 + batches[-1].rounds
-        if hi > lo:
-            sums, valid = self.d_sum[lo:hi].copy_to_host(), self.d_valid[lo:hi].copy_to_host()
-            self.clock.waited()
-            for b in batches:
-                b.out_sum[:] = sums[b.r0 - lo: b.r0 - lo + b.rounds]
-                b.out_valid[:] = valid[b.r0 - lo: b.r0 - lo + b.rounds]
+        self._each(lambda e, k: e.collect([(b, self.shares[id(b)][k]) for b in batches]))
 
     def run(self, batch, seed, walks=1):
         """Samples ``batch`` (its trawled samples first) and waits for it."""

@@ -22,13 +22,13 @@ from numba import njit
 
 import gthinker
 
+from .options import MAX_SAMPLES
+
 __all__ = ["Alley", "Batch", "Estimator", "HELPERS", "MAX_SAMPLES", "ROUND", "WanderJoin",
            "estimators", "namespace"]
 
 #: Samples per round: one warp's worth. Rounds are the units of the standard error.
 ROUND = 32
-#: The most samples one estimate takes (each batch keeps 16 bytes per ROUND samples).
-MAX_SAMPLES = 2**34
 
 
 class Batch:

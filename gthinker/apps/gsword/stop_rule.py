@@ -1,13 +1,13 @@
 """When a gSWORD estimate stops drawing samples, and how its samples are split into
 batches for that: all of them drawn, the 95% interval within a relative error
-(``target_error``), or the time budget spent (``time_budget``). The rule is checked
+(``target_error``), or the time limit spent (``time_limit``). The rule is checked
 after each batch; a stop token (Ctrl-C) is the pipeline's own."""
 
 from __future__ import annotations
 
 import math
 
-__all__ = ["DEFAULT_BATCHES", "StopRule", "Z95", "batch_sizes"]
+__all__ = ["DEFAULT_BATCHES", "StopRule", "Z95", "batch_sizes", "positive_finite"]
 
 #: The normal quantile of a two-sided 95% interval (estimate +- Z95 standard errors).
 Z95 = 1.96
@@ -20,31 +20,37 @@ DEFAULT_BATCHES = 6
 FIRST_SHARE, FIRST_MIN, MAX_SHARE = 256, 1024, 8
 
 
+def positive_finite(name, value) -> float:
+    """The rule of ``target_error`` and ``time_limit``: a finite number > 0."""
+    if (isinstance(value, bool) or not isinstance(value, (int, float))
+            or not math.isfinite(value) or value <= 0):
+        raise ValueError(f"{name} must be a number > 0, got {value!r}")
+    return float(value)
+
+
 class StopRule:
     """``target_error``: stop once the 95% interval's half-width is at most this
     share of the estimate (a relative error, > 0; an estimate of 0 never stops
-    it); ``time_budget``: stop once this many seconds have passed since the
+    it); ``time_limit``: stop once this many seconds have passed since the
     estimate began (> 0). Either may be None."""
 
-    def __init__(self, target_error: float | None = None, time_budget: float | None = None):
-        for name, value in (("target_error", target_error), ("time_budget", time_budget)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                      or not math.isfinite(value) or value <= 0):
-                raise ValueError(f"{name} must be a number > 0, got {value!r}")
-        self.target_error = None if target_error is None else float(target_error)
-        self.time_budget = None if time_budget is None else float(time_budget)
+    def __init__(self, target_error: float | None = None, time_limit: float | None = None):
+        self.target_error = (None if target_error is None
+                             else positive_finite("target_error", target_error))
+        self.time_limit = None if time_limit is None else positive_finite("time_limit",
+                                                                           time_limit)
 
     @property
     def active(self) -> bool:
-        return self.target_error is not None or self.time_budget is not None
+        return self.target_error is not None or self.time_limit is not None
 
     def reason(self, estimate: float, stderr: float, elapsed: float) -> str | None:
-        """Why sampling stops now ("target_error" or "time_budget"), or None."""
+        """Why sampling stops now ("target_error" or "time_limit"), or None."""
         if (self.target_error is not None and estimate > 0
                 and Z95 * stderr <= self.target_error * estimate):
             return "target_error"
-        if self.time_budget is not None and elapsed >= self.time_budget:
-            return "time_budget"
+        if self.time_limit is not None and elapsed >= self.time_limit:
+            return "time_limit"
         return None
 
 

@@ -1,6 +1,6 @@
 """gSWORD's trawling: the samples stopped after ``d`` vertices get the rest of
 their matches counted exactly on the CPU workers (the SM app's enumeration,
-:func:`gthinker.apps.sm.search.search`), while the sampler draws the next batch.
+:func:`gthinker.apps.matching.search.search`), while the sampler draws the next batch.
 
 A batch's stopped samples become records ``[slot, d, M[0], ..., M[d-1]]``
 (:func:`trawl_records`; the planner's partial-match record with the sample's
@@ -19,7 +19,7 @@ import numpy as np
 import gthinker
 
 from ..matching.planner import H_BACK, H_BACK_PTR, is_admissible
-from ..sm.search import search
+from ..matching.search import search
 from .sampling import ROUND
 
 __all__ = ["MIN_TRAWL_WINDOW", "Trawl", "TrawlJob", "WALK_STREAM", "finish_trawl",

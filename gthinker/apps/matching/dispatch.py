@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import gthinker
-from gthinker.apps.matching.planner import Plan, edges_between
-from gthinker.apps.sm.dfs_plan import fits
-from gthinker.apps.sm.gpu_modes import check_layout
-from gthinker.apps.sm.search import SubgraphMatching
 
-__all__ = ["EXPAND_FANOUT", "SMALL_SEARCH", "SMResult", "check_layout", "choose_gpu_mode",
+from .dfs_plan import fits
+from .planner import Plan, edges_between
+from .search import SubgraphMatching
+
+__all__ = ["EXPAND_FANOUT", "SMALL_SEARCH", "SMResult", "choose_gpu_mode",
            "choose_layout", "fanouts", "run_plan", "small_search"]
 
 #: GPU record layout: expand once some partial match of the first level has at
@@ -41,7 +41,7 @@ def fanouts(data: gthinker.Graph, p: Plan) -> np.ndarray:
 
 def choose_gpu_mode(data: gthinker.Graph, p: Plan) -> tuple[str, str]:
     """``("dfs" | "prefix" | "expand", why)``: the depth-first engine
-    (:mod:`gthinker.apps.sm.dfs_gpu`) for every plan it takes; for the others, the
+    (:mod:`gthinker.apps.matching.dfs_gpu`) for every plan it takes; for the others, the
     level-by-level engine in the layout :func:`choose_layout` picks."""
     beyond = fits(p.params)
     if not beyond:
@@ -117,10 +117,10 @@ def gpu_engine(gpu_mode: str, p: Plan):
         beyond = fits(p.params)
         if beyond:
             raise ValueError(f"gpu_mode='dfs': {beyond}; use gpu_mode='prefix' or 'expand'")
-        from gthinker.apps.sm.dfs_gpu import DFSEngine
+        from .dfs_gpu import DFSEngine
 
         return DFSEngine
-    from gthinker.apps.sm.gpu import SubgraphMatchingExpandGPU, SubgraphMatchingPrefixGPU
+    from .levels_gpu import SubgraphMatchingExpandGPU, SubgraphMatchingPrefixGPU
 
     return SubgraphMatchingPrefixGPU if gpu_mode == "prefix" else SubgraphMatchingExpandGPU
 

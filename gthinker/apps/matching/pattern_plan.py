@@ -1,7 +1,7 @@
 """The pattern plan: what the query's shape alone decides, before any data is seen.
 
 A :class:`PatternPlan` is plain data, so that every engine (the CPU search of
-:mod:`gthinker.apps.sm.search`, the clique engine and formulas of
+:mod:`gthinker.apps.matching.search`, the clique engine and formulas of
 :mod:`gthinker.apps.count`, a GPU engine) can be written against it:
 
 ``order``

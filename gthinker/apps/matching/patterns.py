@@ -13,7 +13,7 @@ import numpy as np
 
 import gthinker
 
-__all__ = ["PATTERNS", "as_query", "is_pattern", "pattern"]
+__all__ = ["PATTERNS", "as_query", "is_pattern", "pattern", "portable_query"]
 
 #: The patterns known by name, as edge lists (the k-vertex families, k-clique, k-path
 #: and k-star, are built on demand). With those families they name every connected
@@ -87,3 +87,11 @@ def as_query(query) -> gthinker.Graph:
             and "." not in query:  # neither a file nor a pattern: say which patterns exist
         return pattern(query)  # raises, listing them
     return gthinker.as_graph(query)
+
+
+def portable_query(query):
+    """A query as it travels in a request (to cluster nodes, where the path may not exist):
+    a name that is no file as it is, anything else (a file, a graph) as its graph."""
+    if isinstance(query, str) and not os.path.exists(query):
+        return query
+    return as_query(query)

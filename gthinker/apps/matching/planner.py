@@ -20,8 +20,8 @@ on the host before they search.
   per automorphism class meets them (``unique=True`` counting).
   :func:`symmetry_constraints` gives them along the query's own vertex order.
 - **The plan** (:func:`plan`, :class:`Plan`): all of the above packed into one int64
-  array, the job's ``params``, read by the CPU search (:mod:`gthinker.apps.sm.search`),
-  the GPU contexts (:mod:`gthinker.apps.sm.gpu`) and gSWORD's trawling tasks.
+  array, the job's ``params``, read by the CPU search (:mod:`gthinker.apps.matching.search`),
+  the GPU contexts (:mod:`gthinker.apps.matching.levels_gpu`) and gSWORD's trawling tasks.
 
 **The params layout.** A header of ``HEADER`` values and offsets, then the arrays.
 Header slots: ``H_NQ`` query vertices; ``H_CAP`` the most extensions one partial
@@ -45,7 +45,7 @@ backward neighbours (one intersection serves both).
 the record ``[k, M[0], ..., M[k-1]]`` (data vertices, int32), on the CPU and in the
 GPU's expand mode; a record may carry a tag in front (gSWORD's trawling:
 ``[slot, k, M...]``) that the records it spawns keep. The GPU's prefix mode adds
-the candidates of position k behind the match (see :mod:`gthinker.apps.sm.gpu`).
+the candidates of position k behind the match (see :mod:`gthinker.apps.matching.levels_gpu`).
 """
 
 from __future__ import annotations

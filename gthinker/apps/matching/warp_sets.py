@@ -1,6 +1,6 @@
 """Warp-wide operations on sorted vertex lists: the device code the GPU engines of
-counting (:mod:`gthinker.apps.count.gpu`) and matching (:mod:`gthinker.apps.sm.dfs_gpu`)
-share.
+counting (:mod:`gthinker.apps.matching.cliques_gpu`) and matching
+(:mod:`gthinker.apps.matching.dfs_gpu`) share.
 
 A warp intersects two sorted, duplicate-free int32 lists by taking the shorter 32
 elements at a time (one per lane) and looking each one up in the longer in two phases:

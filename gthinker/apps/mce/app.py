@@ -43,23 +43,29 @@ Examples
 from __future__ import annotations
 
 import contextlib
-import os
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
 
 import gthinker
-from gthinker.bits import count_bits, gather, lowest_bit, pop_lowest, popcount, unowned
-from gthinker.options import positive_int
-from gthinker.runtime import stream
-from gthinker.runtime.outputs import check_output
-from gthinker.setops import intersect_positions
+from gthinker.extending import (
+    batches,
+    check_output,
+    count_bits,
+    gather,
+    intersect_positions,
+    lowest_bit,
+    pop_lowest,
+    popcount,
+    unowned,
+)
 
 from .local import initial_record, merge, x_rows
+from .options import HYBRID_CPU_CHUNK, HYBRID_GPU_CHUNK, MCEOptions
 
-__all__ = ["CliqueBatch", "MaximalCliques", "MCEResult", "internal_ids", "iter_clique_batches",
-           "iter_cliques", "run"]
+__all__ = ["CliqueBatch", "MaximalCliques", "MCEOptions", "MCEResult", "internal_ids",
+           "iter_clique_batches", "iter_cliques", "run"]
 
 
 @gthinker.compiler.jit("MCE functions", nogil=True, inline="always")
@@ -489,69 +495,39 @@ def _cpu_because(graph, output, containing=None) -> str:
     return gthinker.gpu.small_graph(graph)
 
 
-def run(
-    graph: gthinker.Graph,
-    mode: str = "auto",
-    threads: int | None = None,
-    time_budget: float | None = None,
-    chunk: int | None = None,
-    output: str | os.PathLike | None = None,
-    progress=None,
-    gpu_engine: str = "auto",
-    min_size: int = 1,
-    containing=None,
-    **options,
-) -> MCEResult:
+def run(graph: gthinker.Graph, *, containing=None, progress=None, **options) -> MCEResult:
     """Enumerates the maximal cliques of ``graph``.
 
     Parameters
     ----------
     graph : gthinker.Graph, or anything :func:`gthinker.as_graph` accepts
         (a path, a networkx graph, a scipy.sparse matrix, an edge array)
-    mode : {"auto", "cpu", "gpu", "hybrid"}
-        ``"gpu"`` searches on the GPU alone, ``"hybrid"`` on the GPU beside
-        the CPU workers; ``"auto"`` (default) is hybrid where a CUDA GPU is
-        usable and cpu elsewhere (and with ``output`` or ``containing``).
-    gpu_engine : {"auto", "bitsets", "levels"}
-        The GPU search: ``"bitsets"``, a warp per subtree over a bitset graph
-        (:mod:`gthinker.apps.mce.bitsets_gpu`); ``"levels"``, the level-by-level
-        :class:`gthinker.apps.mce.levels_gpu.MaximalCliquesGPU` on the framework's GPU
-        worker (options ``gpu_chunk``, ``gpu_options``); ``"auto"`` (default):
-        bitsets, unless ``gpu_options`` are given.
-        Options of the bitsets engine: ``gpu_node_budget``, nodes a warp
-        searches in one subtree before it hands the rest out as records;
-        ``gpu_cpu_share``, the share of those records offered to idle CPU
-        workers in hybrid mode; ``gpu_scratch_bytes``, device memory for the
-        warps' scratch (default ``bitsets_gpu.SCRATCH_BYTES``; subtrees too big
-        for it are made smaller, never refused).
-    threads : int, optional
-        CPU workers (default: all cores; unused in gpu mode).
-    time_budget : float
-        Seconds before a task decomposes (default: gthinker's, ``RunOptions.time_budget``).
-    chunk : int, optional
-        Vertices per CPU assignment: default 50, or 1 in hybrid mode (the CPU
-        workers take the hardest vertices, from the back of the degeneracy
-        order, one at a time, so that none holds a batch of hubs at the end
-        while the GPU waits; measured in docs/benchmarks.md).
-    output : path, optional
-        Stream every maximal clique to this file, one per line, original vertex ids.
-    progress : callable, optional
-        Called with the runtime's snapshot dict every couple of seconds.
-    min_size : int
-        Only the maximal cliques of at least this many vertices count (and are
-        written to ``output``). The CPU search prunes every subtree whose
-        ``|R| + |P|`` is smaller, so a large ``min_size`` also saves time; the
-        GPU engines search everything and their counts are filtered by size
-        at the end.
     containing : sequence of vertices, optional
         Only the maximal cliques that contain all of these vertices (original
         ids, or node names for a graph built from networkx names), as
         networkx ``find_cliques(G, nodes)``: they must form a clique
         (ValueError otherwise). The search starts from one task whose ``R``
         is these vertices and whose ``P`` is their common neighbours. CPU only.
+    progress : callable, optional
+        Called with the runtime's snapshot dict every couple of seconds.
     **options
-        Passed on to :func:`gthinker.run` (``cpu_task_batch``, ``spill_limit``,
-        ``stop``, ...).
+        The options of :class:`MCEOptions`, each with its default and rule (as
+        ``gthinker mce --help`` lists them): ``mode`` (``"gpu"`` searches on the GPU
+        alone, ``"hybrid"`` on the GPU beside the CPU workers; ``"auto"`` is hybrid
+        where a CUDA GPU is usable and cpu elsewhere, and with ``output`` or
+        ``containing``), ``gpu_engine`` (``"bitsets"``, a warp per subtree over a
+        bitset graph, :mod:`gthinker.apps.mce.bitsets_gpu`; ``"levels"``, the
+        level-by-level :class:`gthinker.apps.mce.levels_gpu.MaximalCliquesGPU` on the
+        framework's GPU worker, the one engine that takes the GPU worker's options;
+        ``"auto"``: bitsets, whatever the degrees), ``min_size`` (only the maximal
+        cliques of at least this many vertices count, and are written; the CPU search
+        prunes every subtree whose ``|R| + |P|`` is smaller, so a large ``min_size`` also
+        saves time, while the GPU engines search everything and filter by size at the
+        end), ``output`` (stream every maximal clique to this file, one per line,
+        original vertex ids), ``trace``, ``gpu_node_budget``, ``gpu_cpu_share``,
+        ``gpu_scratch_bytes``; and those of :func:`gthinker.run` (``threads``,
+        ``time_budget``, ``cpu_chunk``: by default :data:`HYBRID_CPU_CHUNK` in hybrid mode,
+        ``spill_limit``, ``stop``, ...).
 
     Returns
     -------
@@ -564,16 +540,18 @@ def run(
         least that size; ``max_size`` is 0 if there are none.
     """
     # The arguments first, before a graph file is read.
-    threads, time_budget, chunk = _check_run(threads, time_budget, chunk)
-    gthinker.gpu.check_mode(mode)
-    min_size = positive_int("min_size", min_size)
+    opts, options = MCEOptions.split(options)
+    output = opts.output
     check_output(output, [graph])
     graph = gthinker.as_graph(graph)
     if containing is not None and len(containing) == 0:
         containing = None
-    gpu_engine = _check_engine(graph, mode, gpu_engine, output, containing, options)
+    if containing is not None and opts.mode in ("gpu", "hybrid"):
+        raise ValueError("cliques containing given vertices (containing=) run on the CPU "
+                         "only; use mode='cpu'")
     mode, why = gthinker.gpu.resolve_mode(
-        mode, cpu_because=_cpu_because(graph, output, containing))
+        opts.mode, cpu_because=_cpu_because(graph, output, containing))
+    gpu_engine = "bitsets" if opts.gpu_engine == "auto" else opts.gpu_engine
     seeds = None if containing is None else internal_ids(graph, containing)
     order, _core_numbers = graph.degeneracy_order()
     ordered = graph.degeneracy_ordered()
@@ -583,26 +561,27 @@ def run(
         rank[order] = np.arange(graph.num_vertices)
         options.update(vertices=[], records=[_seed_record(ordered, rank[seeds], containing)])
     if mode in ("gpu", "hybrid"):
-        options["gpu"] = _engine(gpu_engine, options)
-        if mode == "hybrid" and gpu_engine == "bitsets":
-            options.setdefault("gpu_chunk", max(1024, ordered.num_vertices // 16))
+        options["gpu"] = _engine(gpu_engine, opts)
+        if mode == "hybrid" and gpu_engine == "bitsets" and options.get("gpu_chunk") is None:
+            share, least = HYBRID_GPU_CHUNK
+            options["gpu_chunk"] = max(least, ordered.num_vertices // share)
+    if mode == "hybrid" and options.get("cpu_chunk") is None:
+        options["cpu_chunk"] = HYBRID_CPU_CHUNK
     res = gthinker.run(
         MaximalCliques,
         ordered,
         mode=mode,
-        threads=threads,
-        time_budget=time_budget,
-        cpu_chunk=chunk if chunk is not None else (1 if mode == "hybrid" else None),
         histogram_bins=bins,
         output=output,
+        trace=opts.trace,
         progress=progress,
-        params=[min_size],
+        params=[opts.min_size],
         **options,
     )
     if mode in ("gpu", "hybrid"):
         res.stats["gpu_engine"] = gpu_engine
     _add_memory(res.stats)
-    return _result(res, mode, why, min_size)
+    return _result(res, mode, why, opts.min_size)
 
 
 def _add_memory(stats: dict) -> None:
@@ -613,28 +592,6 @@ def _add_memory(stats: dict) -> None:
     peak = gpu.get("peak_bytes", gpu.get("buffer_bytes"))
     if peak is not None:
         stats["gpu_peak_bytes"] = int(peak)
-
-
-def _check_run(threads, time_budget, chunk):
-    """``threads``, ``time_budget`` and ``chunk`` by the rules of their options."""
-    check = gthinker.options.check
-    return check("threads", threads), check("time_budget", time_budget), check("cpu_chunk", chunk)
-
-
-def _check_engine(graph, mode, gpu_engine, output, containing, options) -> str:
-    """The GPU engine to use (``"auto"`` decided), after the checks of the
-    arguments that only some modes and engines take."""
-    if mode in ("gpu", "hybrid") and (output is not None or containing is not None):
-        raise ValueError("listing cliques (output=/--output) and cliques containing given "
-                         "vertices (containing=) run on the CPU only; use mode='cpu' "
-                         "(--mode cpu)")
-    if gpu_engine not in ("auto", "bitsets", "levels"):
-        raise ValueError(f"gpu_engine must be 'auto', 'bitsets' or 'levels', not {gpu_engine!r}")
-    if gpu_engine == "bitsets" and "gpu_options" in options:
-        raise ValueError("gpu_options are the options of gpu_engine='levels'")
-    if gpu_engine == "auto":
-        return "levels" if "gpu_options" in options else "bitsets"
-    return gpu_engine
 
 
 def internal_ids(graph: gthinker.Graph, vertices) -> np.ndarray:
@@ -673,17 +630,16 @@ def _seed_record(ordered: gthinker.Graph, seeds: np.ndarray, containing) -> np.n
     return np.concatenate([[seeds.size, common.size, 0], np.sort(seeds), common]).astype(np.int32)
 
 
-def _engine(gpu_engine, options):
-    """The GPU engine class of ``gpu_engine`` (its own options taken out of ``options``)."""
+def _engine(gpu_engine, opts):
+    """The GPU engine class of ``gpu_engine`` (with the options of :class:`MCEOptions`)."""
     if gpu_engine == "levels":
         from .levels_gpu import MaximalCliquesGPU
 
         return MaximalCliquesGPU
     from .bitsets_gpu import BitsetsEngine
 
-    return BitsetsEngine.configured(budget=options.pop("gpu_node_budget", None),
-                                    cpu_share=options.pop("gpu_cpu_share", None),
-                                    scratch_bytes=options.pop("gpu_scratch_bytes", None))
+    return BitsetsEngine.configured(budget=opts.gpu_node_budget, cpu_share=opts.gpu_cpu_share,
+                                    scratch_bytes=opts.gpu_scratch_bytes)
 
 
 def _result(res, mode, why, min_size) -> MCEResult:
@@ -718,7 +674,7 @@ class CliqueBatch(NamedTuple):
 
 def iter_clique_batches(graph, threads: int | None = None, **options):
     """Yields the maximal cliques of ``graph`` in :class:`CliqueBatch` es, while
-    the search runs (:func:`gthinker.runtime.stream.batches`: the search writes binary
+    the search runs (:func:`gthinker.extending.batches`: the search writes binary
     records into a pipe on a background thread; each batch is what the pipe held,
     up to about a megabyte), so the first cliques arrive long before the search
     ends, and memory stays bounded: while the consumer does not read, the workers
@@ -733,7 +689,7 @@ def iter_clique_batches(graph, threads: int | None = None, **options):
 
     # Closed explicitly: a generator only dropped may be closed late (when the
     # garbage collector finds it), and its search would run on meanwhile.
-    with contextlib.closing(stream.batches(search)) as found:
+    with contextlib.closing(batches(search)) as found:
         for batch in found:
             yield CliqueBatch(batch.values, batch.offsets)
 

@@ -40,7 +40,7 @@ from numba import cuda
 
 import gthinker
 from gthinker import setops
-from gthinker.gpu import launch, simulator
+from gthinker.extending import NO_MAXIMUM, EngineResults, GPUEngine, launch, simulator, steps
 from gthinker.gpu.device_helpers import (
     FULL_MASK,
     adjacency_row,
@@ -50,11 +50,9 @@ from gthinker.gpu.device_helpers import (
     warp_prefix,
     warp_sum,
 )
-from gthinker.gpu.engine import NO_MAXIMUM, EngineResults, GPUEngine
-from gthinker.options import available_cores
-from gthinker.runtime import steps
 
 from .local import compact_records, first_level, initial_records
+from .options import SCRATCH_BYTES, SCRATCH_FREE_SHARE
 
 __all__ = ["BitsetDevice", "BitsetsEngine", "record_need"]
 
@@ -67,10 +65,6 @@ NODE_BUDGET = 1 << 14
 #: hub) is not searched in place, where every node would scan them all: its first-level
 #: branches go out at once as records, each with the smaller X of its own branch.
 WIDE_WORDS = 48
-#: Bytes of device memory for the warps' scratch (bitset rows, stacks, id lists), at
-#: most :data:`SCRATCH_FREE_SHARE` of what the device has free once the graph is there.
-SCRATCH_BYTES = 3 << 30
-SCRATCH_FREE_SHARE = 1 / 2
 #: The most of a warp's scratch its id list (P, X, R) may take: a subtree whose X is
 #: longer (a hub's) is made small on the host first (:mod:`gthinker.apps.mce.local`).
 ID_SHARE = 1 / 4
@@ -803,9 +797,9 @@ class BitsetsEngine(GPUEngine):
 
     def __init__(self, graph, setup):
         super().__init__(graph, setup)
+        host_threads = 1 if setup.cpu_threads else gthinker.options.available_cores()
         self.dev = BitsetDevice(graph, setup.histogram_bins, self.blocks, self.budget,
-                                self.scratch_bytes,
-                                host_threads=1 if setup.cpu_threads else available_cores())
+                                self.scratch_bytes, host_threads=host_threads)
         self.dev.timeline = self.timeline  # its launches' busy intervals
         self.pushed = 0
 

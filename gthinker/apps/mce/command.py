@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import argparse
+import gthinker
+from gthinker.extending import App, Request, max_compile, squared
 
-from gthinker.registry import App
-from gthinker.runtime.request import Request, max_compile, squared
+from .options import GPU_ENGINES, MCEOptions
 
 EPILOG = """\
 examples:
@@ -43,18 +43,10 @@ class MCERequest(Request):
 
     movable = True
 
-    def __init__(self, min_size=1, gpu_engine="auto", chunk=None, trace=None, **kw):
-        super().__init__(**kw)
-        self.min_size, self.gpu_engine, self.trace = min_size, gpu_engine, trace
-        self.chunk = chunk if chunk is not None else self.options.pop("cpu_chunk", None)
-
-    def run(self, graph, *, threads=None, output=None, stop=None, progress=None, **inputs):
+    def call(self, graph, **keywords):
         from . import app
 
-        return app.run(graph, mode=self.mode, threads=threads, time_budget=self.time_budget,
-                       chunk=self.chunk, output=output if inputs else output or self.output,
-                       min_size=self.min_size, gpu_engine=self.gpu_engine, trace=self.trace,
-                       progress=progress, stop=stop, **inputs, **self.options)
+        return app.run(graph, **keywords)
 
     def local(self, graph):
         if graph.num_vertices == 0:
@@ -84,47 +76,6 @@ class MCERequest(Request):
                          mode_reason=first["mode_reason"])
 
 
-def request(*, containing=None, **keywords) -> MCERequest:
-    if containing:
-        raise ValueError("containing= is not supported on a cluster; run it in one process")
-    return MCERequest(**_split(keywords))
-
-
-def _split(keywords):
-    """MCERequest's own keywords, the common ones, and the rest as ``options``."""
-    own = {k: keywords.pop(k) for k in ("min_size", "gpu_engine", "chunk", "trace")
-           if k in keywords}
-    common = {k: keywords.pop(k) for k in ("mode", "time_budget", "output") if k in keywords}
-    return {**own, **common, "options": keywords}
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--gpu-engine", choices=["auto", "bitsets", "levels"], default="auto",
-                   help="GPU search: bitsets (a warp per subtree over a bitset graph) or levels "
-                        "(level by level on the GPU worker, with host buffer H; the GPU "
-                        "worker's options (--eta-per-warp, --gpu-buffer, stealing) are for "
-                        "it and pick it); auto: bitsets unless those are given (default: "
-                        "auto)")
-    p.add_argument("--min-size", type=int, default=1, metavar="K",
-                   help="count (and list) only the maximal cliques of at least K vertices "
-                        "(default: 1)")
-    p.add_argument("--trace", default=None, metavar="FILE.png",
-                   help="write a timeline of CPU and GPU busy time, S, H and steals "
-                        "(needs matplotlib)")
-
-
-def from_args(args) -> dict:
-    if args.output is not None and args.mode in ("gpu", "hybrid"):
-        raise ValueError("--output (listing cliques) runs on the CPU only; use --mode cpu")
-    if args.trace:
-        from gthinker.runtime.trace import require_matplotlib
-
-        require_matplotlib()
-    if args.min_size < 1:
-        raise ValueError(f"--min-size must be at least 1, got {args.min_size}")
-    return {"gpu_engine": args.gpu_engine, "trace": args.trace, "min_size": args.min_size}
-
-
 def describe(result, label=None) -> list[str]:
     lines = [f"maximal cliques: {result.count:,}", f"largest clique:  {result.max_size}",
              "size histogram:  " + ", ".join(f"{k}:{v}" for k, v in result.histogram.items())]
@@ -132,8 +83,7 @@ def describe(result, label=None) -> list[str]:
 
 
 def _memory_line(stats) -> list[str]:
-    from gthinker.memory import describe as size
-
+    size = gthinker.memory.describe
     if "host_peak_bytes" not in stats:  # a cluster's merged result
         return []
     line = f"memory:          host peak {size(stats['host_peak_bytes'])}"
@@ -191,7 +141,7 @@ def warmup(graph, gpu: bool):
     if gpu:
         steps += [(f"mce {engine} (gpu)",
                    lambda engine=engine: app.run(graph, mode="gpu", gpu_engine=engine))
-                  for engine in ("bitsets", "levels")]
+                  for engine in GPU_ENGINES[1:]]
     return steps
 
 
@@ -200,17 +150,9 @@ APP = App(
     summary="enumerate maximal cliques",
     description="Count (and optionally list) the maximal cliques of a graph.",
     epilog=EPILOG,
-    request=request,
-    from_args=from_args,
+    options=MCEOptions,
+    request=MCERequest,
     describe=describe,
-    add_arguments=add_arguments,
-    options=("threads", "time_budget", "early_split", "cpu_chunk", "cpu_task_batch",
-             "spill_limit", "progress_interval"),
-    option_notes={"cpu_chunk": "1 in hybrid mode, where CPU workers take the hardest "
-                               "vertices from the back",
-                  "gpu_chunk": "a 16th of the vertices in hybrid mode, at least 1024"},
-    gpu_options=True,
-    lists_results=True,
     progress="cliques",
     warmup=warmup,
 )

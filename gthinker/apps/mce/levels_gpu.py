@@ -29,7 +29,7 @@ import numpy as np
 from numba import cuda
 
 import gthinker
-from gthinker import gpu
+from gthinker.extending import gpu
 
 __all__ = ["MaximalCliquesGPU"]
 

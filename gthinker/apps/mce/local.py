@@ -36,7 +36,7 @@ import math
 import numpy as np
 
 import gthinker
-from gthinker.bits import popcount
+from gthinker.extending import popcount
 from gthinker.setops import GALLOP_RATIO, intersect, intersect_positions
 
 __all__ = ["CHEAPER", "FROM_P", "FROM_X", "ROW_WORDS_LIMIT", "compact_records", "first_level",

@@ -10,16 +10,15 @@ that differ only by an automorphism of the query count once, so
 How the search works: :mod:`gthinker.apps.matching.planner` filters the candidates,
 picks the matching order and the symmetry-breaking constraints on the host and
 packs them into the job's ``params`` (:func:`plan`); the compiled search runs
-on the CPU workers (:mod:`gthinker.apps.sm.search`: intersections of the
+on the CPU workers (:mod:`gthinker.apps.matching.search`: intersections of the
 backward neighbours' lists, reused along the order, and timed-out branches
 handed to other workers as partial matches) or on the GPU
-(:mod:`gthinker.apps.sm.gpu`). This module chooses where, and runs it.
+(:mod:`gthinker.apps.matching.levels_gpu`). This module chooses where, and runs it.
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
+import contextlib
 
 import numpy as np
 
@@ -28,15 +27,14 @@ from gthinker.apps.matching.dispatch import (
     EXPAND_FANOUT,
     SMALL_SEARCH,
     SMResult,
-    check_layout,
     choose_gpu_mode,
     fanouts,
     run_plan,
     small_search,
 )
-from gthinker.runtime.outputs import check_output
+from gthinker.extending import batches, check_output
 
-from ..count import app as counting
+from ..matching import counting
 from ..matching.pattern_plan import pattern_plan
 from ..matching.patterns import PATTERNS, as_query, is_pattern, pattern
 from ..matching.planner import (
@@ -50,9 +48,11 @@ from ..matching.planner import (
     plan,
     symmetry_constraints,
 )
-from .search import SubgraphMatching, search
+from ..matching.search import SubgraphMatching, search
+from .options import SMOptions
 
-__all__ = ["EXPAND_FANOUT", "PATTERNS", "Plan", "SMALL_SEARCH", "SMResult", "SubgraphMatching",
+__all__ = ["EXPAND_FANOUT", "PATTERNS", "Plan", "SMALL_SEARCH", "SMOptions", "SMResult",
+           "SubgraphMatching",
            "as_query", "check_query", "checked_order", "choose_gpu_mode", "count", "fanouts",
            "filter_candidates", "is_candidate", "is_pattern", "match", "matching_order",
            "pattern", "pattern_plan", "plan", "search", "small_search", "symmetry_constraints"]
@@ -60,9 +60,7 @@ __all__ = ["EXPAND_FANOUT", "PATTERNS", "Plan", "SMALL_SEARCH", "SMResult", "Sub
 
 # ---- the Python API ------------------------------------------------------------------
 
-def count(data, query, unique: bool = False, mode: str = "auto", threads: int | None = None,
-          time_budget: float | None = None, gpu_mode: str = "auto", limit: int | None = None,
-          output=None, progress=None, **options) -> SMResult:
+def count(data, query, *, progress=None, **options) -> SMResult:
     """Counts the embeddings of ``query`` in ``data`` (or, with ``unique``, the
     distinct subgraphs).
 
@@ -70,8 +68,8 @@ def count(data, query, unique: bool = False, mode: str = "auto", threads: int | 
     distinct subgraphs and multiplies by ``|Aut(q)|``: unless a GPU layout is asked
     for (``gpu_mode``), a clique goes to the
     oriented clique engine and a shape with a closed formula to the formula
-    (:func:`gthinker.apps.count.count_plan`; a labeled query whose labels are all
-    equal counts in the data subgraph of that label); any other query runs the
+    (:func:`gthinker.apps.matching.counting.count_plan`; a labeled query whose labels
+    are all equal counts in the data subgraph of that label); any other query runs the
     search under the symmetry-breaking restrictions, its last levels counted from
     intersection sizes.
 
@@ -80,69 +78,58 @@ def count(data, query, unique: bool = False, mode: str = "auto", threads: int | 
     data, query : gthinker.Graph, or anything :func:`gthinker.as_graph` takes
         ``query`` may also be a pattern name (see :func:`pattern`). Both
         labeled, or neither.
-    mode : {"auto", "cpu", "gpu", "hybrid"}
-        ``"auto"``: the GPU alone where a CUDA GPU is usable (G-ThinkerCG's
-        advice for SM, measured in docs/benchmarks.md), else the CPU; the CPU
-        with ``limit`` or ``output``, for a search smaller than
-        :data:`SMALL_SEARCH` partial matches, and for a shape counted by formula.
-    gpu_mode : {"auto", "dfs", "prefix", "expand"}
-        GPU engine: the depth-first one (:mod:`gthinker.apps.sm.dfs_gpu`) or a record
-        layout of the level-by-level one (:mod:`gthinker.apps.sm.gpu`); ``"auto"`` picks
-        it with :func:`choose_gpu_mode`.
-    limit : int, optional
-        Stop after this many matches (the count is then ``limit``, and
-        ``stopped == "limit"``). CPU only.
-    output : path, optional
-        Write every match (or the first ``limit``) to this file, one per line:
-        the data vertices (original ids) matched to query vertices 0, 1, ...
-        CPU only.
+    progress : callable, optional
+        Called with the runtime's snapshot dict every couple of seconds.
     **options
-        Passed on to :func:`gthinker.run` (``gpu_options``, ``spill_limit``, ...).
+        The options of :class:`SMOptions`, each with its default and rule (as ``gthinker
+        sm --help`` lists them): ``mode`` (``"auto"``: the GPU alone where a CUDA GPU is
+        usable, G-ThinkerCG's advice for SM, measured in docs/benchmarks.md, else the
+        CPU; the CPU with ``limit`` or ``output``, for a search smaller than
+        :data:`SMALL_SEARCH` partial matches, and for a shape counted by formula),
+        ``unique``, ``gpu_mode`` (the depth-first engine,
+        :mod:`gthinker.apps.matching.dfs_gpu`, or a record layout of the level-by-level
+        one, :mod:`gthinker.apps.matching.levels_gpu`; ``"auto"`` picks it with
+        :func:`choose_gpu_mode`), ``limit`` (stop after this many matches: the count
+        is then ``limit``, and ``stopped == "limit"``; CPU only), ``output`` (write
+        every match, or the first ``limit``, to this file, one per line: the data
+        vertices, original ids, matched to query vertices 0, 1, ...; CPU only); and
+        those of :func:`gthinker.run` (``threads``, ``time_budget``, ``spill_limit``,
+        ``stop``, ...).
     """
-    check_layout(gpu_mode)
     # The arguments first, before a graph file is read or anything planned.
-    threads = gthinker.options.check("threads", threads)
-    time_budget = gthinker.options.check("time_budget", time_budget)
-    gthinker.gpu.check_mode(mode)
-    if limit is not None:
-        limit = gthinker.options.positive_int("limit", limit)
+    opts, options = SMOptions.split(options)
+    limit, output = opts.limit, opts.output
     listing = limit is not None or output is not None
-    if mode in ("gpu", "hybrid") and listing:
-        raise ValueError("limit and output (--limit, --output) run on the CPU only; use "
-                         "mode='cpu' (--mode cpu)")
     check_output(output, [data, query])  # before a graph file is read
     data = gthinker.as_graph(data)
     query = as_query(query)
     check_query(data, query)
-    if not listing and gpu_mode == "auto" and not {"records", "vertices"} & options.keys():
+    if not listing and opts.gpu_mode == "auto" and not {"records", "vertices"} & options.keys():
         # (records and vertices are the search's own: a cluster's node hands them on; a
         # GPU layout asked for is the matcher's)
-        done = _by_count_engines(data, query, unique, mode, threads, time_budget, progress,
-                                 options)
+        done = _by_count_engines(data, query, opts.unique, opts.mode, progress, options)
         if done is not None:
             return done
-    p = plan(data, query, unique or not listing, limited=limit is not None)
-    res, chosen, why = run_plan(data, p, mode, gpu_mode, listing, threads=threads,
-                                time_budget=time_budget, limit=limit, output=output,
-                                progress=progress, **options)
+    p = plan(data, query, opts.unique or not listing, limited=limit is not None)
+    res, chosen, why = run_plan(data, p, opts.mode, opts.gpu_mode, listing, limit=limit,
+                                output=output, progress=progress, **options)
     n = res.counters["matches"]
-    return SMResult(count=n if unique or listing else n * p.automorphisms, unique=unique,
-                    automorphisms=p.automorphisms, seconds=res.seconds, mode=res.mode,
-                    threads=res.threads, order=[int(u) for u in p.order],
+    return SMResult(count=n if opts.unique or listing else n * p.automorphisms,
+                    unique=opts.unique, automorphisms=p.automorphisms, seconds=res.seconds,
+                    mode=res.mode, threads=res.threads, order=[int(u) for u in p.order],
                     candidates=[len(c) for c in p.candidates], gpu_mode=chosen,
                     stopped=res.stopped, stats=res.stats, compile_seconds=res.compile_seconds,
                     mode_reason=why)
 
 
-def _by_count_engines(data, query, unique, mode, threads, time_budget, progress, options):
+def _by_count_engines(data, query, unique, mode, progress, options):
     """The count of a clique or of a shape with a formula, from the counting app
     (distinct subgraphs, times ``|Aut(q)|`` for embeddings); None for other queries."""
     pp = pattern_plan(query)
     if not counting.takes(pp, mode):
         return None
     graph = data if data.labels is None else label_subgraph(data, pp.uniform_label)
-    res = counting.count_plan(graph, pp, mode=mode, threads=threads, time_budget=time_budget,
-                              progress=progress, **options)
+    res = counting.count_plan(graph, pp, mode=mode, progress=progress, **options)
     return SMResult(count=res.count if unique else res.count * pp.automorphisms,
                     unique=unique, automorphisms=pp.automorphisms, seconds=res.seconds,
                     mode=res.mode, threads=res.threads, order=list(pp.order), candidates=[],
@@ -150,13 +137,15 @@ def _by_count_engines(data, query, unique, mode, threads, time_budget, progress,
                     mode_reason=res.mode_reason, method=res.method)
 
 
-def match(data, query, unique: bool = False, limit: int | None = None,
-          threads: int | None = None, **options) -> np.ndarray:
+def match(data, query, **options) -> np.ndarray:
     """Lists the matches: an int64 array with one row per match (at most
     ``limit``) and one column per query vertex, holding the data vertex (its
     original id) matched to it. Row order differs from run to run. For a
     networkx graph whose nodes are not integers, an object array of node names
-    (of the same shape, whatever the names are: tuples, strings, mixed).
+    (of the same shape, whatever the names are: tuples, strings, mixed). The options
+    are those of :func:`count` (``unique``, ``limit``, ``threads``, ...); it runs on the
+    CPU. The matches stream out of the search as it finds them
+    (:func:`gthinker.extending.batches`), as every listed result does.
 
     >>> import networkx as nx
     >>> match(nx.complete_graph(3), "triangle", unique=True, threads=1).tolist()
@@ -165,11 +154,13 @@ def match(data, query, unique: bool = False, limit: int | None = None,
     data = gthinker.as_graph(data)
     query = as_query(query)
     nq = query.num_vertices
-    with tempfile.TemporaryDirectory(prefix="gthinker-") as tmp:
-        path = os.path.join(tmp, "matches.txt")
-        count(data, query, unique=unique, mode="cpu", threads=threads, limit=limit,
-              output=path, **options)
-        rows = np.fromfile(path, dtype=np.int64, sep=" ").reshape(-1, nq)
+
+    def search(**output):
+        count(data, query, mode="cpu", **output, **options)
+
+    with contextlib.closing(batches(search)) as found:
+        rows = [batch.values for batch in found]
+    rows = np.concatenate(rows).reshape(-1, nq) if rows else np.zeros((0, nq), np.int64)
     names = data.node_names
     if names is not None:  # one element per name: tuple names must not become rows
         return np.fromiter(names, dtype=object, count=len(names))[rows]

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
-import os
+from gthinker.extending import DATA_AND_QUERY, App, Request, max_compile, squared
 
-from gthinker.registry import DATA_AND_QUERY, App, positive_int_arg
-from gthinker.runtime.request import Request, max_compile, squared
-
-from .gpu_modes import GPU_MODES
+from ..matching.gpu_modes import GPU_MODES
+from ..matching.patterns import portable_query
+from .options import SMOptions
 
 EPILOG = """\
 examples:
@@ -27,37 +25,19 @@ numbers); --limit and --output run on the CPU workers.
 """
 
 
-
-
-def as_query(query):
-    """A query as it travels to the nodes: a pattern name as it is, a file as its graph
-    (the path may not exist on the nodes)."""
-    if isinstance(query, str) and not os.path.exists(query):
-        return query
-    from ..matching.patterns import as_query as load
-
-    return load(query)
-
-
 class SMRequest(Request):
     """Embeddings (or distinct subgraphs) of a query: roots are the data vertices
     that the first query vertex of the matching order is matched to."""
 
     movable = True
 
-    def __init__(self, query, unique=False, gpu_mode="auto", limit=None, **kw):
-        super().__init__(**kw)
-        self.query, self.unique, self.gpu_mode, self.limit = (as_query(query), unique,
-                                                              gpu_mode, limit)
+    def __init__(self, query, **keywords):
+        super().__init__(portable_query(query), **keywords)
 
-    def run(self, graph, *, threads=None, output=None, stop=None, progress=None, **inputs):
+    def call(self, graph, query, **keywords):
         from . import app
 
-        return app.count(graph, self.query, unique=self.unique, mode=self.mode,
-                         threads=threads, time_budget=self.time_budget, gpu_mode=self.gpu_mode,
-                         limit=None if inputs else self.limit,
-                         output=output if inputs else output or self.output,
-                         progress=progress, stop=stop, **inputs, **self.options)
+        return app.count(graph, query, **keywords)
 
     def local(self, graph):
         if graph.num_vertices == 0:
@@ -65,7 +45,7 @@ class SMRequest(Request):
         return None
 
     def weights(self, graph):
-        if self.limit is not None:
+        if self.options.limit is not None:
             raise ValueError("limit= (--limit) is not supported on a cluster; run it in one "
                              "process")
         return squared(graph.degrees())
@@ -79,38 +59,12 @@ class SMRequest(Request):
         from .app import SMResult
 
         first = parts[0]
-        return SMResult(count=sum(p["count"] for p in parts), unique=self.unique,
+        return SMResult(count=sum(p["count"] for p in parts), unique=self.options.unique,
                         automorphisms=first["automorphisms"], seconds=seconds,
                         mode=first["mode"], threads=threads, order=first["order"],
                         candidates=first["candidates"], gpu_mode=first["gpu_mode"],
                         stats=stats, compile_seconds=max_compile(parts),
                         mode_reason=first["mode_reason"])
-
-
-def request(query, **keywords) -> SMRequest:
-    own = {k: keywords.pop(k) for k in ("unique", "gpu_mode", "limit") if k in keywords}
-    common = {k: keywords.pop(k) for k in ("mode", "time_budget", "output") if k in keywords}
-    return SMRequest(query, **own, **common, options=keywords)
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--unique", action="store_true",
-                   help="count distinct subgraphs (symmetry breaking) instead of embeddings")
-    p.add_argument("--gpu-mode", choices=GPU_MODES, default="auto",
-                   help="GPU engine: dfs (T-DFS's depth-first search, a warp per task, "
-                        "queries of up to 32 vertices), or the level-by-level engine in one of "
-                        "its record layouts, prefix (a warp extends a partial match with all "
-                        "its candidates) or expand (one record per candidate); auto: dfs "
-                        "where it takes the query, else prefix or expand by the first "
-                        "level's fanouts (default: auto)")
-    p.add_argument("--limit", type=positive_int_arg, default=None, metavar="N",
-                   help="stop after N matches (CPU)")
-
-
-def from_args(args) -> dict:
-    if args.mode in ("gpu", "hybrid") and (args.limit is not None or args.output is not None):
-        raise ValueError("--limit and --output run on the CPU only; use --mode cpu")
-    return {"unique": args.unique, "gpu_mode": args.gpu_mode, "limit": args.limit}
 
 
 def describe(res, label=None) -> list[str]:
@@ -138,13 +92,9 @@ APP = App(
     description="Count the embeddings of a query graph in a data graph.",
     epilog=EPILOG,
     inputs=DATA_AND_QUERY,
-    request=request,
-    from_args=from_args,
+    options=SMOptions,
+    request=SMRequest,
     describe=describe,
-    add_arguments=add_arguments,
-    mode_help="gpu if a CUDA GPU is usable, else cpu, and cpu with --limit or --output",
-    gpu_options=True,
-    lists_results=True,
     progress="matches",
     warmup=warmup,
 )

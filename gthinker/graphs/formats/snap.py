@@ -1,9 +1,14 @@
 """SNAP edge lists: one edge ``u v`` per line.
 
 ``#`` or ``%`` lines are comments, blank lines are ignored, fields are separated
-by spaces or tabs (a trailing ``\\r`` is tolerated). The first two fields of a
-line are the endpoints; numbers after them (weights, timestamps) are allowed and
-ignored, anything else after them is an error naming the line. Ids are arbitrary
+by spaces, tabs or commas (a trailing ``\\r`` is tolerated). The first two fields of
+a line are the endpoints; numbers after them (weights, timestamps) are allowed and
+ignored, anything else after them is an error naming the line. So KONECT's ``out.*``
+files (``%`` header lines, weight and time columns) and Network Repository's
+``.edges`` files (``%`` headers, ``u v`` or ``u,v`` lines) read as they are; a
+KONECT *bipartite* file's two id columns are numbered separately there, and read as
+one graph they share ids (the larger side's count of vertices), as the seed
+paper's tools read them (``docs/generating.md``). Ids are arbitrary
 non-negative 64-bit integers, renumbered ``0 .. n-1`` in increasing order of id.
 An edge list cannot hold a vertex without edges: :func:`write` lists those in
 leading comment lines ``# isolated vertices: id id ...``, which :func:`read` adds

@@ -22,9 +22,9 @@ from __future__ import annotations
 import numpy as np
 
 import gthinker
-from gthinker.setops import intersect, intersect_size, lower_bound
+from gthinker.extending import intersect, intersect_size, lower_bound
 
-from ..matching.planner import (
+from .planner import (
     H_CAP,
     H_LESS,
     H_LESS_PTR,

@@ -1,4 +1,4 @@
-"""Device code of the depth-first GPU matcher (:mod:`gthinker.apps.sm.dfs_gpu`): one
+"""Device code of the depth-first GPU matcher (:mod:`gthinker.apps.matching.dfs_gpu`): one
 persistent kernel in which every warp runs its own depth-first search, T-DFS style.
 
 **Work.** A warp takes, in this order: a task from the device task queue (a partial match
@@ -11,7 +11,7 @@ tail starts at position 1 (stars, paths of three, single edges) the initial item
 vertices themselves, tasks ``[1, v]``.
 
 **A task** ``[k, M[0..k-1]]``: the warp computes the program's lists up to depth k - 1
-(:mod:`gthinker.apps.sm.dfs_plan`: intersections kept and reused by every position that needs
+(:mod:`gthinker.apps.matching.dfs_plan`: intersections kept and reused by every position that needs
 them), then searches depth first: at each level the filtered candidates of the position are
 written to the warp's buffer of that position, and a level's lists are computed when its
 vertex is chosen. At the first count-only position the matches below are counted from sizes
@@ -40,8 +40,6 @@ from numba import cuda
 
 from gthinker.gpu.device_helpers import FULL_MASK, lower_bound, warp_prefix, warp_sum
 
-from ..matching.planner import H_LESS, H_LESS_PTR, H_MORE, H_MORE_PTR, device_functions
-from ..matching.warp_sets import NONE, common_into, common_size
 from .dfs_plan import (
     G_CHAIN,
     G_CHECK,
@@ -61,6 +59,8 @@ from .dfs_plan import (
     MAX_LISTS,
     MAX_QUERY,
 )
+from .planner import H_LESS, H_LESS_PTR, H_MORE, H_MORE_PTR, device_functions
+from .warp_sets import NONE, common_into, common_size
 
 __all__ = ["CTRL", "QW", "RESULT", "STOP_K", "WARPS_PER_BLOCK", "match"]
 
@@ -228,7 +228,7 @@ def _choose(n, r, chain):
 @cuda.jit(device=True)
 def _tail(P, G, M, indptr, indices, lists, base, cap, llen, cache, lane):
     """The matches of ``M[:s]`` over the count-only positions s..nq-1 (see
-    :mod:`gthinker.apps.sm.dfs_plan`); every lane gets the count."""
+    :mod:`gthinker.apps.matching.dfs_plan`); every lane gets the count."""
     s = G[G_S]
     r = G[G_TAIL]
     a, lo, hi = _source(G[G[G_SRC] + s], M, indptr, indices, lists, base, cap, llen)

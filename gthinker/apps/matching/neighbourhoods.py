@@ -1,7 +1,7 @@
 """Closed formulas for the dense 5-vertex shapes and the 5-cycle, from each vertex's
 neighbourhood graph.
 
-The sums of :mod:`gthinker.apps.count.formulas` (per edge: triangles, 4-cycles; per
+The sums of :mod:`gthinker.apps.matching.formulas` (per edge: triangles, 4-cycles; per
 vertex: wedge counts) reach the sparse shapes. The shapes here need one level more:
 for every vertex ``h``, its **neighbourhood graph** ``G_h = G[N(h)]``, whose degrees
 are the triangle counts ``t(h, a)`` of the edges at ``h``, whose triangles are the
@@ -62,10 +62,7 @@ import numpy as np
 from numba import carray, types
 
 import gthinker
-from gthinker.memory import check_fits
-from gthinker.runtime import steps
-from gthinker.runtime.task import pointer_intrinsic
-from gthinker.setops import lower_bound
+from gthinker.extending import check_fits, lower_bound, pointer_intrinsic, steps
 
 from .formulas import cycles_at
 from .ranges import spill_rest, work_ranges

@@ -51,12 +51,10 @@ import numpy as np
 from numba import cuda
 
 import gthinker
-from gthinker.gpu import launch
+from gthinker.extending import EngineResults, GPUEngine, SharedCursor, guided_cuts, launch
 from gthinker.gpu.device_helpers import FULL_MASK, warp_sum
-from gthinker.gpu.engine import EngineResults, GPUEngine
-from gthinker.gpu.sharing import SharedCursor, guided_cuts
 
-from ..matching.warp_sets import (
+from .warp_sets import (
     NONE,
     common_into,
     common_size,

@@ -11,7 +11,9 @@ after R[-1] adjacent to all of R (sorted), which may still extend it.
 import numpy as np
 from numba import njit
 
-import gthinker
+from gthinker.extending import Task, as_graph, run
+
+from .options import KCliquesOptions
 
 
 @njit(cache=True, nogil=True)
@@ -64,12 +66,12 @@ def _extend(ctx, rec, k):
     return 0
 
 
-class KCliques(gthinker.Task):
+class KCliques(Task):
     counters = ("cliques",)             # ctx.count(0): k-cliques
     histograms = ("size",)              # row 0, bin s: cliques of s vertices
 
-    # spawn and compute are compiled in every process: keep them thin, the work
-    # lives in the cache=True helpers above.
+    # spawn and compute stay thin; the work lives in the helpers above. The
+    # whole entry point is kept in gthinker's compile cache after its first run.
     @staticmethod
     def spawn(ctx, v):
         return _initial(ctx, v)
@@ -79,12 +81,15 @@ class KCliques(gthinker.Task):
         _extend(ctx, record, ctx.params[0])
 
 
-def count_kcliques(graph, k, **options):
-    """Number of k-cliques of `graph` and the histogram of cliques of 1..k vertices."""
-    order, _ = graph.degeneracy_order()
-    res = gthinker.run(KCliques, graph.reorder(order), params=(k,),
-                       histogram_bins=k + 1, **options)
-    return res.counters["cliques"], res.histograms["size"], res.stats
+def count_kcliques(graph, k=None, **options):
+    """The k-cliques of ``graph``: a JobResult whose ``counters["cliques"]`` is their
+    number and ``histograms["size"]`` the cliques of 1..k vertices by size. ``k`` and
+    ``options``: :class:`KCliquesOptions`' (each checked by its rule; None: its
+    default) and :func:`gthinker.run`'s."""
+    opts, rest = KCliquesOptions.split({"k": k, **options})
+    ordered = as_graph(graph).degeneracy_ordered()  # computed once, kept with the graph
+    return run(KCliques, ordered, mode=opts.mode, params=(opts.k,),
+               histogram_bins=opts.k + 1, **rest)
 
 
 if __name__ == "__main__":
@@ -92,17 +97,17 @@ if __name__ == "__main__":
 
     k = 5
     G = nx.gnp_random_graph(300, 0.2, seed=7)
-    g = gthinker.Graph.from_networkx(G)
-    count, hist, stats = count_kcliques(g, k, threads=4)
+    res = count_kcliques(G, k, threads=4)
+    count, hist = res.counters["cliques"], res.histograms["size"]
     sizes = np.bincount([len(c) for c in nx.enumerate_all_cliques(G) if len(c) <= k],
                         minlength=k + 1)
     expected = sum(1 for c in nx.enumerate_all_cliques(G) if len(c) == k)
     print(f"gthinker: {count} {k}-cliques; cliques by size: {hist[1:].tolist()}")
     print(f"networkx: {expected} {k}-cliques; cliques by size: {sizes[1:].tolist()}")
     # A tiny time budget forces decomposition: same answer, many spilled tasks.
-    count2, hist2, stats2 = count_kcliques(g, k, threads=4, time_budget=1e-5)
-    print(f"with time_budget=1e-5: {count2} {k}-cliques, "
-          f"decomposed tasks: {stats2['tasks_decomposed'] > 0}")
-    assert count == count2 == expected
-    assert hist.tolist() == hist2.tolist() == sizes.tolist()
+    res2 = count_kcliques(G, k, threads=4, time_budget=1e-5)
+    print(f"with time_budget=1e-5: {res2.counters['cliques']} {k}-cliques, "
+          f"decomposed tasks: {res2.stats['tasks_decomposed'] > 0}")
+    assert count == res2.counters["cliques"] == expected
+    assert hist.tolist() == res2.histograms["size"].tolist() == sizes.tolist()
     print("OK")

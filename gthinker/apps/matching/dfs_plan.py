@@ -4,7 +4,7 @@ computed, and what every position's candidates are filtered by.
 :func:`program` reads the matching plan's ``params`` (:mod:`gthinker.apps.matching.planner`:
 the order's backward neighbours, the symmetry-breaking restrictions, the candidate
 bitmaps and the count-only tail of the pattern plan) and packs, as int64, what the
-kernels of :mod:`gthinker.apps.sm.dfs_gpu` follow.
+kernels of :mod:`gthinker.apps.matching.dfs_gpu` follow.
 
 **Lists and their reuse** (T-DFS's set-intersection reuse, generalised). The candidates of
 position d are the data vertices adjacent to the vertex of every backward neighbour of d:
@@ -44,7 +44,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..matching.planner import (
+from .gpu_modes import DFS_MAX_QUERY
+from .planner import (
     H_BACK,
     H_BACK_PTR,
     H_BITMAP,
@@ -71,7 +72,7 @@ G_SRC, G_INJ_PTR, G_INJ, G_CHECK = 9, 10, 11, 12
 G_SCHED_PTR, G_SCHED, G_LPAR, G_LX = 13, 14, 15, 16
 HEADER = 17
 
-MAX_QUERY = 32  #: query vertices the engine takes (its per-warp state in shared memory)
+MAX_QUERY = DFS_MAX_QUERY  #: query vertices the engine takes (its per-warp state in shared memory)
 MAX_LISTS = 96  #: kept lists of a program the engine takes
 
 

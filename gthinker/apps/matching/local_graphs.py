@@ -8,8 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 import gthinker
-from gthinker.bits import lowest_bit
-from gthinker.setops import intersect_positions
+from gthinker.extending import intersect_positions, lowest_bit
 
 __all__ = ["local_graph", "one_word_rows"]
 

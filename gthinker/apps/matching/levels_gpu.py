@@ -34,9 +34,9 @@ import numpy as np
 from numba import cuda
 
 import gthinker
-from gthinker import gpu
+from gthinker.extending import gpu
 
-from ..matching.planner import H_BACK, H_BACK_PTR, H_NQ, device_functions
+from .planner import H_BACK, H_BACK_PTR, H_NQ, device_functions
 
 __all__ = ["SubgraphMatchingExpandGPU", "SubgraphMatchingPrefixGPU"]
 

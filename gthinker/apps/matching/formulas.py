@@ -42,7 +42,7 @@ subgraphs):
   common neighbours: ``12`` per 4-clique (each has six edges, each edge one such edge).
 
 The dense 5-vertex shapes and the 5-cycle need each vertex's neighbourhood graph:
-:mod:`gthinker.apps.count.neighbourhoods`.
+:mod:`gthinker.apps.matching.neighbourhoods`.
 
 Each is checked against the matching search in the tests. One job (:class:`EdgeStats`)
 computes all these sums in ``O(sum of deg(v)^2)`` work: the count app uses them where

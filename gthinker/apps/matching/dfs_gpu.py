@@ -9,8 +9,8 @@ edges, intersections reused across siblings (kept per backward set, each compute
 shallowest level where its inputs are known), the symmetry-breaking restrictions as bounds
 on the sorted candidate lists, and the pattern plan's count-only last positions counted
 from sizes. Labeled queries filter by the plan's candidate bitmaps (label, degree,
-neighbour labels). The kernel is :mod:`gthinker.apps.sm.dfs_kernel`; what it computes when
-is :mod:`gthinker.apps.sm.dfs_plan`.
+neighbour labels). The kernel is :mod:`gthinker.apps.matching.dfs_kernel`; what it computes when
+is :mod:`gthinker.apps.matching.dfs_plan`.
 
 The runtime drives it like every engine: it is served the job's first vertices in chunks
 (their edges are its initial tasks) and, in hybrid mode, batches of the CPU workers'
@@ -29,12 +29,11 @@ import time
 import numpy as np
 
 import gthinker
-from gthinker.gpu import launch, simulator
-from gthinker.gpu.engine import EngineResults, GPUEngine
+from gthinker.extending import EngineResults, GPUEngine, launch, simulator
 
-from ..matching.planner import H_BITMAP, H_WORDS
 from . import dfs_kernel as K
 from .dfs_plan import program
+from .planner import H_BITMAP, H_WORDS
 
 __all__ = ["DFSDevice", "DFSEngine"]
 
