@@ -6,7 +6,9 @@ checked in cpu mode, and on the bitset GPU engine (Numba's CUDA simulator, tests
 conftest.py) in gpu and hybrid modes with the warps' scratch forced small, so that every
 way of handling a subtree too big for a warp runs: handed back by the warps, X made
 small on the host, a launch of wider warps, split into first-level branches, and
-(hybrid) handed to the CPU workers.
+(hybrid) handed to the CPU workers. The generated presets (`gthinker generate preset`,
+the seed's Table I shapes) at a tiny scale: every one in cpu mode, edit-shwiki's (a hub
+beside nearly every vertex) in gpu, hybrid and auto modes.
 """
 
 from collections import Counter
@@ -20,6 +22,7 @@ from gthinker.apps import mce
 from gthinker.apps.mce import bitsets_gpu as mb
 from gthinker.apps.mce import local
 from gthinker.apps.mce.command import describe
+from gthinker.graphs import generate
 
 
 def _with_hubs(G, hubs, share, seed):
@@ -244,3 +247,36 @@ def test_a_small_record_buffer_splits_uploads_and_refused_spills_are_searched(mo
     assert max(launches) > 1 and dev.spilled > 0
     hist = dev.histogram()
     assert {int(s): int(c) for s, c in enumerate(hist) if c} == _sizes(G)
+
+
+def _networkx(g):
+    """The networkx graph of a gthinker graph (internal ids)."""
+    G = nx.Graph()
+    G.add_nodes_from(range(g.num_vertices))
+    src = np.repeat(np.arange(g.num_vertices), np.diff(g.indptr))
+    G.add_edges_from(zip(src.tolist(), g.indices.tolist(), strict=True))
+    return G
+
+
+@pytest.mark.parametrize("name", sorted(generate.PRESETS))
+def test_cpu_mode_on_the_generated_presets(name):
+    """The seed's Table I graphs as `gthinker generate preset` shapes them (hubs of a
+    fifth to most of the vertices in the folded bipartite ones), at a tiny scale."""
+    g = generate.preset(name, scale=0.0003)
+    assert g.max_degree > 80
+    r = mce.run(g, mode="cpu", threads=2)
+    assert r.histogram == _sizes(_networkx(g))
+
+
+@pytest.mark.parametrize("mode", ["gpu", "hybrid", "auto"])
+def test_gpu_hybrid_and_auto_modes_on_a_generated_hub_graph(mode):
+    """edit-shwiki's shape (a hub beside nearly every vertex) on the bitset engine,
+    with a scratch too small for the hub's subtree in gpu mode."""
+    g = generate.preset("edit-shwiki", scale=0.00005)
+    assert g.max_degree > g.num_vertices // 2
+    r = mce.run(g, mode=mode, threads=2, gpu_scratch_bytes=4096)
+    assert r.histogram == _sizes(_networkx(g))
+    if mode == "gpu":
+        assert r.stats["gpu"]["big_subtrees"] > 0
+    if mode != "auto":
+        assert r.stats["gpu_engine"] == "bitsets"
