@@ -36,13 +36,13 @@ from pathlib import Path
 import numpy as np
 
 import gthinker
+from gthinker.apps.mce.bitsets_gpu import BIG_FIGURES
 from gthinker.memory import describe as size
 
 MODES = {"cpu": ["--mode", "cpu"], "gpu": ["--mode", "gpu"], "hybrid": ["--mode", "hybrid"],
          "levels": ["--mode", "gpu", "--gpu-engine", "levels"]}
-#: The bitset engine's figures for subtrees too big for a warp (bitsets_gpu.BIG_FIGURES).
-BIG = ("big_subtrees", "to_cpu", "compacted", "x_before", "x_after", "settled_on_host", "wide",
-       "split", "returned_by_warps", "host_seconds", "scratch_bytes", "warp_scratch_bytes")
+#: The bitset engine's figures for subtrees too big for a warp, its host time and scratch.
+BIG = (*BIG_FIGURES, "host_seconds", "scratch_bytes", "warp_scratch_bytes")
 
 
 def gthinker_cli(*args):
