@@ -514,6 +514,13 @@ def _formats(a, bench):
     need = set()
     for t in a.tables:
         need.update(TABLE_FORMATS[t])
+    # A peer with no run asked for (no MCE-GPU scheme, no G-ThinkerCG mode) needs no input.
+    if not a.mcegpu_schemes.strip(";"):
+        need.discard("mcegpu")
+    gcg = (a.gcg_modes if "mce" in a.tables else "") + (a.gcg_sm_modes if "sm" in a.tables
+                                                        else "")
+    if not gcg.strip(","):
+        need.discard("gthinkercg")
     if not (bench.has("g2miner", "bin/clique_gpu_base") and
             any(int(p) in patterns.TDFS_CLIQUES for p in a.patterns.split(","))):
         need.discard("g2miner")

@@ -189,6 +189,22 @@ def test_a_gthinker_row_keeps_the_mce_bitsets_engines_peaks_and_big_subtrees():
     assert extra["gpu_stats"]["big_subtrees"] == r.stats["gpu"]["big_subtrees"] > 0
 
 
+def test_only_the_peers_asked_for_get_their_input_formats():
+    class NoPeers:
+        def has(self, peer, binary):
+            return False
+
+    def formats(*argv):
+        return seed_tables._formats(seed_tables.parse_args(["--dry-run", *argv]), NoPeers())
+
+    assert formats("--table", "mce") == ["gthinkercg", "mcegpu"]
+    assert formats("--table", "mce", "--gcg-modes", "") == ["mcegpu"]
+    assert formats("--table", "mce", "--gcg-modes", "", "--mcegpu-schemes", "") == []
+    assert formats("--table", "both", "--gcg-modes", "", "--mcegpu-schemes", "") == [
+        "gthinkercg", "tdfs"]  # app_gmatch's modes; G2Miner not built
+    assert formats("--table", "sm", "--gcg-sm-modes", "") == ["tdfs"]
+
+
 def test_status_says_timeout_oom_or_the_error():
     res = {"killed": False, "rc": 0, "out": "Total count: 3"}
     assert seed_tables.status_of(res, 3, 60) == "ok"
