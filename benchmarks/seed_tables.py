@@ -74,6 +74,9 @@ MCEGPU_SCHEMES = "L1+IP=-p l1 -i p -w wl;L1+IPX=-p l1 -i px -w wl;L2+IPX=-p l2 -
 #: The graphs of ``--dry-run`` (tiny, skewed: hubs and cliques as the seed's).
 DRY_GRAPHS = ("r9=rmat --scale 9 --edge-factor 8 --a 0.5 --seed 1",
               "r10=rmat --scale 10 --edge-factor 6 --a 0.6 --seed 2")
+#: What a gthinker row keeps of its job's stats: its own peaks (the process's host peak
+#: beside the GPU engine's allocations at its peak; MCE's bitsets engine reports both).
+GTHINKER_STATS = ("host_peak_bytes", "gpu_peak_bytes", "gpu_engine")
 #: Per bundle folder, the environment variable its script reads.
 PEER_DIRS = {"mcegpu": "MCEGPU_DIR", "tdfs": "TDFS_DIR", "gthinkercg": "GCG_DIR",
              "g2miner": "G2M_DIR"}
@@ -213,6 +216,10 @@ def parse_gthinker(out):
             extra = {k: r.get(k) for k in ("mode", "compile_seconds", "stopped", "gpu_mode",
                                            "method", "peak_memory_bytes")}
             extra["load_seconds"] = (r.get("graph") or {}).get("load_seconds")
+            stats = r.get("stats") or {}
+            extra.update({k: stats[k] for k in GTHINKER_STATS if k in stats})
+            if stats.get("gpu_engine") == "bitsets":  # its subtrees too big for a warp
+                extra["gpu_stats"] = stats.get("gpu")
             return r.get("count"), r.get("seconds"), extra
     return None, None, {}
 
@@ -532,6 +539,13 @@ def _formats(a, bench):
     need = set()
     for t in a.tables:
         need.update(TABLE_FORMATS[t])
+    # A peer with no run asked for (no MCE-GPU scheme, no G-ThinkerCG mode) needs no input.
+    if not a.mcegpu_schemes.strip(";"):
+        need.discard("mcegpu")
+    gcg = (a.gcg_modes if "mce" in a.tables else "") + (a.gcg_sm_modes if "sm" in a.tables
+                                                        else "")
+    if not gcg.strip(","):
+        need.discard("gthinkercg")
     if not (bench.has("g2miner", "bin/clique_gpu_base") and
             any(int(p) in patterns.TDFS_CLIQUES for p in a.patterns.split(","))):
         need.discard("g2miner")
@@ -724,7 +738,7 @@ def sm_rows(bench, g):
 def warm_up(a):
     """Runs every gthinker case of the tables once on small graphs (compiling, or loading
     the compile cache): MCE in each mode on a graph of low degree and on one with a vertex
-    of degree 1,600 (the GPU engines differ), each pattern in each matching mode."""
+    of degree 1,600 (a hub's subtree), each pattern in each matching mode."""
     import numpy as np
 
     import gthinker

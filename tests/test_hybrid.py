@@ -56,8 +56,8 @@ def test_cpu_records_stolen_from_s_run_on_the_gpu_exactly_once():
     # master-side hand-over itself is tested in test_external_worker.py).
     import numpy as np
 
-    from gthinker.apps.mce.app import _initial_record
     from gthinker.apps.mce.levels_gpu import MaximalCliquesGPU
+    from gthinker.apps.mce.local import initial_record
     from gthinker.gpu.worker import GPUWorker
     from gthinker.runtime.job import Assignment
 
@@ -65,7 +65,7 @@ def test_cpu_records_stolen_from_s_run_on_the_gpu_exactly_once():
     g = gthinker.as_graph(G)
     order, _ = g.degeneracy_order()
     g = g.reorder(order)
-    recs = [_initial_record(g.indptr, g.indices, v) for v in range(g.num_vertices)]
+    recs = [initial_record(g.indptr, g.indices, v) for v in range(g.num_vertices)]
     starts = np.zeros(len(recs) + 1, np.int64)
     starts[1:] = np.cumsum([len(r) for r in recs])
     handle = _OneAssignment(Assignment(np.zeros(0, np.int32), np.concatenate(recs), starts))

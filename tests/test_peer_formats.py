@@ -176,6 +176,39 @@ def test_parsers_read_each_tools_output():
     assert seed_tables.parse_gthinkercg("Segmentation fault\n")[:2] == (None, None)
 
 
+def test_a_gthinker_row_keeps_the_mce_bitsets_engines_peaks_and_big_subtrees():
+    import json
+
+    from gthinker.apps import mce
+
+    G = nx.star_graph(30)  # the hub's subtree is too big for the warps' 96 bytes
+    G.add_edges_from((i, i + 1) for i in range(1, 30, 2))
+    r = mce.run(G, mode="gpu", gpu_scratch_bytes=96)
+    assert r.count == sum(1 for _ in nx.find_cliques(G))
+    count, seconds, extra = seed_tables.parse_gthinker(json.dumps(r.to_dict()) + "\n")
+    assert (count, seconds) == (r.count, round(r.seconds, 6))
+    assert extra["host_peak_bytes"] == r.stats["host_peak_bytes"] > 0
+    assert extra["gpu_peak_bytes"] == r.stats["gpu"]["peak_bytes"] > 0
+    assert extra["gpu_engine"] == "bitsets"
+    assert extra["gpu_stats"]["big_subtrees"] == r.stats["gpu"]["big_subtrees"] > 0
+
+
+def test_only_the_peers_asked_for_get_their_input_formats():
+    class NoPeers:
+        def has(self, peer, binary):
+            return False
+
+    def formats(*argv):
+        return seed_tables._formats(seed_tables.parse_args(["--dry-run", *argv]), NoPeers())
+
+    assert formats("--table", "mce") == ["gthinkercg", "mcegpu"]
+    assert formats("--table", "mce", "--gcg-modes", "") == ["mcegpu"]
+    assert formats("--table", "mce", "--gcg-modes", "", "--mcegpu-schemes", "") == []
+    assert formats("--table", "both", "--gcg-modes", "", "--mcegpu-schemes", "") == [
+        "gthinkercg", "tdfs"]  # app_gmatch's modes; G2Miner not built
+    assert formats("--table", "sm", "--gcg-sm-modes", "") == ["tdfs"]
+
+
 def test_status_says_timeout_oom_or_the_error():
     res = {"killed": False, "rc": 0, "out": "Total count: 3"}
     assert seed_tables.status_of(res, 3, 60) == "ok"

@@ -94,7 +94,8 @@ def test_an_input_of_one_process_is_no_option_of_a_request():
     options there are."""
     with pytest.raises(TypeError, match="unknown option 'containing'; the options are "
                                         "gpu_cpu_share, gpu_engine, gpu_node_budget, "
-                                        "min_size, mode, output, trace, and gthinker.run's"):
+                                        "gpu_scratch_bytes, min_size, mode, output, trace, "
+                                        "and gthinker.run's"):
         registry.get("mce").make_request(containing=[1, 2])
     with pytest.raises(TypeError, match="unknown option 'per_vertex'"):
         registry.get("count").make_request("triangle", per_vertex=True)

@@ -202,12 +202,21 @@ def _progress(app, quiet):
         gpu = snap.get("gpu")
         print(f"[{snap['elapsed']:8.1f}s] {name}={count:,} tasks done={snap['tasks_done']:,} "
               f"decomposed={snap['tasks_decomposed']:,} S={snap['spill_tasks']:,} tasks "
-              f"({snap['spill_bytes'] / 2**20:.1f} MiB)"
-              + (f" gpu: levels={gpu['levels']:,} depth={gpu['depth']} "
-                 f"H={gpu['host_stack_records']:,} records" if gpu else ""),
+              f"({snap['spill_bytes'] / 2**20:.1f} MiB)" + _gpu_progress(gpu),
               file=sys.stderr, flush=True)
 
     return show
+
+
+def _gpu_progress(gpu) -> str:
+    """The GPU part of a progress line: the level-by-level worker's levels, depth and H,
+    or another engine's kernel launches."""
+    if not gpu:
+        return ""
+    if "levels" in gpu:
+        return (f" gpu: levels={gpu['levels']:,} depth={gpu['depth']} "
+                f"H={gpu['host_stack_records']:,} records")
+    return f" gpu: launches={gpu.get('launches', 0):,}"
 
 
 class _Here:

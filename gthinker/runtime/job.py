@@ -56,12 +56,13 @@ def default_threads() -> int:
 
 def idle_stats() -> dict:
     """The stats of a job that had nothing to do: every key a job's ``stats`` has
-    (``_core.Job.stats()``), all zero. Results that run no job (a trivial count, a
-    graph without vertices) carry these, so that an app's results have the same
-    keys whatever the graph."""
+    (``_core.Job.stats()``), all zero but ``host_peak_bytes``. Results that run no job
+    (a trivial count, a graph without vertices) carry these, so that an app's results
+    have the same keys whatever the graph."""
     return {"tasks_spawned": 0, "tasks_decomposed": 0, "records_computed": 0,
             "spill_peak_bytes": 0, "spill_peak_tasks": 0, "spill_limit_bytes": 0,
-            "tasks_taken": 0, "vertices_taken": 0, "workers": []}
+            "tasks_taken": 0, "vertices_taken": 0, "workers": [],
+            "host_peak_bytes": memory.peak_rss_bytes()}
 
 
 #: What ``output`` may hold, by the C++ writer's number for each.
@@ -75,7 +76,7 @@ class JobResult:
     ``counters``, ``maxima`` and ``histograms`` map the names a Task declared
     to their values (a maximum never updated is ``None``); ``stats`` has the
     runtime's figures (tasks spawned, decomposed, spill stack peak, per worker
-    busy/idle time).
+    busy/idle time, the process's peak resident memory ``host_peak_bytes``).
     """
 
     counters: dict[str, int]
@@ -767,6 +768,7 @@ class Job:
         """The JobResult of ``results`` (counters, maxima, histograms in the order the
         app declares their names)."""
         counter_values, maxima_values, hists = results
+        stats["host_peak_bytes"] = memory.peak_rss_bytes()  # this process's, so far
         names_from = self.names_from
         minimum = np.iinfo(np.int64).min
         counters = zip(names_from.counters, counter_values, strict=True)

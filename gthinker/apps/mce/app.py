@@ -4,8 +4,10 @@ Bron-Kerbosch with Tomita pivoting [1]_ [2]_. The graph is renumbered in
 degeneracy order, so the initial task of vertex ``v`` is ``R = {v}``,
 ``P`` = its later neighbours and ``X`` = its earlier ones [3]_. Inside a task,
 ``P`` and ``X`` become bitsets over a local universe (``P`` first, then the
-vertices of ``X`` adjacent to something in ``P``; the rest of ``X`` can never
-block a clique of this subtree), so every set operation is a few word-wide ANDs.
+vertices of ``X`` that matter: of each set of ``X`` vertices with the same
+neighbours in ``P``, one, and none without any, :mod:`.local`), so every set
+operation is a few word-wide ANDs, and a hub's task, whose ``X`` may hold millions
+of vertices, costs about as much as its distinct neighbourhoods in ``P``.
 Choosing a pivot also settles a node without branching when a vertex of ``X``
 is adjacent to all of ``P`` (no clique below is maximal) or ``P`` is itself a
 clique (``R + P`` is the one maximal clique below), and drops from ``X`` the
@@ -59,15 +61,11 @@ from gthinker.extending import (
     unowned,
 )
 
-from .options import (
-    BITSET_MAX_DEGREE,
-    HYBRID_CPU_CHUNK,
-    HYBRID_GPU_CHUNK,
-    MCEOptions,
-)
+from .local import initial_record, merge, x_rows
+from .options import HYBRID_CPU_CHUNK, HYBRID_GPU_CHUNK, MCEOptions
 
-__all__ = ["BITSET_MAX_DEGREE", "CliqueBatch", "MaximalCliques", "MCEOptions", "MCEResult",
-           "internal_ids", "iter_clique_batches", "iter_cliques", "run"]
+__all__ = ["CliqueBatch", "MaximalCliques", "MCEOptions", "MCEResult", "internal_ids",
+           "iter_clique_batches", "iter_cliques", "run"]
 
 
 @gthinker.compiler.jit("MCE functions", nogil=True, inline="always")
@@ -186,16 +184,7 @@ def _spill(ctx, rbase, pglob, xglob, rl, depth, pc, xc, p, pw, kw):
             else:
                 hi[nhi] = xglob[u - p]
                 nhi += 1
-    i = 0
-    j = 0
-    while i < nlo or j < nhi:
-        if j == nhi or (i < nlo and lo[i] < hi[j]):
-            rec[k] = lo[i]
-            i += 1
-        else:
-            rec[k] = hi[j]
-            j += 1
-        k += 1
+    merge(lo, nlo, hi, nhi, rec, k)
     ctx.add_task(rec)
 
 
@@ -265,45 +254,35 @@ def _small_p(pb, xb, ax, pw, kw, base, hist, min_size):
 @gthinker.compiler.jit("MCE functions", nogil=True)
 def _local_graph(indptr, indices, pglob, xall):
     """The subtree's graph as bitset rows over P (bits ``0..p-1``) then X' (bits
-    ``p..``), X' being the vertices of X with a neighbour in P (the others never
-    block): ``ax[u]``, the whole row of P vertex u; ``axp[x - p]``, the P part of
-    X' vertex x. Returns ``(ax, axp, xglob)``, ``xglob`` the global ids of X'."""
+    ``p..``), X' being the vertices of X that matter (:func:`.local.x_rows`: a
+    neighbour in P, one per distinct row over P): ``ax[u]``, the whole row of P
+    vertex u; ``axp[x - p]``, the P part of X' vertex x. Returns ``(ax, axp, xglob,
+    covered, widest)``, ``xglob`` the global ids of X', ``covered`` True if an X vertex
+    is adjacent to all of P (the subtree has no maximal clique; the rest is empty),
+    ``widest`` the most neighbours a P vertex has in P."""
+    xglob, axp, covered = x_rows(indptr, indices, pglob, xall)
     p = pglob.size
-    nx = xall.size
-    pw = (p + 63) >> 6
-    pos = np.empty(max(p, nx), np.int32)
-    xmark = np.zeros(nx, np.uint8)
-    for i in range(p):
-        v = pglob[i]
-        c = intersect_positions(indices[indptr[v] : indptr[v + 1]], xall, pos)
-        for t in range(c):
-            xmark[pos[t]] = 1
-    xloc = np.empty(nx, np.int32)
-    q = 0
-    for j in range(nx):
-        if xmark[j]:
-            xloc[j] = p + q
-            q += 1
-    xglob = np.empty(q, np.int32)
-    for j in range(nx):
-        if xmark[j]:
-            xglob[xloc[j] - p] = xall[j]
+    q = xglob.size
     kw = (p + q + 63) >> 6
     ax = np.zeros((p, kw), np.int64)
-    axp = np.zeros((q, pw), np.int64)
+    pos = np.empty(max(p, 1), np.int32)
+    widest = 0
     for i in range(p):
         v = pglob[i]
-        nb = indices[indptr[v] : indptr[v + 1]]
-        c = intersect_positions(nb, pglob, pos)
+        c = intersect_positions(indices[indptr[v] : indptr[v + 1]], pglob, pos)
+        widest = max(widest, c)
         for t in range(c):
             j = pos[t]
             ax[i, j >> 6] |= 1 << (j & 63)
-        c = intersect_positions(nb, xall, pos)
-        for t in range(c):
-            j = xloc[pos[t]]
-            ax[i, j >> 6] |= 1 << (j & 63)
-            axp[j - p, i >> 6] |= 1 << (i & 63)
-    return ax, axp, xglob
+    for x in range(q):
+        j = p + x
+        for w in range(axp.shape[1]):
+            word = axp[x, w]
+            while word != 0:
+                i = (w << 6) + lowest_bit(word)
+                word &= word - 1
+                ax[i, j >> 6] |= 1 << (j & 63)
+    return ax, axp, xglob, covered, widest
 
 
 @gthinker.compiler.jit("MCE functions", nogil=True)
@@ -313,12 +292,16 @@ def _bron_kerbosch(ctx, rbase, pglob, xall):
     The cliques are tallied in locals and the histogram row, and reach ``ctx``
     once at the end: a call that takes ``ctx`` costs a reference count per array
     in it, which per clique doubled the time of the whole search."""
-    ax, axp, xglob = _local_graph(ctx.indptr, ctx.indices, pglob, xall)
+    ax, axp, xglob, covered, widest = _local_graph(ctx.indptr, ctx.indices, pglob, xall)
+    if covered:  # an X vertex extends every clique of this subtree
+        return
     p = pglob.size
     k = p + xglob.size
     pw = (p + 63) >> 6
     kw = (k + 63) >> 6
-    maxd = p + 1
+    # The search adds at most a clique of G[P]: no more than ``widest + 1`` vertices, a
+    # level each (a hub's X' makes each level wide; few levels keep that small).
+    maxd = min(p, widest + 1) + 1
     ps = np.zeros((maxd, pw), np.int64)
     xs = np.zeros((maxd, kw), np.int64)
     cs = np.zeros((maxd, pw), np.int64)
@@ -422,26 +405,11 @@ class MaximalCliques(gthinker.Task):
     # The compiled entry point is kept in gthinker's compile cache.
     @staticmethod
     def spawn(ctx, v):
-        return _initial_record(ctx.indptr, ctx.indices, v)
+        return initial_record(ctx.indptr, ctx.indices, v)
 
     @staticmethod
     def compute(ctx, record):
         _compute_record(ctx, record)
-
-
-@gthinker.compiler.jit("MCE functions", nogil=True)
-def _initial_record(indptr, indices, v):
-    """R = {v}, P = later neighbours, X = earlier ones (ids are degeneracy ranks)."""
-    nb = indices[indptr[v] : indptr[v + 1]]
-    split = np.searchsorted(nb, v)
-    rec = np.empty(4 + nb.size, np.int32)
-    rec[0] = 1
-    rec[1] = nb.size - split
-    rec[2] = split
-    rec[3] = v
-    rec[4 : 4 + nb.size - split] = nb[split:]
-    rec[4 + nb.size - split :] = nb[:split]
-    return rec
 
 
 @gthinker.compiler.jit("MCE functions", nogil=True)
@@ -518,10 +486,6 @@ class MCEResult:
         }
 
 
-def _gpu_engine(graph) -> str:
-    return "bitsets" if graph.max_degree <= BITSET_MAX_DEGREE else "levels"
-
-
 def _cpu_because(graph, output, containing=None) -> str:
     """Why auto mode should run on the CPU, or ''."""
     if output is not None:
@@ -555,15 +519,15 @@ def run(graph: gthinker.Graph, *, containing=None, progress=None, **options) -> 
         bitset graph, :mod:`gthinker.apps.mce.bitsets_gpu`; ``"levels"``, the
         level-by-level :class:`gthinker.apps.mce.levels_gpu.MaximalCliquesGPU` on the
         framework's GPU worker, the one engine that takes the GPU worker's options;
-        ``"auto"``: bitsets unless a vertex has more than :data:`BITSET_MAX_DEGREE`
-        neighbours), ``min_size`` (only the maximal cliques of at least this many
-        vertices count, and are written; the CPU search prunes every subtree whose
-        ``|R| + |P|`` is smaller, so a large ``min_size`` also saves time, while the GPU
-        engines search everything and filter by size at the end), ``output`` (stream
-        every maximal clique to this file, one per line, original vertex ids),
-        ``trace``, ``gpu_node_budget``, ``gpu_cpu_share``; and those of
-        :func:`gthinker.run` (``threads``, ``time_budget``, ``cpu_chunk``: by default
-        :data:`HYBRID_CPU_CHUNK` in hybrid mode, ``spill_limit``, ``stop``, ...).
+        ``"auto"``: bitsets, whatever the degrees), ``min_size`` (only the maximal
+        cliques of at least this many vertices count, and are written; the CPU search
+        prunes every subtree whose ``|R| + |P|`` is smaller, so a large ``min_size`` also
+        saves time, while the GPU engines search everything and filter by size at the
+        end), ``output`` (stream every maximal clique to this file, one per line,
+        original vertex ids), ``trace``, ``gpu_node_budget``, ``gpu_cpu_share``,
+        ``gpu_scratch_bytes``; and those of :func:`gthinker.run` (``threads``,
+        ``time_budget``, ``cpu_chunk``: by default :data:`HYBRID_CPU_CHUNK` in hybrid mode,
+        ``spill_limit``, ``stop``, ...).
 
     Returns
     -------
@@ -587,7 +551,7 @@ def run(graph: gthinker.Graph, *, containing=None, progress=None, **options) -> 
                          "only; use mode='cpu'")
     mode, why = gthinker.gpu.resolve_mode(
         opts.mode, cpu_because=_cpu_because(graph, output, containing))
-    gpu_engine = opts.gpu_engine if opts.gpu_engine != "auto" else _gpu_engine(graph)
+    gpu_engine = "bitsets" if opts.gpu_engine == "auto" else opts.gpu_engine
     seeds = None if containing is None else internal_ids(graph, containing)
     order, _core_numbers = graph.degeneracy_order()
     ordered = graph.degeneracy_ordered()
@@ -616,7 +580,18 @@ def run(graph: gthinker.Graph, *, containing=None, progress=None, **options) -> 
     )
     if mode in ("gpu", "hybrid"):
         res.stats["gpu_engine"] = gpu_engine
+    _add_memory(res.stats)
     return _result(res, mode, why, opts.min_size)
+
+
+def _add_memory(stats: dict) -> None:
+    """``stats["gpu_peak_bytes"]``, what the GPU engine allocated at its peak (graph,
+    scratch, buffers; summed over GPUs) where it says, beside the job's
+    ``host_peak_bytes``, this process's peak resident memory."""
+    gpu = stats.get("gpu", {})
+    peak = gpu.get("peak_bytes", gpu.get("buffer_bytes"))
+    if peak is not None:
+        stats["gpu_peak_bytes"] = int(peak)
 
 
 def internal_ids(graph: gthinker.Graph, vertices) -> np.ndarray:
@@ -663,7 +638,8 @@ def _engine(gpu_engine, opts):
         return MaximalCliquesGPU
     from .bitsets_gpu import BitsetsEngine
 
-    return BitsetsEngine.configured(budget=opts.gpu_node_budget, cpu_share=opts.gpu_cpu_share)
+    return BitsetsEngine.configured(budget=opts.gpu_node_budget, cpu_share=opts.gpu_cpu_share,
+                                    scratch_bytes=opts.gpu_scratch_bytes)
 
 
 def _result(res, mode, why, min_size) -> MCEResult:

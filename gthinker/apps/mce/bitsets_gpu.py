@@ -21,6 +21,13 @@ the spill stack S when they are idle (hybrid mode).
 
 Counts land in a per-warp histogram of clique sizes (no atomics on the hot
 path), summed on the host at the end.
+
+Hubs: a warp's scratch is sized by what the graph's subtrees need, within
+``SCRATCH_BYTES`` for all warps, not by the largest one. A subtree that does not fit
+(a hub's, whose X may hold millions of vertices) goes to the CPU workers in hybrid
+mode, or has its X made small on the host (:mod:`gthinker.apps.mce.local`) and runs
+on a warp, on fewer and wider warps, or split into its first-level branches
+(:class:`BitsetDevice`).
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ from numba import cuda
 
 import gthinker
 from gthinker import setops
-from gthinker.extending import NO_MAXIMUM, EngineResults, GPUEngine, launch, simulator
+from gthinker.extending import NO_MAXIMUM, EngineResults, GPUEngine, launch, simulator, steps
 from gthinker.gpu.device_helpers import (
     FULL_MASK,
     adjacency_row,
@@ -43,6 +50,9 @@ from gthinker.gpu.device_helpers import (
     warp_prefix,
     warp_sum,
 )
+
+from .local import compact_records, first_level, initial_records
+from .options import SCRATCH_BYTES, SCRATCH_FREE_SHARE
 
 __all__ = ["BitsetDevice", "BitsetsEngine", "record_need"]
 
@@ -55,8 +65,21 @@ NODE_BUDGET = 1 << 14
 #: hub) is not searched in place, where every node would scan them all: its first-level
 #: branches go out at once as records, each with the smaller X of its own branch.
 WIDE_WORDS = 48
-#: Bytes of device memory for the warps' scratch (bitset rows, stacks, id lists).
-SCRATCH_BYTES = 3 << 30
+#: The most of a warp's scratch its id list (P, X, R) may take: a subtree whose X is
+#: longer (a hub's) is made small on the host first (:mod:`gthinker.apps.mce.local`).
+ID_SHARE = 1 / 4
+#: A warp's scratch is at least this many id and bitset words: enough for any subtree
+#: with one candidate, so that splitting a subtree into branches always ends.
+MIN_ID_WORDS = 8
+MIN_BIT_WORDS = 16
+MIN_WARP_WORDS = MIN_ID_WORDS + MIN_BIT_WORDS
+#: What the engine counts of the subtrees too big for a warp's scratch (its ``stats``):
+#: how many there were; went to the CPU workers (hybrid); had X made small on the host
+#: (X vertices before and after); were settled there (an X vertex covers P, or P is
+#: empty); ran in a launch of wider warps; were split into first-level branches; and
+#: how many subtrees the warps handed back because X' did not fit their bitsets.
+BIG_FIGURES = ("big_subtrees", "to_cpu", "compacted", "x_before", "x_after",
+               "settled_on_host", "wide", "split", "returned_by_warps")
 #: Share of the records a launch hands out that go to idle CPU workers (hybrid mode);
 #: the rest are searched by the next launch. Half, the most a launch gives away: on
 #: facebook_combined (H100, 16 cores) 1/8, 1/4 and 1/2 took 3.48, 3.24 and 3.13 s
@@ -65,6 +88,8 @@ SCRATCH_BYTES = 3 << 30
 CPU_SHARE = 1 / 2
 #: int32 words for records written out by one launch.
 SPILL_WORDS = 1 << 26
+#: Record words one step of the host's work on big subtrees takes (steps run on threads).
+HOST_STEP_WORDS = 1 << 20
 #: Candidates per doubling of a root's estimated work, 2^(|P| / COST_HALVING): the
 #: maximal cliques under a root of facebook_combined grow as 2^(0.19 |P|) (a least-squares
 #: fit of log2 over its 4,039 roots, R^2 0.83); ordering by it puts the 125 roots that hold
@@ -394,9 +419,11 @@ def _search(bits, ids, p, q, nr, rl, hist, hrow, budget, out, octl, data, start,
 
 
 def _subtrees(indptr, indices, verts, nverts, data, starts, nrec, cursor, ids_buf, id_stride,
-              bits_buf, bit_stride, hist, nbins, budget, out, octl):
+              bits_buf, bit_stride, hist, nbins, budget, out, octl, skipped):
     """One warp per subtree: records ``data[starts[t]:starts[t + 1]]`` first,
-    then the initial vertices ``verts`` (heaviest first, as given)."""
+    then the initial vertices ``verts`` (heaviest first, as given). A subtree whose
+    bitsets (over P and X') would not fit in ``bit_stride`` words is not searched:
+    its number t goes to ``skipped[octl[1]++]``."""
     lane = cuda.threadIdx.x & 31
     warp = cuda.grid(1) >> 5
     ids = ids_buf[warp * id_stride : (warp + 1) * id_stride]
@@ -423,6 +450,11 @@ def _subtrees(indptr, indices, verts, nverts, data, starts, nrec, cursor, ids_bu
         q = _keep_blocking(indptr, indices, ids, p, nx, lane)
         pw = (p + 31) >> 5
         kw = (p + q + 31) >> 5
+        if p * kw + q * pw + (p + 1) * (2 * pw + kw) > bit_stride:  # record_need's bits
+            if lane == 0:  # X' too wide for this warp: the host takes the subtree back
+                skipped[cuda.atomic.add(octl, 1, 1)] = t
+            cuda.syncwarp(FULL_MASK)
+            continue
         _build_rows(indptr, indices, ids, p, q, kw, pw, bits, lane)
         _search(bits, ids, p, q, nr, p + nx, hist, hrow, 0 if kw > WIDE_WORDS else budget, out,
                 octl, data, start, v, lane)
@@ -444,6 +476,9 @@ def _record_starts(data, used):
     return np.array(starts, np.int64)
 
 
+_NO_IDS = np.zeros(0, np.int32)
+
+
 class Work:
     """Subtrees to search: initial vertices and/or task records (CPU layout)."""
 
@@ -452,6 +487,14 @@ class Work:
         self.data = np.ascontiguousarray(data, np.int32)
         self.starts = np.ascontiguousarray(starts, np.int64)
 
+    @classmethod
+    def of_records(cls, data, starts) -> Work:
+        return cls(_NO_IDS, data, starts)
+
+    @classmethod
+    def empty(cls) -> Work:
+        return cls.of_records(_NO_IDS, np.zeros(1, np.int64))
+
     @property
     def num_records(self):
         return len(self.starts) - 1
@@ -459,12 +502,16 @@ class Work:
     def __len__(self):
         return len(self.verts) + self.num_records
 
-    def needs(self, later, earlier):
-        """(id words, bitset words) of each record, then of each vertex."""
+    def sizes(self, later, earlier):
+        """(|P|, |X|) of each record, then of each vertex (int64 arrays)."""
         heads = self.starts[:-1]
         p = np.concatenate([self.data[heads + 1], later[self.verts]]).astype(np.int64)
         nx = np.concatenate([self.data[heads + 2], earlier[self.verts]]).astype(np.int64)
-        return record_need(p, nx)
+        return p, nx
+
+    def needs(self, later, earlier):
+        """(id words, bitset words) of each record, then of each vertex."""
+        return record_need(*self.sizes(later, earlier))
 
     def take(self, mask):
         """The subtrees where ``mask`` (records first, then vertices) is true."""
@@ -475,6 +522,34 @@ class Work:
         np.cumsum(lens, out=starts[1:])
         idx = (np.repeat(self.starts[keep] - starts[:-1], lens) + np.arange(starts[-1]))
         return Work(self.verts[mask[nrec:]], self.data[idx], starts)
+
+    def __add__(self, other: Work) -> Work:
+        return Work(np.concatenate([self.verts, other.verts]),
+                    np.concatenate([self.data, other.data]),
+                    np.concatenate([self.starts, other.starts[1:] + self.starts[-1]]))
+
+    def as_records(self, graph) -> Work:
+        """Every subtree as a record (the vertices' initial records after the records)."""
+        data, starts = initial_records(graph.indptr, graph.indices, self.verts)
+        return Work.of_records(self.data, self.starts) + Work.of_records(data, starts)
+
+    def pieces(self, words):
+        """This work in parts of at most ``words`` record words each (a longer record
+        alone), the vertices with the last: what one launch uploads."""
+        n = self.num_records
+        if self.starts[-1] <= words or n <= 1:
+            yield self
+            return
+        mask = np.zeros(len(self), bool)
+        i = 0
+        while i < n:
+            j = max(i + 1, int(np.searchsorted(self.starts, self.starts[i] + words, "right")) - 1)
+            mask[:] = False
+            mask[i:j] = True
+            if j >= n:
+                mask[n:] = True
+            yield self.take(mask)
+            i = j
 
 
 @gthinker.compiler.jit("MCE functions", nogil=True)
@@ -494,10 +569,33 @@ def _sides(graph):
     return np.diff(graph.indptr) - earlier, earlier
 
 
-class BitsetDevice:
-    """The graph on the device, the warps' scratch and histograms, the spill buffer."""
+def _scratch_budget(setting: int) -> int:
+    """``setting``, or less where the device has less than twice that free."""
+    try:
+        free, _total = cuda.current_context().get_memory_info()
+    except (AttributeError, NotImplementedError, TypeError):  # the simulator has no figures
+        return int(setting)
+    return int(min(setting, free * SCRATCH_FREE_SHARE))
 
-    def __init__(self, graph, nbins, blocks=None, budget=NODE_BUDGET):
+
+class BitsetDevice:
+    """The graph on the device, the warps' scratch and histograms, the spill buffer,
+    and the host side of the subtrees too big for a warp's scratch.
+
+    Each warp has ``id_stride`` int32 words for ids and ``bit_stride`` uint32 words
+    for bitsets, sized by what the graph's subtrees need, within ``scratch_bytes``
+    for all warps (an id list at most ``id_share`` of a warp's part). A subtree
+    that does not fit, such as a hub's with an X of millions, is never searched with
+    its whole X: in hybrid mode it goes to the CPU workers (``to_cpu``); otherwise
+    the host makes its X small (:func:`.local.compact_records`), and it runs on a
+    warp, in a launch of fewer, wider warps over the same scratch, or split into its
+    first-level branches (:func:`.local.first_level`), each with a smaller P. The host
+    work runs on ``host_threads`` threads (all cores in gpu mode, where they are idle)."""
+
+    def __init__(self, graph, nbins, blocks=None, budget=NODE_BUDGET,
+                 scratch_bytes=SCRATCH_BYTES, id_share=ID_SHARE, host_threads=1):
+        self.graph = graph
+        self.host_threads = int(host_threads)
         self.indptr, self.indices, _labels = gthinker.gpu.graph_on_device(graph)
         self.later, self.earlier = graph.derived("mce_bitsets_gpu.sides", _sides)
         self.nbins = int(nbins)
@@ -505,75 +603,183 @@ class BitsetDevice:
         # The simulator runs each thread as an OS thread: one block of two warps there.
         self.per_block = 2 if simulator.enabled() else WARPS_PER_BLOCK
         blocks = launch.blocks(BLOCKS_PER_SM) if blocks is None else blocks
-        self.warps = int(blocks) * self.per_block
+        scratch = _scratch_budget(scratch_bytes)
+        self.warps = int(max(1, min(int(blocks) * self.per_block, scratch // 4 // MIN_WARP_WORDS)))
+        words = max(MIN_WARP_WORDS, scratch // 4 // self.warps)
         ids_need, bits_need = record_need(self.later, self.earlier)
-        self.bit_stride = int(max(1, min(bits_need.max(initial=1),
-                                         SCRATCH_BYTES // 4 // self.warps)))
-        self.id_stride = int(ids_need.max(initial=1))
+        self.id_stride = int(np.clip(ids_need.max(initial=1), MIN_ID_WORDS,
+                                     max(MIN_ID_WORDS, int(words * id_share))))
+        self.bit_stride = int(np.clip(bits_need.max(initial=1), MIN_BIT_WORDS,
+                                      max(MIN_BIT_WORDS, words - self.id_stride)))
         self.ids = cuda.device_array(self.warps * self.id_stride, np.int32)
         self.bits = cuda.device_array(self.warps * self.bit_stride, np.uint32)
         self.hist = cuda.to_device(np.zeros(self.warps * self.nbins, np.int64))
+        self.host_hist = np.zeros(self.nbins, np.int64)  # subtrees settled on the host
         self.cursor = cuda.device_array(1, np.int64)
-        self.octl = cuda.device_array(1, np.int64)
+        self.octl = cuda.device_array(2, np.int64)  # [record words handed out, skipped]
         self.out = cuda.device_array(SPILL_WORDS, np.int32)
+        self.scratch_bytes = 4 * (self.ids.size + self.bits.size)
+        self.fixed_bytes = (graph.indptr.nbytes + graph.indices.nbytes + self.scratch_bytes
+                            + 8 * self.hist.size + 4 * self.out.size + 8 * 3)
+        self.peak_bytes = self.fixed_bytes
         self.launches = 0
         self.seconds = 0.0
         self.timeline: list[tuple[float, float]] = []  # busy intervals, for the trace
         self.spilled = 0
+        self.big = dict.fromkeys(BIG_FIGURES, 0)
+        self.host_seconds = 0.0
 
-    def run(self, work: Work) -> Work:
-        """Searches ``work``; returns the subtrees the warps handed out (budget spent)."""
-        self.octl.copy_to_device(np.zeros(1, np.int64))
-        ids_need, bits_need = work.needs(self.later, self.earlier)
-        # A record's X may hold former P vertices too: check both scratch sizes.
-        fits = (bits_need <= self.bit_stride) & (ids_need <= self.id_stride)
+    def run(self, work: Work, to_cpu=None) -> Work:
+        """Searches ``work``; returns what is left: the branches the warps handed out
+        (node budget spent), and those of subtrees too big for any warp, split on the
+        host. ``to_cpu(data, starts) -> bool``, where given, is offered the initial
+        vertices too big for a warp's scratch, as records, before anything else is
+        done with them (hybrid mode)."""
+        self.octl.copy_to_device(np.zeros(2, np.int64))
         t0 = time.perf_counter()
-        self._launch(work.take(fits), self.ids, self.id_stride, self.bits, self.bit_stride,
-                     self.warps)
-        if not fits.all():
-            big = work.take(~fits)
-            bit_stride = int(bits_need[~fits].max())
-            id_stride = int(ids_need[~fits].max())
-            warps = min(len(big), SCRATCH_BYTES // 4 // bit_stride, self.warps)
-            if warps < 1:
-                raise gthinker.GThinkerError(
-                    f"a subtree needs {4 * bit_stride:,} bytes of GPU scratch, more than "
-                    f"{SCRATCH_BYTES:,}; run it with --mode cpu")
-            self._launch(big, cuda.device_array(warps * id_stride, np.int32), id_stride,
-                         cuda.device_array(warps * bit_stride, np.uint32), bit_stride, warps)
+        p, nx = work.sizes(self.later, self.earlier)
+        # Ids must fit to load the subtree; the bitsets need X' (known on the device,
+        # which hands back the subtrees whose X' is too wide): P alone must fit here.
+        fits = ((record_need(p, nx)[0] <= self.id_stride)
+                & (record_need(p, 0)[1] <= self.bit_stride))
+        back = self._launch(work.take(fits), self.id_stride, self.bit_stride, self.warps)
+        self.big["returned_by_warps"] += len(back)
+        left = self._too_big(work.take(~fits) + back, to_cpu)
         used = int(self.octl.copy_to_host()[0])
         t1 = time.perf_counter()
         self.seconds += t1 - t0
         self.timeline.append((t0, t1))
         data = self.out[:used].copy_to_host() if used else np.zeros(0, np.int32)
-        starts = _record_starts(data, used)
-        self.spilled += len(starts) - 1
-        return Work(np.zeros(0, np.int32), data, starts)
+        handed = Work.of_records(data, _record_starts(data, used))
+        self.spilled += handed.num_records
+        return handed + left
 
-    def _launch(self, work, ids, id_stride, bits, bit_stride, warps):
-        if not len(work):
-            return
+    def _too_big(self, big: Work, to_cpu) -> Work:
+        """The subtrees that do not fit a warp: to the CPU workers (vertices, where
+        ``to_cpu`` takes them), else X made small and searched on a warp or a wider
+        one, else split into first-level branches, which are returned."""
+        if not len(big):
+            return Work.empty()
+        t0 = time.perf_counter()
+        self.big["big_subtrees"] += len(big)
+        graph = self.graph
+        if to_cpu is not None and len(big.verts):
+            roots = Work(big.verts, _NO_IDS, np.zeros(1, np.int64)).as_records(graph)
+            if to_cpu(roots.data, roots.starts):
+                self.big["to_cpu"] += len(big.verts)
+                big = Work.of_records(big.data, big.starts)
+        rec = big.as_records(graph)
+        self.big["compacted"] += rec.num_records
+        rec = self._settle_empty(self._compacted(rec), rec.num_records)
+        p, nx = rec.sizes(self.later, self.earlier)
+        ids_need, bits_need = record_need(p, nx)
+        warp = (ids_need <= self.id_stride) & (bits_need <= self.bit_stride)
+        wide = ~warp & (ids_need <= self.ids.size) & (bits_need <= self.bits.size)
+        self.host_seconds += time.perf_counter() - t0
+        again = self._launch(rec.take(warp), self.id_stride, self.bit_stride, self.warps)
+        if wide.any():
+            id_stride, bit_stride = int(ids_need[wide].max()), int(bits_need[wide].max())
+            warps = min(int(wide.sum()), self.ids.size // id_stride,
+                        self.bits.size // bit_stride, self.warps)
+            self.big["wide"] += int(wide.sum())
+            again = again + self._launch(rec.take(wide), id_stride, bit_stride, warps)
+        split = rec.take(~warp & ~wide) + again
+        if not len(split):
+            return Work.empty()
+        t0 = time.perf_counter()
+        self.big["split"] += len(split)
+        data, starts = first_level(graph.indptr, graph.indices, split.data, split.starts)
+        self.host_seconds += time.perf_counter() - t0
+        return Work.of_records(data, starts)
+
+    def _compacted(self, rec: Work) -> Work:
+        """``rec`` with X made small (:func:`.local.compact_records`), covered records left
+        out; on ``host_threads`` threads, in steps of at most about :data:`HOST_STEP_WORDS`
+        record words, and at least four steps a thread where there are records enough
+        (a few hubs' records make few words but much work)."""
+        graph = self.graph
+        n = rec.num_records
+        cuts = np.unique(np.concatenate([
+            np.searchsorted(rec.starts, np.arange(0, rec.starts[-1], HOST_STEP_WORDS)),
+            np.arange(0, n, max(1, n // (4 * self.host_threads))), [n]])).astype(np.int64)
+        parts = {}
+
+        def step(lo, hi, _state):
+            at = rec.starts[lo : hi + 1]
+            parts[lo] = compact_records(graph.indptr, graph.indices,
+                                        rec.data[at[0] : at[-1]], at - at[0])
+
+        steps.run(step, cuts, self.host_threads)
+        done = Work.empty()
+        for lo in sorted(parts):
+            data, starts, before, after = parts[lo]
+            self.big["x_before"] += int(before)
+            self.big["x_after"] += int(after)
+            done = done + Work.of_records(data, starts)
+        return done
+
+    def _settle_empty(self, rec: Work, before: int) -> Work:
+        """``rec`` without its records of empty P, counted here (R is maximal if X is
+        empty too); ``before``: the records there were before the covered ones went."""
+        heads = rec.starts[:-1]
+        empty = rec.data[heads + 1] == 0
+        maximal = empty & (rec.data[heads + 2] == 0)
+        np.add.at(self.host_hist, np.minimum(rec.data[heads[maximal]], self.nbins - 1), 1)
+        self.big["settled_on_host"] += before - rec.num_records + int(empty.sum())
+        return rec.take(~empty)
+
+    def _launch(self, work, id_stride, bit_stride, warps) -> Work:
+        """Searches ``work`` with ``warps`` warps of the given scratch strides; returns
+        the subtrees the warps handed back (X' too wide for ``bit_stride``)."""
+        back = Work.empty()
+        for part in work.pieces(SPILL_WORDS):
+            if len(part):
+                back = back + self._launch_part(part, id_stride, bit_stride, warps)
+        return back
+
+    def _launch_part(self, work, id_stride, bit_stride, warps) -> Work:
         per_block = min(self.per_block, warps)  # the launch's warps fit its scratch
         blocks = max(1, min(warps // per_block, math.ceil(len(work) / per_block)))
         self.cursor.copy_to_device(np.zeros(1, np.int64))
+        self.octl[1:2].copy_to_device(np.zeros(1, np.int64))
         data = work.data if work.data.size else np.zeros(1, np.int32)
+        args = (cuda.to_device(work.verts), cuda.to_device(data), cuda.to_device(work.starts),
+                cuda.device_array(len(work), np.int32))
+        self.peak_bytes = max(self.peak_bytes,
+                              self.fixed_bytes + sum(a.size * a.dtype.itemsize for a in args))
+        verts, data, starts, skipped = args
         kernel()[blocks, 32 * per_block](
-            self.indptr, self.indices, cuda.to_device(work.verts), np.int64(len(work.verts)),
-            cuda.to_device(data), cuda.to_device(work.starts), np.int64(work.num_records),
-            self.cursor, ids, np.int64(id_stride), bits, np.int64(bit_stride), self.hist,
-            np.int64(self.nbins), np.int64(self.budget), self.out, self.octl)
+            self.indptr, self.indices, verts, np.int64(len(work.verts)), data, starts,
+            np.int64(work.num_records), self.cursor, self.ids, np.int64(id_stride), self.bits,
+            np.int64(bit_stride), self.hist, np.int64(self.nbins), np.int64(self.budget),
+            self.out, self.octl, skipped)
         cuda.synchronize()
         self.launches += 1
+        n = int(self.octl[1:2].copy_to_host()[0])
+        mask = np.zeros(len(work), bool)
+        if n:
+            mask[skipped[:n].copy_to_host()] = True
+        return work.take(mask)
 
     def histogram(self) -> np.ndarray:
-        return self.hist.copy_to_host().reshape(self.warps, self.nbins).sum(axis=0)
+        return self.hist.copy_to_host().reshape(self.warps, self.nbins).sum(axis=0) + \
+            self.host_hist
+
+    def figures(self) -> dict:
+        """Memory and the handling of big subtrees (the engine's snapshot adds them)."""
+        return {"scratch_bytes": self.scratch_bytes,
+                "warp_scratch_bytes": 4 * (self.id_stride + self.bit_stride),
+                "peak_bytes": self.peak_bytes, "host_seconds": self.host_seconds,
+                **self.big}
 
 
 class BitsetsEngine(GPUEngine):
     """The bitset search as a GPU engine (:mod:`gthinker.gpu.engine`): it searches the
     subtrees of the vertices and records it is given; records its warps hand out go to
-    the next launch, or to S while CPU workers (or other GPUs) are idle. Its figures:
-    ``kernel_seconds``, ``launches``, ``spilled``, ``pushed`` and ``device``."""
+    the next launch, or to S while CPU workers (or other GPUs) are idle; in hybrid mode the
+    roots too big for a warp go to S at once. Its figures: ``kernel_seconds``,
+    ``launches``, ``spilled``, ``pushed``, ``device`` and :meth:`BitsetDevice.figures`
+    (memory, and the subtrees too big for a warp)."""
 
     counters = ("cliques",)
     maxima = ("max_size",)
@@ -586,9 +792,14 @@ class BitsetsEngine(GPUEngine):
     #: Blocks per launch (None: BLOCKS_PER_SM on each multiprocessor).
     blocks = None
 
+    #: Bytes of device memory for the warps' scratch (see :class:`BitsetDevice`).
+    scratch_bytes = SCRATCH_BYTES
+
     def __init__(self, graph, setup):
         super().__init__(graph, setup)
-        self.dev = BitsetDevice(graph, setup.histogram_bins, self.blocks, self.budget)
+        host_threads = 1 if setup.cpu_threads else gthinker.options.available_cores()
+        self.dev = BitsetDevice(graph, setup.histogram_bins, self.blocks, self.budget,
+                                self.scratch_bytes, host_threads=host_threads)
         self.dev.timeline = self.timeline  # its launches' busy intervals
         self.pushed = 0
 
@@ -608,8 +819,10 @@ class BitsetsEngine(GPUEngine):
         else:
             verts = got.vertices[::-1]
         work = Work(verts, got.task_data, got.task_starts)
+        # Hybrid mode: the roots too big for a warp (hubs) go to the CPU workers at once.
+        to_cpu = handle.push_tasks if self.setup.cpu_threads else None
         while len(work) and not handle.aborting:
-            work = dev.run(work)
+            work = dev.run(work, to_cpu)
             idle, idle_gpus = handle.idle_cpu_workers(), handle.idle_peers()
             if (idle or idle_gpus) and work.num_records > 1:
                 share = np.zeros(len(work), bool)
@@ -632,4 +845,4 @@ class BitsetsEngine(GPUEngine):
     def snapshot(self) -> dict:
         return {"kernel_seconds": self.dev.seconds, "launches": self.dev.launches,
                 "spilled": self.dev.spilled, "pushed": self.pushed,
-                "device": gthinker.gpu.device_status()[1]}
+                "device": gthinker.gpu.device_status()[1], **self.dev.figures()}

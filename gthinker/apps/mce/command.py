@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gthinker
 from gthinker.extending import App, Request, max_compile, squared
 
 from .options import GPU_ENGINES, MCEOptions
@@ -78,7 +79,31 @@ class MCERequest(Request):
 def describe(result, label=None) -> list[str]:
     lines = [f"maximal cliques: {result.count:,}", f"largest clique:  {result.max_size}",
              "size histogram:  " + ", ".join(f"{k}:{v}" for k, v in result.histogram.items())]
-    return lines + [_time_line(result)]
+    return lines + [_time_line(result), *_big_line(result.stats), *_memory_line(result.stats)]
+
+
+def _memory_line(stats) -> list[str]:
+    size = gthinker.memory.describe
+    if "host_peak_bytes" not in stats:  # a cluster's merged result
+        return []
+    line = f"memory:          host peak {size(stats['host_peak_bytes'])}"
+    gpu = stats.get("gpu", {})
+    if "gpu_peak_bytes" in stats:
+        line += f", GPU peak {size(stats['gpu_peak_bytes'])}"
+        if "scratch_bytes" in gpu:
+            line += f" (warp scratch {size(gpu['scratch_bytes'])})"
+    return [line]
+
+
+def _big_line(stats) -> list[str]:
+    """What the bitset engine did with the subtrees too big for a warp, if any."""
+    gpu = stats.get("gpu", {})
+    if not gpu.get("big_subtrees"):
+        return []
+    return [f"big subtrees:    {gpu['big_subtrees']:,} too big for a warp: {gpu['to_cpu']:,} to "
+            f"the CPU workers, {gpu['compacted']:,} with X made small on the host "
+            f"({gpu['x_before']:,} -> {gpu['x_after']:,} vertices), {gpu['wide']:,} on wider "
+            f"warps, {gpu['split']:,} split into branches"]
 
 
 def _time_line(result) -> str:

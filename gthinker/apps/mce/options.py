@@ -14,16 +14,14 @@ from gthinker.extending import (
     positive_int,
 )
 
-__all__ = ["BITSET_MAX_DEGREE", "GPU_ENGINES", "HYBRID_CPU_CHUNK", "HYBRID_GPU_CHUNK",
-           "MCEOptions"]
+__all__ = ["GPU_ENGINES", "HYBRID_CPU_CHUNK", "HYBRID_GPU_CHUNK", "MCEOptions", "SCRATCH_BYTES",
+           "SCRATCH_FREE_SHARE"]
 
-#: Auto mode's GPU engine is "bitsets" up to this degree. Measured (docs/benchmarks.md):
-#: bitsets 3.7x faster than levels on facebook_combined (max degree 1,045) and on par on
-#: email-Enron (1,383); on a skewed R-MAT graph (max degree 15,768) the bitsets engine
-#: did not finish in 150 s where levels takes 7 s. The cause is fixed (wide subtrees
-#: hand out their first level); measured since (H100, 2026-11-24): bitsets 0.91-1.04 s vs
-#: levels 1.39 s on R-MAT 20, 0.61-0.64 s vs 0.45 s on R-MAT 22 (skew a=0.5): no clear winner.
-BITSET_MAX_DEGREE = 1536
+#: Bytes of device memory for the bitsets engine's warp scratch (bitset rows, stacks, id
+#: lists), at most :data:`SCRATCH_FREE_SHARE` of what the device has free once the graph is
+#: there; subtrees too big for it are made smaller on the host, never refused.
+SCRATCH_BYTES = 3 << 30
+SCRATCH_FREE_SHARE = 1 / 2
 #: The GPU searches: a warp per subtree over a bitset graph, or level by level.
 GPU_ENGINES = ("auto", "bitsets", "levels")
 #: In hybrid mode the CPU workers take this many vertices at a time, the hardest ones,
@@ -51,7 +49,7 @@ class MCEOptions(AppOptions):
     gpu_engine: str = option_field(
         "auto", "GPU search: bitsets (a warp per subtree over a bitset graph) or levels (level "
         "by level on the GPU worker, with host buffer H; the GPU worker options are its); "
-        f"auto: bitsets unless a vertex has more than {BITSET_MAX_DEGREE:,} neighbours",
+        "auto: bitsets, whatever the degrees",
         choice(*GPU_ENGINES))
     min_size: int = option_field(
         1, "count (and list) only the maximal cliques of at least K vertices", positive_int,
@@ -69,6 +67,11 @@ class MCEOptions(AppOptions):
         None, "bitsets engine, hybrid mode: the share of the handed-out records offered to "
         "idle CPU workers", _share, flag=False,
         default_text="the engine's")
+    gpu_scratch_bytes: int | None = option_field(
+        None, "bitsets engine: bytes of GPU memory for the warps' scratch (bitset rows, "
+        f"stacks, id lists), at most {SCRATCH_FREE_SHARE:.0%} of the device's free memory; "
+        "subtrees too big for it are made smaller on the host, never refused", positive_int,
+        metavar="BYTES", default_text=f"{SCRATCH_BYTES:,}")
 
     scheduler = ("threads", "time_budget", "early_split", "cpu_chunk", "cpu_task_batch",
                  "spill_limit", "progress_interval")
