@@ -134,3 +134,17 @@ def test_the_estimate_is_kept_and_repeatable():
     assert costs.costs(graph, plan) is first  # kept with the graph
     assert costs.search_steps(graph, plan) == first.search  # a fixed seed
     assert np.isfinite(first.search) and first.formula > 0
+
+
+def test_gpu_mode_weighs_no_neighbourhood_shape():
+    """The neighbourhood formulas cost what each neighbourhood's triangles cost, which the
+    degrees do not bound: gpu and hybrid modes search them; cpu mode takes the formula."""
+    from gthinker.apps.matching import counting, neighbourhoods
+
+    graph = gthinker.as_graph(_hub_graph(300))
+    for shape in neighbourhoods.SHAPES:
+        plan = pattern_plan(pattern(shape))
+        assert shape not in costs.WEIGHED_SHAPES
+        assert counting.by_formula(plan, "gpu", graph) == (False, "")
+        assert counting.by_formula(plan, "hybrid", graph)[0] is False
+        assert counting.by_formula(plan, "cpu", graph)[0] is True

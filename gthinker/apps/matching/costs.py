@@ -23,8 +23,11 @@ degrees: the per-edge sums (:class:`gthinker.apps.matching.formulas.EdgeStats`) 
 wedge, ``sum of deg^2``; the 4-cycle alone counts each cycle at its vertex of highest
 degree rank (:class:`gthinker.apps.matching.formulas.FourCycles`), ``sum of deg(v)
 out(v)``, ``out(v)`` its neighbours of higher rank (O(m sqrt(m)) at most, a hub's wedges
-never); the neighbourhood shapes (:mod:`gthinker.apps.matching.neighbourhoods`) build each
-vertex's neighbourhood graph from the wedges below it: the same bound.
+never). The neighbourhood shapes (:mod:`gthinker.apps.matching.neighbourhoods`) are not
+weighed: building each vertex's neighbourhood graph has that bound, but counting in it
+follows the triangles of each neighbourhood, which the degrees do not bound (the 4-wheel
+on socfb-B-anon took 27 s by its formula where the search took a fraction of a second:
+docs/benchmarks.md); in gpu and hybrid modes the search counts them.
 """
 
 from __future__ import annotations
@@ -36,11 +39,11 @@ import numpy as np
 import gthinker
 from gthinker.setops import lower_bound
 
-from . import formulas, neighbourhoods
+from . import formulas
 from .pattern_plan import PatternPlan
 
-__all__ = ["FORMULA_RATIO", "SAMPLES", "WEIGHED_MODES", "Costs", "costs", "formula_steps",
-           "search_steps"]
+__all__ = ["FORMULA_RATIO", "SAMPLES", "WEIGHED_MODES", "WEIGHED_SHAPES", "Costs", "costs",
+           "formula_steps", "search_steps"]
 
 #: Tree homomorphisms drawn per level of the search's estimate.
 SAMPLES = 2048
@@ -95,11 +98,15 @@ def costs(graph: gthinker.Graph, plan: PatternPlan) -> Costs:
     return kept[key]
 
 
+#: The shapes whose formula's steps the degrees bound (:func:`formula_steps`).
+WEIGHED_SHAPES = frozenset({"4-cycle"}) | frozenset(formulas.FORMULAS)
+
+
 def formula_steps(graph: gthinker.Graph, shape: str | None) -> float | None:
     """The steps of the formula job that counts ``shape`` (see the module docstring), or
-    None when no formula counts it."""
+    None when no formula of :data:`WEIGHED_SHAPES` counts it."""
     deg = graph.degrees().astype(np.float64)
-    if shape == "4-cycle" or shape in neighbourhoods.SHAPES:
+    if shape == "4-cycle":
         return float(deg @ ranked_out_degrees(graph)) + graph.num_vertices
     if shape in formulas.FORMULAS:
         return float(deg @ deg) + graph.num_vertices

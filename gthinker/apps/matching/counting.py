@@ -414,12 +414,13 @@ def by_formula(plan: PatternPlan, mode: str, graph: gthinker.Graph | None = None
     """Whether a formula counts the plan's shape, and why (the result's ``mode_reason``):
     always in modes cpu and auto; in gpu and hybrid modes when the search would cost
     :data:`~gthinker.apps.matching.costs.FORMULA_RATIO` times the formula or more in
-    ``graph`` (:func:`gthinker.apps.matching.costs.costs`; never without a graph)."""
+    ``graph`` (:func:`gthinker.apps.matching.costs.costs`; never without a graph, nor
+    for a shape outside :data:`~gthinker.apps.matching.costs.WEIGHED_SHAPES`)."""
     if plan.shape not in FORMULA_SHAPES:
         return False, ""
     if mode not in costs.WEIGHED_MODES:
         return True, f"a formula counts {plan.shape} (CPU)"
-    if graph is None:
+    if graph is None or plan.shape not in costs.WEIGHED_SHAPES:
         return False, ""
     estimate = costs.costs(graph, plan)
     return estimate.formula_wins(), estimate.why(plan.shape)
