@@ -738,11 +738,13 @@ def sm_rows(bench, g):
 def warm_up(a):
     """Runs every gthinker case of the tables once on small graphs (compiling, or loading
     the compile cache): MCE in each mode on a graph of low degree and on one with a vertex
-    of degree 1,600 (a hub's subtree), each pattern in each matching mode."""
+    of degree 1,600 (a hub's subtree), and in gpu mode with subtrees too big for a warp
+    (the host's compaction, wider warps), each pattern in each matching mode."""
     import numpy as np
 
     import gthinker
     from gthinker.apps import mce, sm
+    from gthinker.apps.mce import command as mce_command
     from gthinker.graphs import generate
 
     low = generate.powerlaw_cluster(400, 4, 0.3, seed=1)
@@ -754,6 +756,9 @@ def warm_up(a):
         cases += [(f"mce {m} {name}", lambda m=m, gr=gr: mce.run(gr, mode=m, threads=a.threads))
                   for m in a.mce_modes.split(",") if usable(m)
                   for name, gr in (("low degree", low), ("hub", hub))]
+        if usable("gpu") and "gpu" in a.mce_modes.split(","):  # hub subtrees past a warp
+            cases.append(("mce gpu, subtrees too big for a warp", lambda: mce.run(
+                low, mode="gpu", gpu_scratch_bytes=mce_command.WARMUP_SCRATCH_BYTES)))
     if "sm" in a.tables:
         for n in (int(x) for x in a.patterns.split(",")):
             q = gthinker.Graph.from_edges(np.array(patterns.TDFS[n][1]))
