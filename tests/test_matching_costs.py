@@ -148,3 +148,14 @@ def test_gpu_mode_weighs_no_neighbourhood_shape():
         assert counting.by_formula(plan, "gpu", graph) == (False, "")
         assert counting.by_formula(plan, "hybrid", graph)[0] is False
         assert counting.by_formula(plan, "cpu", graph)[0] is True
+
+
+def test_sm_weighs_only_what_the_dispatch_weighs():
+    """A neighbourhood shape in gpu mode is searched without an estimate (it would cost
+    a tenth of a second and decide nothing); the count still equals the cpu mode's."""
+    g = nx.gnp_random_graph(14, 0.5, seed=3)
+    graph = gthinker.as_graph(g)
+    q = pattern("4-wheel")
+    r = sm.count(graph, q, mode="gpu", threads=2)
+    assert "costs" not in r.stats and r.method == "subgraph matching"
+    assert r.count == sm.count(graph, q, mode="cpu", threads=2).count

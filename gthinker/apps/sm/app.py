@@ -132,12 +132,14 @@ def _by_count_engines(data, query, unique, mode, progress, options):
     """The count of a clique or of a shape with a formula, from the counting app
     (distinct subgraphs, times ``|Aut(q)|`` for embeddings), or None for other queries
     and a shape the search counts; and the :class:`~gthinker.apps.matching.costs.Costs`
-    weighed to choose (a shape with a formula, gpu and hybrid modes), else None."""
+    weighed to choose (a shape of ``costs.WEIGHED_SHAPES``, gpu and hybrid modes), else
+    None."""
     pp = pattern_plan(query)
     if pp.clique is None and pp.shape not in counting.FORMULA_SHAPES:
         return None, None
     graph = data if data.labels is None else label_subgraph(data, pp.uniform_label)
-    weighed = costs.costs(graph, pp) if pp.clique is None and mode in costs.WEIGHED_MODES else None
+    weighed = (costs.costs(graph, pp) if pp.clique is None and mode in costs.WEIGHED_MODES
+               and pp.shape in costs.WEIGHED_SHAPES else None)
     if not counting.takes(pp, mode, graph):
         return None, weighed
     res = counting.count_plan(graph, pp, mode=mode, progress=progress, **options)
