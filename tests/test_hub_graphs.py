@@ -7,21 +7,23 @@ the triangle and by-vertex clique kernels; the clique counts in every mode."""
 
 import dataclasses
 import itertools
+import os
 import random
 
 import networkx as nx
 import numpy as np
 import pytest
+from conftest import REAL_GPU
 from test_sm import _embeddings, _random_walk_query
 
 import gthinker
 from gthinker.apps import count, sm
 from gthinker.apps.matching import cliques_gpu, planner
 from gthinker.apps.matching.dfs_gpu import WINDOW_IDS, DFSEngine, buffer_sizes
-from gthinker.apps.matching.local_gpu import LOCAL_VARIANTS
+from gthinker.apps.matching.local_gpu import LOCAL, LOCAL_VARIANTS
 from gthinker.apps.matching.planner import plan
 from gthinker.apps.matching.search import SubgraphMatching
-from gthinker.apps.matching.triangles_gpu import VARIANTS
+from gthinker.apps.matching.triangles_gpu import TRIANGLES, VARIANTS
 
 #: T-DFS's patterns 3-6 (data/pattern/N.g of lyuheng/tdfs): tails of every kind (a kept
 #: list and its parent; a list and a row; joined twins). With 5-path (two rows) and 5-cycle
@@ -193,11 +195,21 @@ def _wide_hub_graph():
     return G
 
 
-def test_every_triangle_kernel_variant_counts_networkx_triangles():
+#: The kernel variants tested: every one on a real GPU or with GTHINKER_TEST_ALL_VARIANTS=1
+#: (the simulator takes some 50 s for them all); else the ones counts run (the others are
+#: the variant benchmark's, benchmarks/count_gpu_variants.py).
+ALL_VARIANTS = REAL_GPU or os.environ.get("GTHINKER_TEST_ALL_VARIANTS") == "1"
+
+
+def _variants(every: dict, used):
+    return list(every.values()) if ALL_VARIANTS else [used]
+
+
+def test_triangle_kernel_variants_count_networkx_triangles():
     G = _wide_hub_graph()
     want = sum(nx.triangles(G).values()) // 3
     dag = _by_id_dag(G)  # any DAG of G will do for a kernel
-    for v in VARIANTS.values():
+    for v in _variants(VARIANTS, TRIANGLES):
         dev = cliques_gpu.CliqueDevice(dag, 3, variant=v)
         assert dev.edges([(0, dag.num_vertices)], take=True)
         assert dev.take() == want, v.name
@@ -209,14 +221,14 @@ def test_every_triangle_kernel_variant_counts_networkx_triangles():
     assert cliques_gpu.count(gthinker.Graph.from_networkx(G).degree_oriented(), 3)[0] == want
 
 
-def test_every_by_vertex_kernel_variant_counts_networkx_4_cliques():
+def test_by_vertex_kernel_variants_count_networkx_4_cliques():
     G = nx.gnp_random_graph(42, 0.04, seed=6)  # hubs 0, 1 of 38-40 out-neighbours
     G.add_edges_from((h, v) for h in range(2) for v in range(h + 1, 42) if (v + h) % 13)
     G.add_edges_from(itertools.combinations(range(2, 8), 2))
     dag = _by_id_dag(G)
     assert np.diff(dag.indptr).max() > 32  # rows of two words: the block path
     want = sum(1 for c in nx.enumerate_all_cliques(G) if len(c) == 4)
-    for v in LOCAL_VARIANTS.values():
+    for v in _variants(LOCAL_VARIANTS, LOCAL):
         dev = cliques_gpu.CliqueDevice(dag, 4, variant=v)
         assert dev.local and dev.edges([(0, dag.num_vertices)], take=True)
         assert dev.take() == want, v.name
