@@ -65,7 +65,7 @@ def test_each_apps_request_runs_in_ranges_as_on_a_cluster(name, keywords, counte
     assert in_ranges(req, gthinker.as_graph(g)).counters[counter] == want(g) > 0
 
 
-def test_every_name_of_the_surface_resolves_and_importing_it_loads_no_numba():
+def test_every_name_of_the_surface_resolves_and_importing_it_loads_no_numba(tmp_path):
     for name in extending.__all__:
         assert getattr(extending, name) is not None, name
         assert not name.startswith("_")
@@ -73,8 +73,10 @@ def test_every_name_of_the_surface_resolves_and_importing_it_loads_no_numba():
         extending.Nope  # noqa: B018
     code = ("import sys; from gthinker.extending import App, AppOptions, JobRequest, "
             "option_field, positive_int; print('numba' in sys.modules)")
+    # (in a folder of its own: ``python -c`` puts its current folder first on sys.path, and
+    # the checkout's source folder has no built core when gthinker was installed without -e)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                       env=child_env(), timeout=120)
+                       env=child_env(), timeout=120, cwd=tmp_path)
     assert r.returncode == 0 and r.stdout.strip() == "False", r.stderr
 
 
