@@ -43,7 +43,7 @@ from . import formulas
 from .pattern_plan import PatternPlan
 
 __all__ = ["FORMULA_RATIO", "SAMPLES", "WEIGHED_MODES", "WEIGHED_SHAPES", "Costs", "costs",
-           "formula_steps", "search_steps"]
+           "formula_steps", "search_steps", "weighed"]
 
 #: Tree homomorphisms drawn per level of the search's estimate.
 SAMPLES = 2048
@@ -86,6 +86,15 @@ class Costs:
                     f"{self.formula:.3g} steps (a formula from {FORMULA_RATIO}x)")
         return (f"the search: about {self.search:.3g} partial matches, {ratio:.3g}x the "
                 f"formula's {self.formula:.3g} steps (a formula from {FORMULA_RATIO}x)")
+
+
+def weighed(graph: gthinker.Graph | None, plan: PatternPlan, mode: str) -> Costs | None:
+    """The :class:`Costs` the dispatch weighs for ``plan`` in ``mode``, or None where it
+    weighs nothing (no graph, a mode outside :data:`WEIGHED_MODES`, a shape outside
+    :data:`WEIGHED_SHAPES`)."""
+    if graph is None or mode not in WEIGHED_MODES or plan.shape not in WEIGHED_SHAPES:
+        return None
+    return costs(graph, plan)
 
 
 def costs(graph: gthinker.Graph, plan: PatternPlan) -> Costs:

@@ -420,9 +420,9 @@ def by_formula(plan: PatternPlan, mode: str, graph: gthinker.Graph | None = None
         return False, ""
     if mode not in costs.WEIGHED_MODES:
         return True, f"a formula counts {plan.shape} (CPU)"
-    if graph is None or plan.shape not in costs.WEIGHED_SHAPES:
+    estimate = costs.weighed(graph, plan, mode)
+    if estimate is None:
         return False, ""
-    estimate = costs.costs(graph, plan)
     return estimate.formula_wins(), estimate.why(plan.shape)
 
 

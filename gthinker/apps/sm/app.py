@@ -138,8 +138,7 @@ def _by_count_engines(data, query, unique, mode, progress, options):
     if pp.clique is None and pp.shape not in counting.FORMULA_SHAPES:
         return None, None
     graph = data if data.labels is None else label_subgraph(data, pp.uniform_label)
-    weighed = (costs.costs(graph, pp) if pp.clique is None and mode in costs.WEIGHED_MODES
-               and pp.shape in costs.WEIGHED_SHAPES else None)
+    weighed = costs.weighed(graph, pp, mode) if pp.clique is None else None
     if not counting.takes(pp, mode, graph):
         return None, weighed
     res = counting.count_plan(graph, pp, mode=mode, progress=progress, **options)
