@@ -16,7 +16,7 @@ nvidia-smi topo -m > "$OUT/topo.txt" 2>&1
 nvidia-smi -L
 command -v nsys ncu nvcc; ls /usr/local/cuda*/bin 2>/dev/null | grep -E "nsys|ncu" | head
 gthinker mce "$fb" --mode gpu --gpus 1 --quiet > /dev/null 2>&1  # graph prepared, GPU compiled
-for g in ${GPUS//,/ }; do
+for g in $(echo "${GPUS:-1,2,4}" | tr , " "); do
   for r in $(seq "${REPEAT:-2}"); do
     /usr/bin/time -f "whole %e s" gthinker mce "$fb" --mode gpu --gpus "$g" --json \
       > "$OUT/mce_gpu_g${g}_r$r.json" 2> "$OUT/mce_gpu_g${g}_r$r.err"
