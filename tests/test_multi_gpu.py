@@ -237,6 +237,17 @@ def test_mce_heavy_roots_spread_over_two_gpu_workers():
     assert all(s["launches"] > 0 for s in r.stats["gpus"])
 
 
+def test_mce_chunk_tails_wait_in_s_while_roots_remain():
+    # A tiny node budget leaves records after every launch; with small chunks and roots
+    # still in the deque, a GPU parks them in S and takes the next chunk: same count.
+    G = nx.gnp_random_graph(60, 0.15, seed=7)
+    G.add_edges_from(itertools.combinations(range(45, 60), 2))
+    r = mce.run(G, mode="gpu", gpu_engine="bitsets", gpus=_two(), gpu_chunk=4,
+                gpu_node_budget=2)
+    assert r.count == sum(1 for _ in nx.find_cliques(G))
+    assert r.stats["gpu"]["parked"] > 0
+
+
 _CHILD_JOB = """
 import networkx as nx
 from gthinker import gpu

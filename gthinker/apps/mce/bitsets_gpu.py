@@ -802,6 +802,7 @@ class BitsetsEngine(GPUEngine):
                                 self.scratch_bytes, host_threads=host_threads)
         self.dev.timeline = self.timeline  # its launches' busy intervals
         self.pushed = 0
+        self.parked = 0  # records of a chunk's tail left in S for later (see _park)
 
     @classmethod
     def root_costs(cls, graph, roots):
@@ -823,6 +824,8 @@ class BitsetsEngine(GPUEngine):
         to_cpu = handle.push_tasks if self.setup.cpu_threads else None
         while len(work) and not handle.aborting:
             work = dev.run(work, to_cpu)
+            if self._park(work, handle):
+                return
             idle, idle_gpus = handle.idle_cpu_workers(), handle.idle_peers()
             if (idle or idle_gpus) and work.num_records > 1:
                 share = np.zeros(len(work), bool)
@@ -835,6 +838,19 @@ class BitsetsEngine(GPUEngine):
                     self.pushed += given.num_records
                     work = work.take(~share)
 
+    def _park(self, work: Work, handle) -> bool:
+        """With several GPUs: the records a chunk left, too few to fill the warps, go to
+        S while roots wait in the deque, and the next chunk comes at once (V before S).
+        Drained chunk by chunk, each chunk's last launches ran a few warps each: on
+        facebook_combined 160 launches a GPU for 30 on one, 6.5 s busy for 4.1 s (4
+        H200s, docs/benchmarks.md). Whether they went."""
+        if not self.setup.peers or not 0 < work.num_records < self.dev.warps:
+            return False
+        if not handle.unstarted_vertices() or not handle.push_tasks(work.data, work.starts):
+            return False
+        self.parked += work.num_records
+        return True
+
     def results(self) -> EngineResults:
         hist = self.dev.histogram()
         sizes = np.flatnonzero(hist)
@@ -844,5 +860,5 @@ class BitsetsEngine(GPUEngine):
 
     def snapshot(self) -> dict:
         return {"kernel_seconds": self.dev.seconds, "launches": self.dev.launches,
-                "spilled": self.dev.spilled, "pushed": self.pushed,
+                "spilled": self.dev.spilled, "pushed": self.pushed, "parked": self.parked,
                 "device": gthinker.gpu.device_status()[1], **self.dev.figures()}
