@@ -4,16 +4,19 @@ traceback or a wrong result."""
 
 from __future__ import annotations
 
+import json
 import resource
 import subprocess
 import sys
 import textwrap
+import zlib
 
+import networkx as nx
 import numpy as np
 import pytest
 
 import gthinker
-from gthinker import memory
+from gthinker import Graph, memory
 from gthinker.graphs.generate import rmat
 
 # ---- memory limits ------------------------------------------------------------------------
@@ -129,3 +132,96 @@ def test_check_fits_names_the_tightest_bound(tmp_path, monkeypatch):
         memory.check_fits(2 << 30, "the test's arrays")
     monkeypatch.setattr(memory, "_reading", [float("-inf"), 0, ""])
     np.testing.assert_array_less(0, memory.available_bytes())
+
+
+# ---- flipped bits in a binary graph file ---------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory):
+    """A labeled graph saved with every prepared form, then one more form kept into it
+    by a run (the kept-forms writer), and the 4-clique count networkx gives."""
+    rng = np.random.default_rng(5)
+    nxg = nx.gnp_random_graph(70, 0.25, seed=5)
+    nx.set_node_attributes(nxg, {v: int(rng.integers(0, 3)) for v in nxg}, "label")
+    g = Graph.from_networkx(nxg)  # with its labels
+    path = tmp_path_factory.mktemp("binary") / "g.csr"
+    g.save(path, prepare=["degeneracy", "oriented", "ordered"])
+    keeping, Graph.KEEP_FORMS = Graph.KEEP_FORMS, True
+    try:
+        Graph.load(path).degree_in_rows()  # kept into the file: sections kept1/...
+    finally:
+        Graph.KEEP_FORMS = keeping
+    cliques = sum(1 for c in nx.enumerate_all_cliques(nxg) if len(c) == 4)
+    return path, cliques
+
+
+def _sections(path):
+    with open(path, "rb") as fh:
+        head = fh.read(24)
+        length = int.from_bytes(head[12:16], "little")
+        return json.loads(fh.read(length))["sections"]
+
+
+def test_the_file_has_sections_of_every_kind(stored):
+    names = set(_sections(stored[0]))
+    assert {"indptr", "indices", "ids", "labels", "derived/oriented/indices",
+            "derived/degeneracy/0"} <= names
+    assert any(name.startswith("kept1/") for name in names)
+
+
+def _flipped(path, tmp_path, name, section):
+    data = bytearray(path.read_bytes())
+    at = section["offset"] + section["nbytes"] // 2
+    data[at] ^= 1 << (at % 8)
+    out = tmp_path / "flipped.csr"
+    out.write_bytes(bytes(data))
+    return out
+
+
+def test_a_flipped_bit_in_any_section_is_an_error_naming_it(stored, tmp_path):
+    path, _ = stored
+    for name, section in _sections(path).items():
+        if not section["nbytes"]:
+            continue
+        bad = _flipped(path, tmp_path, name, section)
+        with pytest.raises(gthinker.GraphFormatError, match=f"section '{name}' does not "
+                                                            "match its checksum"):
+            Graph.load(bad).prepared()  # the graph at once, each form as it is restored
+
+
+def test_a_flipped_bit_in_a_stored_form_prints_no_result(stored, tmp_path):
+    from gthinker.cli.main import main
+
+    path, cliques = stored
+    sections = _sections(path)
+    assert main(["count", str(path), "4-clique", "--mode", "cpu", "--quiet"]) == 0
+    bad = _flipped(path, tmp_path, "derived/oriented/indices",
+                   sections["derived/oriented/indices"])
+    p = subprocess.run([sys.executable, "-m", "gthinker.cli.main", "count", str(bad),
+                        "4-clique", "--mode", "cpu", "--quiet"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2 and p.stdout == "", (p.stdout, p.stderr)
+    assert p.stderr.strip().splitlines() == [
+        f"gthinker: error: {bad}: corrupt: section 'derived/oriented/indices' does not match "
+        "its checksum (the file was damaged after it was written: convert the graph again "
+        "from its source)"]
+    assert cliques > 0
+
+
+def test_a_section_without_checksums_is_read_unchecked(stored, tmp_path):
+    path, _ = stored
+    data = path.read_bytes()
+    length = int.from_bytes(data[12:16], "little")
+    meta = json.loads(data[24:24 + length])
+    for section in meta["sections"].values():
+        del section["crc32"]
+    text = json.dumps(meta, separators=(",", ":")).encode()
+    text += b" " * (length - len(text))  # the same length: the sections stay where they are
+    old = bytearray(data)
+    old[12:16] = len(text).to_bytes(4, "little")
+    old[16:20] = zlib.crc32(text).to_bytes(4, "little")
+    old[24:24 + length] = text
+    out = tmp_path / "old.csr"
+    out.write_bytes(bytes(old))
+    assert Graph.load(out) == Graph.load(path)
