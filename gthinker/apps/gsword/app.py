@@ -87,7 +87,7 @@ from .sampling import (  # noqa: F401 - re-exported: the app's public names
     num_positions,
     vertex,
 )
-from .stop_rule import StopRule, batch_sizes
+from .stop_rule import Deadline, StopRule, batch_sizes
 from .trawl import (
     MIN_TRAWL_WINDOW,
     Trawl,
@@ -250,8 +250,9 @@ def estimate(data, query, estimator=None, *, progress=None,
           (``stopped == "target_error"``); the samples then drawn may be fewer than
           ``samples``.
         - ``time_limit``: stop drawing batches once this many seconds have passed
-          since the call began (``stopped == "time_limit"``); the batch in progress
-          is finished.
+          since the call began (``stopped == "time_limit"``); on the CPU the batch in
+          progress then is cut off and left out (the first is always finished), on the
+          GPU it is finished.
         - ``seed``: the same seed, data, query and options give the same estimate
           (trawl enumerations that get cut off depend on timing).
         - ``inheritance``, ``streaming``: the GPU's sample inheritance and warp
@@ -396,8 +397,17 @@ class _Pipeline:
     # ---- on the CPU ---------------------------------------------------------------------
 
     def _on_cpu(self, todo, stop, progress):
+        limit = self.rule.time_limit
         for b, batch in enumerate(todo):
-            took = self._sample(batch, stop)
+            if b and limit is not None:  # cut off at the time limit (not the first batch)
+                deadline = Deadline(self.started + limit, stop)
+                with deadline as token:
+                    took = self._sample(batch, token)
+                if deadline.expired:
+                    self.stopped = "time_limit"
+                    break  # cut short: left out
+            else:
+                took = self._sample(batch, stop)
             if stop is not None and stop.is_set():
                 self.stopped = "stop"
                 break  # this batch may be cut short: it is left out
@@ -424,8 +434,12 @@ class _Pipeline:
         if not len(slots):
             return
         job = TrawlJob(self.data, self.plan_params, recs, slots, self.threads)
-        job.wait(self.trawl_window if self.trawl_window is not None
-                 else max(took, CPU_TRAWL_WINDOW))
+        window = self.trawl_window if self.trawl_window is not None else max(took,
+                                                                            CPU_TRAWL_WINDOW)
+        if self.rule.time_limit is not None:  # no enumeration past the time limit
+            left = self.started + self.rule.time_limit - time.perf_counter()
+            window = max(0.0, min(window, left))
+        job.wait(window)
         matches, finished = job.cut()
         self.stats["trawl_seconds"] += time.perf_counter() - job.started
         finish_trawl(self.ns_cpu, self.cg, batch, slots, matches, finished, self.seed,
