@@ -63,3 +63,25 @@ def test_tail_index_of_a_pareto_sample():
         got = gsword.app.tail_index(rng.pareto(alpha, 40_000) + 1)
         assert abs(got - alpha) < 0.25 * alpha
     assert gsword.app.tail_index(np.zeros(100)) is None
+
+
+def test_a_target_cheaper_to_count_exactly_is_counted_exactly():
+    data = gthinker.Graph.from_networkx(nx.powerlaw_cluster_graph(300, 4, 0.3, seed=1))
+    exact = sm.count(data, "house", mode="cpu", threads=2).count
+    r = gsword.estimate(data, "house", "wj", samples=10**8, target_error=1e-4, mode="cpu",
+                        threads=2, trawl=False)
+    assert r.estimate == exact and r.stderr == 0 and r.ci95 == (exact, exact)
+    assert r.exact.startswith("counted exactly") and r.stopped is None and r.reliable
+    assert describe(r)[0].startswith(f"house: {exact:,} embeddings, counted exactly")
+    loose = gsword.estimate(data, "house", "wj", samples=10**6, target_error=0.5, mode="cpu",
+                            threads=2, trawl=False)
+    assert loose.exact is None and loose.stopped == "target_error"  # sampling was cheaper
+
+
+def test_exact_is_cheaper_weighs_the_samples_still_needed():
+    # 10x too wide after 1,000 samples in 1 s: 100,000 samples, 99 s more of sampling
+    args = dict(threads=1, estimate=100.0, stderr=10.0 / 1.96 * 10, drawn=1000, seconds=1.0,
+                samples=10**9, target_error=0.1)
+    steps_per_second = gsword.app.EXACT_STEPS_PER_SECOND
+    assert gsword.app.exact_is_cheaper(steps_per_second * 98, **args) is not None
+    assert gsword.app.exact_is_cheaper(steps_per_second * 100, **args) is None

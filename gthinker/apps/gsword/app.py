@@ -88,7 +88,7 @@ from .sampling import (  # noqa: F401 - re-exported: the app's public names
     num_positions,
     vertex,
 )
-from .stop_rule import Deadline, StopRule, batch_sizes
+from .stop_rule import Z95, Deadline, StopRule, batch_sizes
 from .trawl import (
     MIN_TRAWL_WINDOW,
     Trawl,
@@ -152,6 +152,10 @@ class GSwordResult:
     #: On the GPUs: ``{"gpu": the samplers' figures summed, "gpus": each device's}``
     #: (launches, rounds, kernel seconds), as every app's ``stats`` has them.
     stats: dict = field(default_factory=dict)
+    #: Why the estimate is the exact count (``stderr`` 0), or None: with
+    #: ``target_error``, the plan's cost model put the exact count below the time the
+    #: samples would take to reach it (:func:`exact_is_cheaper`).
+    exact: str | None = None
 
     @property
     def reliable(self) -> bool:
@@ -163,7 +167,7 @@ class GSwordResult:
             "query", "estimate", "samples", "valid_ratio", "stderr", "seconds",
             "compile_seconds", "samples_per_second", "sampling_seconds", "build_seconds",
             "estimator", "mode", "trawl", "batches", "seed", "inheritance", "streaming",
-            "order", "candidates", "threads", "reliable", "warnings", "stopped")}
+            "order", "candidates", "threads", "reliable", "warnings", "stopped", "exact")}
         d["ci95"] = list(self.ci95) if self.ci95 is not None else None
         d["trawl_stats"] = dict(self.trawl_stats)
         d["stats"] = dict(self.stats)
@@ -250,6 +254,10 @@ def estimate(data, query, estimator=None, *, progress=None,
           share of the estimate (0.01: within 1%), checked after each batch
           (``stopped == "target_error"``); the samples then drawn may be fewer than
           ``samples``.
+        - ``exact_if_cheaper``: with ``target_error``, count exactly (``gthinker sm``'s
+          count, ``stderr`` 0, the result's ``exact`` saying why) where the plan's cost
+          model puts that below the time the samples would take to reach the target
+          (:func:`exact_is_cheaper`; unlabeled graphs).
         - ``time_limit``: stop drawing batches once this many seconds have passed
           since the call began (``stopped == "time_limit"``); on the CPU the batch in
           progress then is cut off and left out (the first is always finished), on the
@@ -285,9 +293,17 @@ def estimate(data, query, estimator=None, *, progress=None,
     sizes = batch_sizes(samples, batches, rule)
     plan_params = _trawl_plan(opts.trawl, sizes, cg, data, query_graph)
     run = _Pipeline(est, cg, data, mode, threads, plan_params, rule, t0, opts, run_options)
+    if rule.target_error is not None and opts.exact_if_cheaper and first_sample == 0:
+        run.exact_check = _exact_check(data, query_graph, threads, samples, rule)
     done = run.batches(sizes, first_sample, opts.trawl_samples, stop, progress)
     total = sum(x.n for x in done)
     fields = summary(done)
+    if run.exact is not None:
+        exact = _exactly(data, query_graph, threads, stop)
+        if exact is None:  # stopped while counting: the estimate of the first batch
+            run.exact, run.stopped = None, "stop"
+        else:
+            fields, run.stopped = exact, None
     compile_seconds = gthinker.compiler.compile_seconds() - compiled_before
     seconds = time.perf_counter() - t0 - compile_seconds
     name = opts.name
@@ -302,8 +318,63 @@ def estimate(data, query, estimator=None, *, progress=None,
         streaming=opts.streaming and mode == "gpu" and bool(est.refines),
         order=[int(u) for u in cg.order], candidates=[len(c) for c in cg.candidates],
         trawl_stats=run.stats, threads=threads, compile_seconds=compile_seconds,
-        stopped=run.stopped, stats=run.gpu_stats(),
+        stopped=run.stopped, stats=run.gpu_stats(), exact=run.exact,
         rounds=[(b.first, b.n, b.out_sum, b.out_valid) for b in done])
+
+
+#: Search steps per second per thread that the exact count is reckoned at when weighed
+#: against sampling (:func:`exact_is_cheaper`): the cost model's steps ran at 4e6 to 1.4e9
+#: a second per thread (house, 4-cycle, diamond on Enron, house and 4-clique on R-MAT 16;
+#: 2-core dev machine), so this low one switches only where the exact count is clearly
+#: cheaper.
+EXACT_STEPS_PER_SECOND = 2e7
+
+
+def exact_is_cheaper(steps: float, threads: int, estimate: float, stderr: float, drawn: int,
+                     seconds: float, samples: int, target_error: float) -> str | None:
+    """Why the exact count is cheaper than sampling to ``target_error`` (a sentence), or
+    None: the samples still needed (``drawn * (Z95 stderr / (target * estimate))^2``, at
+    most ``samples``) at the rate of the ``drawn`` ones (``seconds``) against ``steps``
+    search steps at :data:`EXACT_STEPS_PER_SECOND` per thread."""
+    if drawn <= 0 or seconds <= 0:
+        return None
+    rel = Z95 * stderr / estimate if estimate > 0 else math.inf
+    need = samples if rel == math.inf else min(samples, drawn * (rel / target_error) ** 2)
+    sampling = max(0.0, need - drawn) * seconds / drawn
+    exact = steps / (EXACT_STEPS_PER_SECOND * max(1, threads))
+    if exact >= sampling:
+        return None
+    return (f"counted exactly: the plan's cost model puts the exact count at about "
+            f"{exact:.3g}s ({steps:.3g} search steps), less than the {sampling:.3g}s the "
+            f"samples would take to reach the target error {target_error:g}")
+
+
+def _exact_check(data, query_graph, threads, samples, rule):
+    """What the pipeline asks after its first batch (see :func:`exact_is_cheaper`), or
+    None where the cost model does not weigh the query (labeled graphs)."""
+    if data.labels is not None or query_graph.labels is not None:
+        return None
+    from ..matching import costs
+    from ..matching.pattern_plan import pattern_plan
+
+    plan = pattern_plan(query_graph)
+    weighed = costs.costs(data, plan)
+    steps = min(weighed.search, weighed.formula or math.inf)
+    return lambda est, err, drawn, seconds: exact_is_cheaper(
+        steps, threads, est, err, drawn, seconds, samples, rule.target_error)
+
+
+def _exactly(data, query_graph, threads, stop) -> dict | None:
+    """The estimate's fields of :func:`summary` for the exact count (``gthinker sm``'s),
+    or None when it was stopped."""
+    from ..sm import app as sm_app
+
+    res = sm_app.count(data, query_graph, mode="cpu", threads=threads, stop=stop)
+    if res.stopped:
+        return None
+    n = res.count
+    return {"estimate": float(n), "stderr": 0.0, "ci95": (float(n), float(n)),
+            "valid_ratio": None, "warnings": []}
 
 
 def _trawl_plan(trawl, sizes, cg, data, query_graph):
@@ -346,6 +417,10 @@ class _Pipeline:
         self.cpu_seconds = 0.0
         self.done = []
         self.stopped = None  # what ended the run early (see GSwordResult.stopped)
+        #: after the first batch, (estimate, stderr, drawn, seconds) -> why the exact
+        #: count is cheaper, or None (see exact_is_cheaper); the reason, once it said so
+        self.exact_check = None
+        self.exact = None
 
     def gpu_stats(self) -> dict:
         """The GPU samplers' figures: ``{"gpu": totals, "gpus": per device}`` (empty on
@@ -388,6 +463,11 @@ class _Pipeline:
                       "estimate": est})
         if more and self.stopped is None and self.rule.active:
             self.stopped = self.rule.reason(est, err, time.perf_counter() - self.started)
+        if more and self.stopped is None and self.exact_check is not None \
+                and len(self.done) == 1:
+            self.exact = self.exact_check(est, err, drawn, self.sampling_seconds)
+            if self.exact is not None:
+                self.stopped = "exact"
         return self._stop_set(more, stop)
 
     def _stop_set(self, more, stop):

@@ -115,6 +115,9 @@ def describe(res, label=None) -> list[str]:
     name = label if label is not None else res.query
     if res.estimate is None:  # stopped before its first batch ended: the reason is its warning
         return [f"{name}: no estimate: {'; '.join(res.warnings)}, total {res.seconds:.2f}s"]
+    if res.exact is not None:
+        return [f"{name}: {int(res.estimate):,} embeddings, {res.exact}; total "
+                f"{res.seconds:.2f}s"]
     if res.samples_per_second is None:
         return [f"{name}: 0 embeddings (a query vertex has no candidate in the data graph; "
                 f"nothing to sample), total {res.seconds:.2f}s"]

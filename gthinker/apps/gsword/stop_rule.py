@@ -20,11 +20,14 @@ Z95 = 1.96
 #: Batches without a stopping rule (the trawling pipeline runs over them).
 DEFAULT_BATCHES = 6
 #: With a stopping rule and no ``batches`` given: the first batch has
-#: ``samples / FIRST_SHARE`` samples (at least FIRST_MIN; with a time limit, FIRST_MIN:
+#: ``samples / FIRST_SHARE`` samples (FIRST_MIN to FIRST_MAX; with a time limit, FIRST_MIN:
 #: the first batch is never cut off, so it must be quick), each next one twice the
 #: one before, up to ``samples / MAX_SHARE``: the rule is checked early and often,
 #: and a stop overshoots by at most one batch.
 FIRST_SHARE, FIRST_MIN, MAX_SHARE = 256, 1024, 8
+#: The most samples of that first batch: after it the estimate weighs sampling on
+#: against the exact count (with ``target_error``), so it must not take long.
+FIRST_MAX = 1 << 16
 
 
 def positive_finite(name, value) -> float:
@@ -67,7 +70,8 @@ def batch_sizes(samples: int, batches: int | None, rule: StopRule) -> list[int]:
     if batches is not None or not rule.active:
         b = min(samples, DEFAULT_BATCHES if batches is None else batches)
         return [samples // b + (1 if i < samples % b else 0) for i in range(b)]
-    size = FIRST_MIN if rule.time_limit is not None else max(FIRST_MIN, samples // FIRST_SHARE)
+    size = FIRST_MIN if rule.time_limit is not None else max(
+        FIRST_MIN, min(FIRST_MAX, samples // FIRST_SHARE))
     cap = max(size, samples // MAX_SHARE)
     sizes, left = [], samples
     while left > 0:
