@@ -293,7 +293,7 @@ def estimate(data, query, estimator=None, *, progress=None,
     sizes = batch_sizes(samples, batches, rule)
     plan_params = _trawl_plan(opts.trawl, sizes, cg, data, query_graph)
     run = _Pipeline(est, cg, data, mode, threads, plan_params, rule, t0, opts, run_options)
-    if rule.target_error is not None and opts.exact_if_cheaper and first_sample == 0:
+    if rule.target_error is not None and opts.exact_if_cheaper:
         run.exact_check = _exact_check(data, query_graph, threads, samples, rule)
     done = run.batches(sizes, first_sample, opts.trawl_samples, stop, progress)
     total = sum(x.n for x in done)

@@ -68,7 +68,7 @@ class GSwordRequest(Request):
         first = lo * ROUND
         n = min(hi * ROUND, self.options.samples) - first
         batches = self.options.batches
-        options = replace(self.options, samples=n, name=self.label,
+        options = replace(self.options, samples=n, name=self.label, exact_if_cheaper=False,
                           batches=None if batches is None else min(batches, n))
         part = GSwordRequest(self.inputs[0], options=options, **self.rest)
         res = part.run(graph, threads=threads, stop=stop, first_sample=first)
