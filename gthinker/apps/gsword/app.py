@@ -365,14 +365,17 @@ def _exact_check(data, query_graph, threads, samples, rule):
 
 
 def _exactly(data, query_graph, threads, stop) -> dict | None:
-    """The estimate's fields of :func:`summary` for the exact count (``gthinker sm``'s),
-    or None when it was stopped."""
-    from ..sm import app as sm_app
+    """The estimate's fields of :func:`summary` for the exact count (the matching search's
+    distinct matches times ``|Aut(q)|``, as ``gthinker sm`` counts on the CPU), or None
+    when it was stopped."""
+    from ..matching.dispatch import run_plan
+    from ..matching.planner import plan
 
-    res = sm_app.count(data, query_graph, mode="cpu", threads=threads, stop=stop)
+    p = plan(data, query_graph, unique=True)
+    res, _, _ = run_plan(data, p, "cpu", threads=threads, stop=stop)
     if res.stopped:
         return None
-    n = res.count
+    n = res.counters["matches"] * p.automorphisms
     return {"estimate": float(n), "stderr": 0.0, "ci95": (float(n), float(n)),
             "valid_ratio": None, "warnings": []}
 
