@@ -15,6 +15,16 @@ flagged (what issue 35 asks to be >= 94%).
 
 ``--rounds FILE.npz`` also keeps every run's round sums (to try other intervals
 offline).
+
+``--cases`` runs a few queries over many seeds instead (issue 44: 100 seeds each, both
+estimators, on one HPRD query, one Yeast query and Enron's house)::
+
+    python benchmarks/gsword_coverage.py --cases default --seeds 100 --threads 16 \
+        --out benchmarks/results/gsword_coverage_cases.json
+
+A case is ``LABEL=DATA:QUERY`` (QUERY a query file or a pattern name; DATA a file
+under ``--data`` or ``--snap``); ``default`` is :data:`CASES`. Each seed runs every
+estimator of ``--estimators``; the summary is per case and estimator.
 """
 
 from __future__ import annotations
@@ -31,6 +41,53 @@ import numpy as np
 
 import gthinker
 from gthinker.apps import gsword, sm
+
+#: Issue 44's three queries: label -> (data file, query file or pattern name).
+CASES = {"hprd": ("hprd.graph", "queries/hprd/query_dense_16_5.graph"),
+         "yeast": ("yeast.graph", "queries/yeast/query_dense_16_5.graph"),
+         "enron-house": ("email-Enron.txt.gz", "house")}
+
+
+def run_cases(args) -> dict:
+    """``--cases``: every seed of ``--seeds`` with every estimator on each case."""
+    cases = dict(CASES) if args.cases == "default" else {
+        label: tuple(spec.split(":", 1)) for label, spec in
+        (c.split("=", 1) for c in args.cases.split(","))}
+    ests = [e for e in args.estimators.split(",") if e]
+    doc = {"machine": {"node": platform.node(), "cpus": os.cpu_count(), "threads": args.threads},
+           "command": " ".join([os.path.basename(sys.executable), *sys.argv]), "rows": [],
+           "summary": {}}
+    for label, (data_file, query_spec) in cases.items():
+        data = gthinker.Graph.read(_find(data_file, args))
+        query = (gthinker.Graph.read(os.path.join(args.data, query_spec))
+                 if query_spec.endswith(".graph") else query_spec)
+        exact = sm.count(data, query, mode="cpu", threads=args.threads).count
+        for seed in range(args.seeds):
+            for est in ests:
+                row, _ = run_one(data, query, label, exact, est, seed, args)
+                doc["rows"].append(row)
+                print(f"{label:12s} {est:5s} seed {seed:3d}  {_line(row)}", flush=True)
+            doc["summary"] = {f"{c} {e}": summarize([r for r in doc["rows"] if r["query"] == c
+                                                     and r["estimator"] == e])
+                              for c in cases for e in ests
+                              if any(r["query"] == c for r in doc["rows"])}
+            if args.out:
+                with open(args.out, "w") as f:
+                    json.dump(doc, f, indent=1)
+    return doc
+
+
+def _find(name, args):
+    for folder in (args.data, args.snap):
+        if os.path.exists(os.path.join(folder, name)):
+            return os.path.join(folder, name)
+    raise SystemExit(f"{name}: not under --data {args.data} or --snap {args.snap}")
+
+
+def _line(row) -> str:
+    return (f"{row['estimate']:12.6g} +- {row['stderr']:10.3g}  exact {row['exact']:14d}  "
+            f"{'covers' if row['covered'] else 'MISSES'}"
+            f"{'' if row['reliable'] else '  unreliable: ' + '; '.join(row['warnings'])}")
 
 
 def exact_counts(data, queries, threads):
@@ -87,8 +144,15 @@ def main(argv=None):
     ap.add_argument("--max-queries", type=int, default=0, help="0: all")
     ap.add_argument("--out", default=None, help="JSON file for the runs and the summary")
     ap.add_argument("--rounds", default=None, help="NPZ file for every run's round sums")
+    ap.add_argument("--cases", default=None,
+                    help="'default' (CASES) or LABEL=DATA:QUERY,...: many seeds on a few queries")
+    ap.add_argument("--seeds", type=int, default=100, help="seeds per case (with --cases)")
+    ap.add_argument("--snap", default="/work/shared/data/snap", help="folder with email-Enron")
     args = ap.parse_args(argv)
     args.threads = args.threads or gthinker.default_threads()
+    if args.cases:
+        print(json.dumps(run_cases(args)["summary"], indent=1))
+        return
     data = gthinker.Graph.read(os.path.join(args.data, f"{args.dataset}.graph"))
     queries = sorted(q for size in args.sizes.split(",") for q in glob.glob(
         os.path.join(args.data, "queries", args.dataset, f"query_*_{size}_*.graph")))
@@ -109,11 +173,7 @@ def main(argv=None):
             row, rounds = run_one(data, query, name, exact[name], est, r, args)
             doc["rows"].append(row)
             kept[f"{name}/{est}/{r}"] = rounds
-            print(f"{name:24s} {est:5s} seed {r}  {row['estimate']:12.6g} +- "
-                  f"{row['stderr']:10.3g}  exact {row['exact']:10d}  "
-                  f"{'covers' if row['covered'] else 'MISSES'}"
-                  f"{'' if row['reliable'] else '  unreliable: ' + '; '.join(row['warnings'])}",
-                  flush=True)
+            print(f"{name:24s} {est:5s} seed {r}  {_line(row)}", flush=True)
         doc["summary"] = summarize(doc["rows"])
         if args.out:
             with open(args.out, "w") as f:

@@ -87,17 +87,25 @@ class Parallel {
     std::vector<std::thread> pool;
     pool.reserve(static_cast<size_t>(threads_));
     for (int t = 0; t < threads_; ++t) {
-      pool.emplace_back([&, t] {
-        try {
-          body(t);
-        } catch (...) {
+      try {
+        pool.emplace_back([&, t] {
+          try {
+            body(t);
+          } catch (...) {
+            std::lock_guard<std::mutex> lock(mu);
+            if (!error) error = std::current_exception();
+            stop_.store(true);
+          }
           std::lock_guard<std::mutex> lock(mu);
-          if (!error) error = std::current_exception();
-          stop_.store(true);
-        }
-        std::lock_guard<std::mutex> lock(mu);
-        if (--running == 0) cv.notify_all();
-      });
+          if (--running == 0) cv.notify_all();
+        });
+      } catch (...) {  // a thread that could not start (no memory for its stack): the
+        std::lock_guard<std::mutex> lock(mu);  // started ones stop and are joined, then
+        running -= threads_ - t;               // the error is raised (not std::terminate)
+        if (!error) error = std::current_exception();
+        stop_.store(true);
+        break;
+      }
     }
     {
       std::unique_lock<std::mutex> lock(mu);

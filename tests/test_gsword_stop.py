@@ -35,7 +35,7 @@ def test_target_error_stops_as_soon_as_the_interval_is_that_tight(trawl, target)
     data = _graph()
     exact = sm.count(data, "house", mode="cpu", threads=2).count
     r = gsword.estimate(data, "house", "wj", samples=2_000_000, mode="cpu", threads=2, seed=4,
-                        target_error=target, trawl=trawl)
+                        target_error=target, trawl=trawl, exact_if_cheaper=False)
     assert r.stopped == "target_error" and r.samples < 2_000_000
     done = _as_batches(r)
     assert r.batches == len(done) >= 2 and sum(b.n for b in done) == r.samples
@@ -60,7 +60,7 @@ def test_time_budget_is_not_gswords_time_limit():
 
 def test_an_unreached_target_draws_every_sample():
     r = gsword.estimate(_graph(), "diamond", samples=5000, mode="cpu", threads=2,
-                        target_error=1e-9)
+                        target_error=1e-9, exact_if_cheaper=False)
     assert r.stopped is None and r.samples == 5000
 
 
@@ -86,7 +86,8 @@ def test_cli_target_error(tmp_path):
     data = tmp_path / "g.txt"
     nx.write_edgelist(nx.gnp_random_graph(40, 0.3, seed=5), data, data=False)
     run = [sys.executable, "-m", "gthinker", "gsword", str(data), "house", "--mode", "cpu",
-           "--threads", "2", "--estimator", "wj", "--samples", "2000000"]
+           "--threads", "2", "--estimator", "wj", "--samples", "2000000",
+           "--no-exact-if-cheaper"]
     out = subprocess.run(run + ["--target-error", "0.05", "--json", "-q"], capture_output=True,
                          text=True, cwd=tmp_path, check=True)
     row = json.loads(out.stdout)

@@ -146,6 +146,15 @@ def main(argv=None, *, ending: bool = False) -> int:
             return _closed_pipe()
         print(f"gthinker: error: {exc}", file=sys.stderr)
         return 2
+    except (MemoryError, RuntimeError) as exc:
+        # numpy's MemoryError, the core's std::bad_alloc, a thread that could not start
+        # (its stack did not fit): one line, no traceback
+        from gthinker import memory
+
+        if not memory.is_exhaustion(exc):
+            raise
+        print(f"gthinker: error: {memory.out_of_memory(exc)}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print(f"gthinker: {stopper.reason or 'interrupted'}", file=sys.stderr)
         return stopper.exit_code

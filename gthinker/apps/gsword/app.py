@@ -55,6 +55,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -87,7 +88,7 @@ from .sampling import (  # noqa: F401 - re-exported: the app's public names
     num_positions,
     vertex,
 )
-from .stop_rule import StopRule, batch_sizes
+from .stop_rule import Z95, Deadline, StopRule, batch_sizes
 from .trawl import (
     MIN_TRAWL_WINDOW,
     Trawl,
@@ -151,6 +152,10 @@ class GSwordResult:
     #: On the GPUs: ``{"gpu": the samplers' figures summed, "gpus": each device's}``
     #: (launches, rounds, kernel seconds), as every app's ``stats`` has them.
     stats: dict = field(default_factory=dict)
+    #: Why the estimate is the exact count (``stderr`` 0), or None: with
+    #: ``target_error``, the plan's cost model put the exact count below the time the
+    #: samples would take to reach it (:func:`exact_is_cheaper`).
+    exact: str | None = None
 
     @property
     def reliable(self) -> bool:
@@ -162,7 +167,7 @@ class GSwordResult:
             "query", "estimate", "samples", "valid_ratio", "stderr", "seconds",
             "compile_seconds", "samples_per_second", "sampling_seconds", "build_seconds",
             "estimator", "mode", "trawl", "batches", "seed", "inheritance", "streaming",
-            "order", "candidates", "threads", "reliable", "warnings", "stopped")}
+            "order", "candidates", "threads", "reliable", "warnings", "stopped", "exact")}
         d["ci95"] = list(self.ci95) if self.ci95 is not None else None
         d["trawl_stats"] = dict(self.trawl_stats)
         d["stats"] = dict(self.stats)
@@ -249,9 +254,14 @@ def estimate(data, query, estimator=None, *, progress=None,
           share of the estimate (0.01: within 1%), checked after each batch
           (``stopped == "target_error"``); the samples then drawn may be fewer than
           ``samples``.
+        - ``exact_if_cheaper``: with ``target_error``, count exactly (``gthinker sm``'s
+          count, ``stderr`` 0, the result's ``exact`` saying why) where the plan's cost
+          model puts that below the time the samples would take to reach the target
+          (:func:`exact_is_cheaper`; unlabeled graphs).
         - ``time_limit``: stop drawing batches once this many seconds have passed
-          since the call began (``stopped == "time_limit"``); the batch in progress
-          is finished.
+          since the call began (``stopped == "time_limit"``); on the CPU the batch in
+          progress then is cut off and left out (the first is always finished), on the
+          GPU it is finished.
         - ``seed``: the same seed, data, query and options give the same estimate
           (trawl enumerations that get cut off depend on timing).
         - ``inheritance``, ``streaming``: the GPU's sample inheritance and warp
@@ -283,9 +293,17 @@ def estimate(data, query, estimator=None, *, progress=None,
     sizes = batch_sizes(samples, batches, rule)
     plan_params = _trawl_plan(opts.trawl, sizes, cg, data, query_graph)
     run = _Pipeline(est, cg, data, mode, threads, plan_params, rule, t0, opts, run_options)
+    if rule.target_error is not None and opts.exact_if_cheaper:
+        run.exact_check = _exact_check(data, query_graph, threads, samples, rule)
     done = run.batches(sizes, first_sample, opts.trawl_samples, stop, progress)
     total = sum(x.n for x in done)
     fields = summary(done)
+    if run.exact is not None:
+        exact = _exactly(data, query_graph, threads, stop)
+        if exact is None:  # stopped while counting: the estimate of the first batch
+            run.exact, run.stopped = None, "stop"
+        else:
+            fields, run.stopped = exact, None
     compile_seconds = gthinker.compiler.compile_seconds() - compiled_before
     seconds = time.perf_counter() - t0 - compile_seconds
     name = opts.name
@@ -300,8 +318,66 @@ def estimate(data, query, estimator=None, *, progress=None,
         streaming=opts.streaming and mode == "gpu" and bool(est.refines),
         order=[int(u) for u in cg.order], candidates=[len(c) for c in cg.candidates],
         trawl_stats=run.stats, threads=threads, compile_seconds=compile_seconds,
-        stopped=run.stopped, stats=run.gpu_stats(),
+        stopped=run.stopped, stats=run.gpu_stats(), exact=run.exact,
         rounds=[(b.first, b.n, b.out_sum, b.out_valid) for b in done])
+
+
+#: Search steps per second per thread that the exact count is reckoned at when weighed
+#: against sampling (:func:`exact_is_cheaper`): the cost model's steps ran at 4e6 to 1.4e9
+#: a second per thread (house, 4-cycle, diamond on Enron, house and 4-clique on R-MAT 16;
+#: 2-core dev machine), so this low one switches only where the exact count is clearly
+#: cheaper.
+EXACT_STEPS_PER_SECOND = 2e7
+
+
+def exact_is_cheaper(steps: float, threads: int, estimate: float, stderr: float, drawn: int,
+                     seconds: float, samples: int, target_error: float) -> str | None:
+    """Why the exact count is cheaper than sampling to ``target_error`` (a sentence), or
+    None: the samples still needed (``drawn * (Z95 stderr / (target * estimate))^2``, at
+    most ``samples``) at the rate of the ``drawn`` ones (``seconds``) against ``steps``
+    search steps at :data:`EXACT_STEPS_PER_SECOND` per thread."""
+    if drawn <= 0 or seconds <= 0:
+        return None
+    rel = Z95 * stderr / estimate if estimate > 0 else math.inf
+    need = samples if rel == math.inf else min(samples, drawn * (rel / target_error) ** 2)
+    sampling = max(0.0, need - drawn) * seconds / drawn
+    exact = steps / (EXACT_STEPS_PER_SECOND * max(1, threads))
+    if exact >= sampling:
+        return None
+    return (f"counted exactly: the plan's cost model puts the exact count at about "
+            f"{exact:.3g}s ({steps:.3g} search steps), less than the {sampling:.3g}s the "
+            f"samples would take to reach the target error {target_error:g}")
+
+
+def _exact_check(data, query_graph, threads, samples, rule):
+    """What the pipeline asks after its first batch (see :func:`exact_is_cheaper`), or
+    None where the cost model does not weigh the query (labeled graphs)."""
+    if data.labels is not None or query_graph.labels is not None:
+        return None
+    from ..matching import costs
+    from ..matching.pattern_plan import pattern_plan
+
+    plan = pattern_plan(query_graph)
+    weighed = costs.costs(data, plan)
+    steps = min(weighed.search, weighed.formula or math.inf)
+    return lambda est, err, drawn, seconds: exact_is_cheaper(
+        steps, threads, est, err, drawn, seconds, samples, rule.target_error)
+
+
+def _exactly(data, query_graph, threads, stop) -> dict | None:
+    """The estimate's fields of :func:`summary` for the exact count (the matching search's
+    distinct matches times ``|Aut(q)|``, as ``gthinker sm`` counts on the CPU), or None
+    when it was stopped."""
+    from ..matching.dispatch import run_plan
+    from ..matching.planner import plan
+
+    p = plan(data, query_graph, unique=True)
+    res, _, _ = run_plan(data, p, "cpu", threads=threads, stop=stop)
+    if res.stopped:
+        return None
+    n = res.counters["matches"] * p.automorphisms
+    return {"estimate": float(n), "stderr": 0.0, "ci95": (float(n), float(n)),
+            "valid_ratio": None, "warnings": []}
 
 
 def _trawl_plan(trawl, sizes, cg, data, query_graph):
@@ -344,6 +420,10 @@ class _Pipeline:
         self.cpu_seconds = 0.0
         self.done = []
         self.stopped = None  # what ended the run early (see GSwordResult.stopped)
+        #: after the first batch, (estimate, stderr, drawn, seconds) -> why the exact
+        #: count is cheaper, or None (see exact_is_cheaper); the reason, once it said so
+        self.exact_check = None
+        self.exact = None
 
     def gpu_stats(self) -> dict:
         """The GPU samplers' figures: ``{"gpu": totals, "gpus": per device}`` (empty on
@@ -386,6 +466,11 @@ class _Pipeline:
                       "estimate": est})
         if more and self.stopped is None and self.rule.active:
             self.stopped = self.rule.reason(est, err, time.perf_counter() - self.started)
+        if more and self.stopped is None and self.exact_check is not None \
+                and len(self.done) == 1:
+            self.exact = self.exact_check(est, err, drawn, self.sampling_seconds)
+            if self.exact is not None:
+                self.stopped = "exact"
         return self._stop_set(more, stop)
 
     def _stop_set(self, more, stop):
@@ -396,8 +481,17 @@ class _Pipeline:
     # ---- on the CPU ---------------------------------------------------------------------
 
     def _on_cpu(self, todo, stop, progress):
+        limit = self.rule.time_limit
         for b, batch in enumerate(todo):
-            took = self._sample(batch, stop)
+            if b and limit is not None:  # cut off at the time limit (not the first batch)
+                deadline = Deadline(self.started + limit, stop)
+                with deadline as token:
+                    took = self._sample(batch, token)
+                if deadline.expired:
+                    self.stopped = "time_limit"
+                    break  # cut short: left out
+            else:
+                took = self._sample(batch, stop)
             if stop is not None and stop.is_set():
                 self.stopped = "stop"
                 break  # this batch may be cut short: it is left out
@@ -424,8 +518,12 @@ class _Pipeline:
         if not len(slots):
             return
         job = TrawlJob(self.data, self.plan_params, recs, slots, self.threads)
-        job.wait(self.trawl_window if self.trawl_window is not None
-                 else max(took, CPU_TRAWL_WINDOW))
+        window = self.trawl_window if self.trawl_window is not None else max(took,
+                                                                            CPU_TRAWL_WINDOW)
+        if self.rule.time_limit is not None:  # no enumeration past the time limit
+            left = self.started + self.rule.time_limit - time.perf_counter()
+            window = max(0.0, min(window, left))
+        job.wait(window)
         matches, finished = job.cut()
         self.stats["trawl_seconds"] += time.perf_counter() - job.started
         finish_trawl(self.ns_cpu, self.cg, batch, slots, matches, finished, self.seed,
@@ -521,6 +619,13 @@ MIN_EFFECTIVE_ROUNDS = 30
 #: Batch means further apart than their standard errors allow at this
 #: significance (a chi-square test): the walks disagree.
 BATCH_AGREEMENT_P = 0.001
+#: A tail index of the round sums below this (the largest ones fall off as a power
+#: law ``P(T > t) ~ t^-alpha``, Hill's estimate over the top ``sqrt(rounds)``, at least
+#: TAIL_ROUNDS): the variance may be infinite, and the interval misses far more often
+#: than 5% (WanderJoin and Alley on house queries of power-law graphs: alpha 0.6 to
+#: 1.9, 80% covered; triangles and 4-cycles with Alley: alpha 2.1 to 4.2, 95%).
+MIN_TAIL_INDEX = 2.0
+TAIL_ROUNDS = 10
 #: Why a run with no samples has no estimate.
 NO_SAMPLES = "no samples were drawn (the run was stopped before its first batch ended)"
 
@@ -549,9 +654,12 @@ def diagnose(batches, valid) -> list[str]:
     covers the count about 95% of the time when the values are many and not
     heavy-tailed, and the batches sample the same thing. Signs that they are
     not: no samples at all, few valid samples, weight concentrated in a few rounds
-    (effective rounds ``(sum T)^2 / sum T^2``), and batch means further apart than
-    their standard errors allow (:func:`_batch_disagreement`). Rare heavy samples
-    that were never drawn leave no sign: a clean result is not a guarantee."""
+    (effective rounds ``(sum T)^2 / sum T^2``), the largest round sums falling off
+    as a power law of index below :data:`MIN_TAIL_INDEX` (:func:`tail_index`: the
+    variance may be infinite; rare heavy samples that were never drawn then leave
+    the estimate and its standard error both low), and batch means (the two halves
+    of a single batch) further apart than their standard errors allow
+    (:func:`_batch_disagreement`). A clean result is not a guarantee."""
     if not any(b.out_sum.size for b in batches):
         return [NO_SAMPLES]
     sums = np.concatenate([b.out_sum for b in batches])
@@ -565,10 +673,39 @@ def diagnose(batches, valid) -> list[str]:
         if share > MAX_ROUND_SHARE or effective < MIN_EFFECTIVE_ROUNDS:
             out.append(f"heavy-tailed weights: one round of {ROUND} samples holds "
                        f"{share:.0%} of the estimate, {effective:.1f} effective rounds")
-    disagree = _batch_disagreement(batches)
+    alpha = tail_index(sums)
+    if alpha is not None and alpha < MIN_TAIL_INDEX:
+        out.append(f"heavy-tailed weights: the largest round sums fall off with tail index "
+                   f"{alpha:.2f} (below {MIN_TAIL_INDEX:g}: the variance may be infinite and "
+                   "the rarest, heaviest walks unseen)")
+    disagree = _batch_disagreement(batches if len(batches) > 1 else _halves(batches))
     if disagree:
         out.append(disagree)
     return out
+
+
+def tail_index(sums: np.ndarray) -> float | None:
+    """Hill's estimate of the tail index of the round sums ``sums`` over the top
+    ``k = max(TAIL_ROUNDS, sqrt(rounds))`` (``k / sum log(T_(i) / T_(k+1))``), or None
+    where fewer than ``k + 1`` are positive."""
+    k = max(TAIL_ROUNDS, int(math.sqrt(sums.size)))
+    if int(np.count_nonzero(sums > 0)) <= k:
+        return None
+    top = -np.partition(-sums, k)[:k + 1]
+    top.sort()
+    logs = float(np.log(top[1:] / top[0]).sum())
+    return k / logs if logs > 0 else None
+
+
+def _halves(batches) -> list:
+    """One batch as its two halves of rounds (whose means must agree as batches'
+    do)."""
+    if not batches or batches[0].out_sum.size < 4:
+        return []
+    b = batches[0]
+    cut = b.out_sum.size // 2
+    first = SimpleNamespace(n=cut * ROUND, out_sum=b.out_sum[:cut])
+    return [first, SimpleNamespace(n=b.n - first.n, out_sum=b.out_sum[cut:])]
 
 
 def _round_residuals(b):

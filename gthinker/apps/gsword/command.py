@@ -29,8 +29,8 @@ GPU (sample inheritance and warp streaming; --no-inheritance and
 --no-streaming turn them off); --mode cpu on all CPU cores.
 --target-error REL stops once the 95% interval is within REL of the estimate
 and --time-limit SECONDS once that much time has passed (both checked after
-each batch; --samples is then the most to draw); the result says what stopped
-it.
+each batch, and on the CPU the time limit within a batch too; --samples is then
+the most to draw); the result says what stopped it.
 """
 
 class GSwordRequest(Request):
@@ -68,7 +68,7 @@ class GSwordRequest(Request):
         first = lo * ROUND
         n = min(hi * ROUND, self.options.samples) - first
         batches = self.options.batches
-        options = replace(self.options, samples=n, name=self.label,
+        options = replace(self.options, samples=n, name=self.label, exact_if_cheaper=False,
                           batches=None if batches is None else min(batches, n))
         part = GSwordRequest(self.inputs[0], options=options, **self.rest)
         res = part.run(graph, threads=threads, stop=stop, first_sample=first)
@@ -113,6 +113,11 @@ def _summed(dicts):
 
 def describe(res, label=None) -> list[str]:
     name = label if label is not None else res.query
+    if res.estimate is None:  # stopped before its first batch ended: the reason is its warning
+        return [f"{name}: no estimate: {'; '.join(res.warnings)}, total {res.seconds:.2f}s"]
+    if res.exact is not None:
+        return [f"{name}: {int(res.estimate):,} embeddings, {res.exact}; total "
+                f"{res.seconds:.2f}s"]
     if res.samples_per_second is None:
         return [f"{name}: 0 embeddings (a query vertex has no candidate in the data graph; "
                 f"nothing to sample), total {res.seconds:.2f}s"]

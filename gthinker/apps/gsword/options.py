@@ -18,7 +18,14 @@ from gthinker.extending import (
     seed as seed_rule,
 )
 
-from .stop_rule import DEFAULT_BATCHES, FIRST_SHARE, MAX_SHARE, positive_finite
+from .stop_rule import (
+    DEFAULT_BATCHES,
+    FIRST_MAX,
+    FIRST_MIN,
+    FIRST_SHARE,
+    MAX_SHARE,
+    positive_finite,
+)
 
 __all__ = ["CPU_TRAWL_WINDOW", "ESTIMATORS", "GSwordOptions", "MAX_SAMPLES", "MODES", "ORDERS",
            "SMALL_SAMPLES"]
@@ -82,14 +89,21 @@ class GSwordOptions(AppOptions):
         None, "batches the samples are split into: trawling runs over them, and the stopping "
         "rule is checked after each", positive_int, metavar="N",
         default_text=f"{DEFAULT_BATCHES} when trawling, else 1; with --target-error or "
-                     f"--time-limit, batches that double from 1/{FIRST_SHARE} of --samples up "
+                     f"--time-limit, batches that double from 1/{FIRST_SHARE} of --samples "
+                     f"({FIRST_MIN:,} to {FIRST_MAX:,}; {FIRST_MIN:,} with --time-limit) up "
                      f"to 1/{MAX_SHARE}")
     target_error: float | None = option_field(
         None, "stop once the 95% interval is within REL of the estimate (0.01: 1%), checked "
-        "after each batch", positive_finite, metavar="REL", default_text="draw them all")
+        "after each batch; where the plan's cost model puts the exact count below the time "
+        "the samples would take (unlabeled graphs), it counts exactly instead and says so",
+        positive_finite, metavar="REL", default_text="draw them all")
+    exact_if_cheaper: bool = option_field(
+        True, "with --target-error, count exactly where the plan's cost model puts that below "
+        "the time the samples would take to reach the target (unlabeled graphs)", boolean)
     time_limit: float | None = option_field(
         None, "stop drawing batches once this many seconds have passed since the estimate "
-        "began, checked after each batch (the batch in progress is finished)",
+        "began: on the CPU the batch in progress is cut off and left out (the first, small "
+        "one is finished), on the GPU it is checked after each batch",
         positive_finite, metavar="SECONDS", default_text="no limit")
     seed: int = option_field(0, "random seed: the same seed, data, query and options give the "
                                 "same estimate", seed_rule, metavar="S")
