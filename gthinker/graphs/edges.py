@@ -25,12 +25,14 @@ key are one sorted run, found by binary search and intersected as they are.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from gthinker.errors import GraphFormatError
 
 __all__ = ["OUT", "IN", "BOTH", "build", "check_edge_labels", "keyed_rows", "mirror",
-           "arcs", "key_of", "skewed_labels"]
+           "arcs", "key_of", "skewed_labels", "say_skeleton"]
 
 #: Direction codes of :attr:`Graph.directions <gthinker.Graph.directions>`.
 OUT, IN, BOTH = 1, 2, 3
@@ -158,3 +160,19 @@ def skewed_labels(m: int, count: int, skew: float, seed: int) -> np.ndarray:
     lab = rng.integers(1, count, size=m, dtype=np.int32)
     lab[rng.random(m) < skew] = 0
     return lab
+
+
+_said: set = set()
+
+
+def say_skeleton(g, who: str) -> None:
+    """Says once on stderr that ``who`` uses the undirected skeleton of ``g`` (its edge
+    labels and directions left out), when ``g`` has either."""
+    if g.plain:
+        return
+    what = " and ".join(w for w, has in (("edge labels", g.edge_labels is not None),
+                                         ("directions", g.directed)) if has)
+    line = f"gthinker: {who} uses the graph's undirected skeleton; its {what} are not used"
+    if line not in _said:
+        _said.add(line)
+        print(line, file=sys.stderr, flush=True)

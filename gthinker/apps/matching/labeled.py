@@ -28,16 +28,18 @@ to the other workers as partial matches ``[k, M[0], ..., M[k-1]]``.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import numpy as np
 
 import gthinker
-from gthinker.extending import intersect, lower_bound
+from gthinker.extending import choice, intersect, lower_bound, option_field
 from gthinker.graphs import edges as graph_edges
 
-__all__ = ["SEMANTICS", "ISOMORPHISM", "LabeledPlan", "LabeledMatching", "needs_labeled",
-           "labeled_plan", "run_labeled", "effective_graphs"]
+__all__ = ["SEMANTICS", "ISOMORPHISM", "semantics_field", "say_once", "LabeledPlan",
+           "LabeledMatching", "needs_labeled", "labeled_plan", "run_labeled", "effective_graphs",
+           "automorphisms", "count_labeled"]
 
 #: The matching semantics, the first the default (SGSI's names).
 SEMANTICS = ("isomorphism", "homomorphism", "edge-isomorphism")
@@ -47,6 +49,25 @@ ISOMORPHISM = SEMANTICS[0]
 # claims matches, then where each table starts.
 (H_NQ, H_SEM, H_LIMITED, H_DIRECTED, H_ORDER, H_CPTR, H_CPOS, H_CKEY, H_QLAB, H_FPTR, H_FKEY,
  H_FNUM, H_KEYS, H_CAP, H_HEADER) = range(15)
+
+
+def semantics_field():
+    """The ``semantics`` option of sm and count (one declaration for both)."""
+    return option_field(
+        ISOMORPHISM, "what a match is: isomorphism (an injective map of the query's vertices), "
+        "homomorphism (query vertices may share a data vertex) or edge-isomorphism (a "
+        "homomorphism that maps distinct query edges to distinct data edges); each keeps "
+        "vertex labels, edge labels and directions", choice(*SEMANTICS))
+
+
+def say_once(message: str) -> None:
+    """``message`` on stderr, once per process."""
+    if message not in _said:
+        _said.add(message)
+        print(f"gthinker: {message}", file=sys.stderr, flush=True)
+
+
+_said: set = set()
 
 
 def needs_labeled(data: gthinker.Graph, query: gthinker.Graph, semantics: str) -> bool:
@@ -178,7 +199,7 @@ def labeled_plan(data: gthinker.Graph, query: gthinker.Graph, semantics: str = I
                     ckey.append(k)
         cptr.append(len(cpos))
         counts: dict = {}
-        for w, ks in qkeys[u].items():  # the keys of u's edges seen from u
+        for ks in qkeys[u].values():  # the keys of u's edges seen from u
             for k in ks:
                 mine = k ^ 1 if query.directed else k
                 counts[mine] = counts.get(mine, 0) + 1
@@ -400,3 +421,29 @@ class LabeledMatching(gthinker.Task):
 def run_labeled(p: LabeledPlan, **options) -> gthinker.JobResult:
     """Runs plan ``p`` on the CPU workers; ``options`` go to :func:`gthinker.run`."""
     return gthinker.run(LabeledMatching, p.graph, mode="cpu", params=p.params, **options)
+
+
+def automorphisms(query: gthinker.Graph) -> int:
+    """``|Aut(q)|`` keeping vertex labels, edge labels and directions: the embeddings of
+    the query in itself."""
+    p = labeled_plan(query, query)
+    return int(run_labeled(p, threads=1).counters["matches"])
+
+
+def count_labeled(data: gthinker.Graph, query: gthinker.Graph, semantics: str, unique: bool,
+                  mode: str = "auto", **options):
+    """``(embeddings, or distinct subgraphs with unique; |Aut(q)|; the job result)`` of
+    ``query`` in ``data`` (as :func:`effective_graphs` leaves them), on the CPU workers:
+    a GPU mode asked for, or ``auto`` with a usable GPU, is said once on stderr to run on
+    the CPU (the GPU engines do not take edge labels, directions or other semantics
+    yet). ``options`` go to :func:`gthinker.run` (threads, limit, output, progress, ...)."""
+    chosen, _ = gthinker.gpu.resolve_mode(mode, auto="gpu")
+    if chosen != "cpu":
+        say_once("the GPU engines do not match edge labels, directions or semantics other "
+                 "than isomorphism yet: running on the CPU")
+    p = labeled_plan(data, query, semantics, limited=options.get("limit") is not None)
+    res = run_labeled(p, **options)
+    n = res.counters["matches"]
+    aut = automorphisms(query) if semantics == ISOMORPHISM else 1
+    listing = options.get("limit") is not None or options.get("output") is not None
+    return (n // aut if unique and not listing else n), aut, p, res

@@ -60,6 +60,7 @@ from gthinker.extending import (
     popcount,
     unowned,
 )
+from gthinker.graphs.edges import say_skeleton
 
 from .local import initial_record, merge, x_rows
 from .options import HYBRID_CPU_CHUNK, HYBRID_GPU_CHUNK, MCEOptions
@@ -544,6 +545,7 @@ def run(graph: gthinker.Graph, *, containing=None, progress=None, **options) -> 
     output = opts.output
     check_output(output, [graph])
     graph = gthinker.as_graph(graph)
+    say_skeleton(graph, "mce")
     if containing is not None and len(containing) == 0:
         containing = None
     if containing is not None and opts.mode in ("gpu", "hybrid"):
