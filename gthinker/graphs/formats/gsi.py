@@ -34,13 +34,17 @@ _EXPECT = {
 
 
 def _describe(kind, line, token):
+    if kind == text.BAD_TAG and line.startswith("t #"):
+        return (f"{line!r} starts a second graph: gthinker reads one graph per .g file "
+                "(split the file)")
     if kind == text.NEGATIVE:
         return f"negative value {token!r} (ids and labels must be non-negative)"
     return text.message(kind, line, token, _EXPECT.get(line[:1], "malformed line"))
 
 
 def read(path, graph_cls):
-    """The directed, edge-labeled graph of a ``.g`` file."""
+    """The directed, edge-labeled graph of a ``.g`` file (its first graph: a second
+    ``t # k`` line is an error)."""
     head: list = []
 
     def header(line):
@@ -101,15 +105,20 @@ def read(path, graph_cls):
 
 def write(graph, fh) -> None:
     """The graph in ``.g`` form, vertices numbered ``0 .. n-1`` (internal ids): vertex
-    label 0 and edge label 0 where the graph has none; an undirected edge is written
-    once, from its smaller vertex."""
+    label 1 and edge label 1 where the graph has none (GSI numbers labels from 1: an edge
+    label 0 is refused); the header's label counts are the largest labels, as GSI sizes
+    its tables by them; an undirected edge is written once, from its smaller vertex."""
     n = graph.num_vertices
     src, dst, lab = graph_edges.arcs(graph)
-    vl = np.zeros(n, np.int64) if graph.labels is None else graph.labels.astype(np.int64)
+    vl = np.ones(n, np.int64) if graph.labels is None else graph.labels.astype(np.int64)
     if np.any(vl < 0):
         raise ValueError("negative labels cannot be written in the .g format")
-    el = np.zeros(src.size, np.int64) if lab is None else lab.astype(np.int64)
-    fh.write(f"t # 0\n{n} {src.size} {np.unique(vl).size} {np.unique(el).size}\n".encode())
+    el = np.ones(src.size, np.int64) if lab is None else lab.astype(np.int64)
+    if el.size and el.min() < 1:
+        raise ValueError("GSI's .g format numbers edge labels from 1; this graph has edge "
+                         "label 0")
+    top_v, top_e = (int(a.max()) if a.size else 0 for a in (vl, el))
+    fh.write(f"t # 0\n{n} {src.size} {top_v} {top_e}\n".encode())
     threads = csr.threads()
     for b in range(0, n, _BLOCK):
         rows = np.column_stack([np.arange(b, min(n, b + _BLOCK), dtype=np.int64), vl[b:b + _BLOCK]])
