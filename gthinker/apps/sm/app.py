@@ -108,7 +108,8 @@ def count(data, query, *, progress=None, **options) -> SMResult:
     check_query(data, query)
     if needs_labeled(data, query, opts.semantics):
         return _labeled(data, query, opts, progress, options)
-    say_skeleton(data, "sm: a query without edge labels or directions")
+    if query.plain:
+        say_skeleton(data, "sm: a query without edge labels or directions")
     if not listing and opts.gpu_mode == "auto" and not {"records", "vertices"} & options.keys():
         # (records and vertices are the search's own: a cluster's node hands them on; a
         # GPU layout asked for is the matcher's)
