@@ -31,8 +31,7 @@ import time
 import numpy as np
 
 import gthinker
-from gthinker.extending import idle_stats
-from gthinker.graphs.edges import say_skeleton
+from gthinker.extending import idle_stats, say_skeleton
 
 from ..matching import formulas, neighbourhoods
 from ..matching.counting import (

@@ -59,8 +59,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import gthinker
-from gthinker.extending import positive_int
-from gthinker.graphs.edges import say_skeleton
+from gthinker.extending import positive_int, say_skeleton
 
 from ..matching.labeled import ISOMORPHISM, needs_labeled
 from ..matching.patterns import as_query

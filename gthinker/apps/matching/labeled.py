@@ -34,8 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import gthinker
-from gthinker.extending import choice, intersect, lower_bound, option_field
-from gthinker.graphs import edges as graph_edges
+from gthinker.extending import choice, intersect, keyed_rows, lower_bound, option_field
 
 __all__ = ["SEMANTICS", "ISOMORPHISM", "semantics_field", "say_once", "LabeledPlan",
            "LabeledMatching", "needs_labeled", "labeled_plan", "run_labeled", "effective_graphs",
@@ -138,7 +137,7 @@ class LabeledPlan:
 def _keyed(data: gthinker.Graph):
     """The task graph (keyed rows as its rows) and the keys, kept with ``data``."""
     def build(g):
-        kptr, nb, keys = graph_edges.keyed_rows(g)
+        kptr, nb, keys = keyed_rows(g)
         task = gthinker.Graph(kptr, nb, ids=g.ids, labels=g.labels, report=g.report,
                               node_names=g.node_names)
         return task, keys
@@ -147,7 +146,7 @@ def _keyed(data: gthinker.Graph):
 
 def _query_keys(query: gthinker.Graph) -> list[dict]:
     """Per query vertex u, ``{w: [keys of the edges between u and w, seen from w]}``."""
-    kptr, nb, keys = graph_edges.keyed_rows(query)
+    kptr, nb, keys = keyed_rows(query)
     out = [dict() for _ in range(query.num_vertices)]
     for w in range(query.num_vertices):
         for i in range(kptr[w], kptr[w + 1]):

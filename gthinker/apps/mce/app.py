@@ -58,9 +58,9 @@ from gthinker.extending import (
     lowest_bit,
     pop_lowest,
     popcount,
+    say_skeleton,
     unowned,
 )
-from gthinker.graphs.edges import say_skeleton
 
 from .local import initial_record, merge, x_rows
 from .options import HYBRID_CPU_CHUNK, HYBRID_GPU_CHUNK, MCEOptions

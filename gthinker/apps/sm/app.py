@@ -32,8 +32,7 @@ from gthinker.apps.matching.dispatch import (
     run_plan,
     small_search,
 )
-from gthinker.extending import batches, check_output
-from gthinker.graphs.edges import say_skeleton
+from gthinker.extending import batches, check_output, say_skeleton
 
 from ..matching import costs, counting
 from ..matching.labeled import count_labeled, effective_graphs, needs_labeled
