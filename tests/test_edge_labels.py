@@ -161,18 +161,34 @@ def test_queries_without_edge_labels_or_directions_use_the_skeleton(capsys):
         sm.count(plain, lq)
 
 
-def test_the_gpu_mode_runs_on_the_cpu_and_says_so(capsys):
-    """The GPU engines do not take edge labels yet: mode='gpu' counts on the CPU (on the
-    simulator here) and says so once."""
-    rng = np.random.default_rng(11)
-    e, lab, _ = _random(rng, 12, 40, 0, 2, True)
-    qe, ql, _, _ = _connected_query(rng, 3, 0, 2, True)
-    data, query = _gt(e, lab, None, 12, True), _gt(qe, ql, None, 3, True)
-    cpu = sm.count(data, query, mode="cpu", threads=1)
-    gpu = sm.count(data, query, mode="gpu", threads=1)
-    again = sm.count(data, query, mode="gpu", threads=1)
-    assert gpu.count == again.count == cpu.count and gpu.mode == "cpu"
-    assert capsys.readouterr().err.count("GPU engines do not match edge labels") == 1
+@pytest.mark.parametrize("semantics", ["isomorphism", "homomorphism", "edge-isomorphism"])
+def test_the_gpu_search_counts_what_the_cpu_counts(semantics):
+    """The GPU search (the simulator here) on random labeled graphs, directed and not,
+    against networkx (isomorphism) or brute force."""
+    for data, G, query, Q in itertools.islice(_cases(3, 40), 0, 40, 5):
+        got = sm.count(data, query, semantics=semantics, mode="gpu")
+        if not got.method.startswith("subgraph matching ("):
+            continue  # uniform labels on both sides: the plain engines counted it
+        assert got.mode == "gpu"
+        want = _embeddings(G, Q) if semantics == "isomorphism" else _brute(G, Q, semantics)
+        assert got.count == want
+
+
+def test_queries_the_gpu_search_does_not_take_run_on_the_cpu(capsys):
+    """A query beyond the GPU search's stack runs on the CPU, said once on stderr."""
+    from gthinker.apps.matching.labeled_gpu import MAX_QUERY
+
+    n = MAX_QUERY + 1
+    path = [(i, i + 1) for i in range(n - 1)]
+    query = gthinker.Graph.from_edges(path, edge_labels=[1 + i % 2 for i in range(n - 1)],
+                                      directed=True)
+    data = gthinker.Graph.from_edges(path + [(0, n - 1)], edge_labels=[1 + i % 2 for i in
+                                                                       range(n - 1)] + [1],
+                                     directed=True)
+    for _ in range(2):
+        got = sm.count(data, query, mode="gpu", threads=1)
+        assert got.count == 1 and got.mode == "cpu"
+    assert capsys.readouterr().err.count("runs on the CPU") == 1
 
 
 def test_limit_and_output_list_labeled_embeddings(tmp_path):

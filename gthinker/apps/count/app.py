@@ -50,7 +50,8 @@ from ..matching.counting import (
     takes,
     vertex_ranges,
 )
-from ..matching.labeled import ISOMORPHISM, count_labeled, effective_graphs, needs_labeled
+from ..matching.labeled import ISOMORPHISM, effective_graphs, needs_labeled
+from ..matching.labeled_run import count_labeled
 from ..matching.pattern_plan import pattern_plan
 from ..matching.patterns import PATTERNS, as_query, is_pattern
 from ..matching.patterns import pattern as named_pattern
@@ -240,11 +241,12 @@ def _labeled(graph, pattern, name, per_vertex, opts, options) -> CountResult | N
     graph, query = effective_graphs(graph, query)
     t0 = time.perf_counter()
     options = {k: v for k, v in options.items() if v is not None}
-    n, _, _, res = count_labeled(graph, query, opts.semantics, True, opts.mode, **options)
-    return CountResult(name, n, res.seconds, res.mode, res.threads,
+    res = count_labeled(graph, query, opts.semantics, True, opts.mode, **options)
+    return CountResult(name, res.count, res.seconds, res.mode, res.threads,
                        f"subgraph matching ({opts.semantics}, edge labels and directions)",
                        prepare_seconds=time.perf_counter() - t0 - res.seconds,
-                       compile_seconds=res.compile_seconds, stats=res.stats)
+                       compile_seconds=res.compile_seconds, mode_reason=res.why,
+                       stats=res.stats)
 
 
 def _motifs(graph, size, induced, mode, threads, time_budget, progress, options):

@@ -37,8 +37,7 @@ import gthinker
 from gthinker.extending import choice, intersect, keyed_rows, lower_bound, option_field
 
 __all__ = ["SEMANTICS", "ISOMORPHISM", "semantics_field", "say_once", "LabeledPlan",
-           "LabeledMatching", "needs_labeled", "labeled_plan", "run_labeled", "effective_graphs",
-           "automorphisms", "count_labeled"]
+           "LabeledMatching", "needs_labeled", "labeled_plan", "run_labeled", "effective_graphs"]
 
 #: The matching semantics, the first the default (SGSI's names).
 SEMANTICS = ("isomorphism", "homomorphism", "edge-isomorphism")
@@ -421,28 +420,3 @@ def run_labeled(p: LabeledPlan, **options) -> gthinker.JobResult:
     """Runs plan ``p`` on the CPU workers; ``options`` go to :func:`gthinker.run`."""
     return gthinker.run(LabeledMatching, p.graph, mode="cpu", params=p.params, **options)
 
-
-def automorphisms(query: gthinker.Graph) -> int:
-    """``|Aut(q)|`` keeping vertex labels, edge labels and directions: the embeddings of
-    the query in itself."""
-    p = labeled_plan(query, query)
-    return int(run_labeled(p, threads=1).counters["matches"])
-
-
-def count_labeled(data: gthinker.Graph, query: gthinker.Graph, semantics: str, unique: bool,
-                  mode: str = "auto", **options):
-    """``(embeddings, or distinct subgraphs with unique; |Aut(q)|; the job result)`` of
-    ``query`` in ``data`` (as :func:`effective_graphs` leaves them), on the CPU workers:
-    a GPU mode asked for, or ``auto`` with a usable GPU, is said once on stderr to run on
-    the CPU (the GPU engines do not take edge labels, directions or other semantics
-    yet). ``options`` go to :func:`gthinker.run` (threads, limit, output, progress, ...)."""
-    chosen, _ = gthinker.gpu.resolve_mode(mode, auto="gpu")
-    if chosen != "cpu":
-        say_once("the GPU engines do not match edge labels, directions or semantics other "
-                 "than isomorphism yet: running on the CPU")
-    p = labeled_plan(data, query, semantics, limited=options.get("limit") is not None)
-    res = run_labeled(p, **options)
-    n = res.counters["matches"]
-    aut = automorphisms(query) if semantics == ISOMORPHISM else 1
-    listing = options.get("limit") is not None or options.get("output") is not None
-    return (n // aut if unique and not listing else n), aut, p, res

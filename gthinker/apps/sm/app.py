@@ -35,7 +35,8 @@ from gthinker.apps.matching.dispatch import (
 from gthinker.extending import batches, check_output, say_skeleton
 
 from ..matching import costs, counting
-from ..matching.labeled import count_labeled, effective_graphs, needs_labeled
+from ..matching.labeled import effective_graphs, needs_labeled
+from ..matching.labeled_run import count_labeled
 from ..matching.pattern_plan import pattern_plan
 from ..matching.patterns import PATTERNS, as_query, is_pattern, pattern
 from ..matching.planner import (
@@ -137,13 +138,12 @@ def _labeled(data, query, opts, progress, options) -> SMResult:
     """The count of a query with edge labels or directions, or under homomorphism or
     edge-isomorphism (:mod:`gthinker.apps.matching.labeled`, on the CPU)."""
     data, query = effective_graphs(data, query)
-    n, aut, p, res = count_labeled(data, query, opts.semantics, opts.unique, opts.mode,
-                                   limit=opts.limit, output=opts.output, progress=progress,
-                                   **options)
-    return SMResult(count=n, unique=opts.unique, automorphisms=aut, seconds=res.seconds,
-                    mode=res.mode, threads=res.threads, order=p.order, candidates=[],
-                    stopped=res.stopped, stats=res.stats, compile_seconds=res.compile_seconds,
-                    mode_reason="edge labels, directions or semantics: the CPU search",
+    res = count_labeled(data, query, opts.semantics, opts.unique, opts.mode, limit=opts.limit,
+                        output=opts.output, progress=progress, **options)
+    return SMResult(count=res.count, unique=opts.unique, automorphisms=res.automorphisms,
+                    seconds=res.seconds, mode=res.mode, threads=res.threads, order=res.order,
+                    candidates=[], stopped=res.stopped, stats=res.stats,
+                    compile_seconds=res.compile_seconds, mode_reason=res.why,
                     method=f"subgraph matching ({opts.semantics}, edge labels and directions)")
 
 
