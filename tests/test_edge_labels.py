@@ -225,6 +225,17 @@ def test_from_edges_keeps_first_labels_and_directions():
         gthinker.Graph.from_edges([(0, 1)], edge_labels=[-1])
 
 
+def test_reorder_keeps_edge_labels_and_directions():
+    g = _sample()
+    order = np.random.default_rng(1).permutation(g.num_vertices)
+    r = g.reorder(order)
+    r.check()
+    arcs = {(int(g.ids[a]), int(g.ids[b]), int(x)) for a, b, x in zip(*edges.arcs(g),
+                                                                       strict=True)}
+    assert {(int(r.ids[a]), int(r.ids[b]), int(x))
+            for a, b, x in zip(*edges.arcs(r), strict=True)} == arcs
+
+
 def test_keyed_rows_hold_every_arc_once_per_direction_sorted_by_key():
     rng = np.random.default_rng(4)
     for directed in (False, True):

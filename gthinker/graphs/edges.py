@@ -31,7 +31,7 @@ import numpy as np
 
 from gthinker.errors import GraphFormatError
 
-__all__ = ["OUT", "IN", "BOTH", "build", "check_edge_labels", "keyed_rows", "mirror",
+__all__ = ["OUT", "IN", "BOTH", "build", "positions", "check_edge_labels", "keyed_rows", "mirror",
            "arcs", "key_of", "skewed_labels", "say_skeleton", "DEFAULT_SKEW"]
 
 #: Direction codes of :attr:`Graph.directions <gthinker.Graph.directions>`.
@@ -58,7 +58,7 @@ def _rows(indptr: np.ndarray) -> np.ndarray:
     return np.repeat(np.arange(indptr.size - 1, dtype=np.int64), np.diff(indptr))
 
 
-def _positions(indptr, indices, u, v) -> np.ndarray:
+def positions(indptr, indices, u, v) -> np.ndarray:
     """The entry of ``v`` in ``u``'s row, for pairs known to be edges of the skeleton."""
     n = indptr.size - 1
     keys = _rows(indptr) * n + indices
@@ -67,7 +67,7 @@ def _positions(indptr, indices, u, v) -> np.ndarray:
 
 def mirror(indptr, indices) -> np.ndarray:
     """For every entry ``(v, w)``, the position of its mirror entry ``(w, v)``."""
-    return _positions(indptr, indices, indices, _rows(indptr))
+    return positions(indptr, indices, indices, _rows(indptr))
 
 
 def build(indptr, indices, u, v, labels, directed: bool):
@@ -82,19 +82,19 @@ def build(indptr, indices, u, v, labels, directed: bool):
     lab = None if labels is None else np.asarray(labels)[keep]
     if not directed:
         a, b = np.minimum(u, v), np.maximum(u, v)
-        pos = _positions(indptr, indices, a, b)
+        pos = positions(indptr, indices, a, b)
         first_pos, first = np.unique(pos, return_index=True)
         out = None
         if lab is not None:
             out = np.zeros(indices.size, np.int32)
             out[first_pos] = lab[first]
-            out[_positions(indptr, indices, b[first], a[first])] = lab[first]
+            out[positions(indptr, indices, b[first], a[first])] = lab[first]
         return out, None, int(u.size - first_pos.size)
-    pos = _positions(indptr, indices, u, v)
+    pos = positions(indptr, indices, u, v)
     first_pos, first = np.unique(pos, return_index=True)
     dirs = np.zeros(indices.size, np.int8)
     dirs[first_pos] |= OUT
-    back = _positions(indptr, indices, v[first], u[first])
+    back = positions(indptr, indices, v[first], u[first])
     dirs[back] |= IN
     out = None
     if lab is not None:

@@ -595,7 +595,7 @@ class Graph:
         -------
         Graph
             Same graph with sorted rows; ``new.ids[i] == self.ids[order[i]]``,
-            labels and node names permuted alike, report kept.
+            labels, node names, edge labels and directions permuted alike, report kept.
         """
         n = self.num_vertices
         order = np.asarray(order)
@@ -610,6 +610,12 @@ class Graph:
             raise ValueError("order must be a permutation of 0..n-1 (repeated vertex)")
         indptr, indices = csr.permute(self.indptr, self.indices, order, inv)
         names = None if self.node_names is None else [self.node_names[i] for i in order.tolist()]
+        extra = {}
+        if not self.plain:  # each new entry's old one
+            rows = np.repeat(order, np.diff(indptr))
+            old = graph_edges.positions(self.indptr, self.indices, rows, order[indices])
+            extra = {k: None if getattr(self, k) is None else getattr(self, k)[old]
+                     for k in ("edge_labels", "directions")}
         return Graph(
             indptr,
             indices,
@@ -617,6 +623,7 @@ class Graph:
             labels=None if self.labels is None else self.labels[order],
             report=self.report,
             node_names=names,
+            **extra,
         )
 
     def check(self) -> None:
