@@ -37,7 +37,8 @@ import gthinker
 from gthinker.extending import choice, intersect, keyed_rows, lower_bound, option_field
 
 __all__ = ["SEMANTICS", "ISOMORPHISM", "semantics_field", "say_once", "LabeledPlan",
-           "LabeledMatching", "needs_labeled", "labeled_plan", "run_labeled", "effective_graphs"]
+           "LabeledMatching", "needs_labeled", "labeled_plan", "run_labeled", "effective_graphs",
+           "edges_free"]
 
 #: The matching semantics, the first the default (SGSI's names).
 SEMANTICS = ("isomorphism", "homomorphism", "edge-isomorphism")
@@ -250,23 +251,19 @@ def _fits(P, labels, kptr, d, v):
 
 
 @gthinker.compiler.jit("labeled SM functions", nogil=True)
-def _edge_of(P, M, c, x):
-    """The data edge that constraint ``c`` maps to when its position takes ``x``, as a
-    pair ``(a, b)``: from ``a`` to ``b`` (directed: the key's direction), else ``a < b``."""
-    y = M[P[P[H_CPOS] + c]]
-    k = P[P[H_CKEY] + c]
-    directed_out = (k & 1) == 0
-    return (y, x) if directed_out else (x, y)
-
-
-@gthinker.compiler.jit("labeled SM functions", nogil=True)
-def _edges_free(P, M, EA, EB, d, x, directed):
+def edges_free(P, M, EA, EB, d, x, directed):
     """Edge-isomorphism: whether position ``d`` taking ``x`` maps its constraints to data
-    edges no earlier query edge (nor another of its own) was mapped to; records them."""
-    lo, hi = P[P[H_CPTR] + d], P[P[H_CPTR] + d + 1]
-    for c in range(lo, hi):
-        a, b = _edge_of(P, M, c, x)
-        if not directed and a > b:
+    edges no earlier query edge (nor another of its own) was mapped to. A data edge is a
+    pair ``(a, b)``: from ``a`` to ``b`` (``directed``: the key's direction), else
+    ``a < b``. Writes them into ``d``'s slots of ``EA``/``EB`` either way: they hold the
+    edges of the last vertex tried at ``d``, the one a deeper level sees. CPU and CUDA
+    (:mod:`gthinker.apps.matching.labeled_gpu` compiles it for the device)."""
+    for c in range(P[P[H_CPTR] + d], P[P[H_CPTR] + d + 1]):
+        y = M[P[P[H_CPOS] + c]]
+        a, b = y, x
+        if (P[P[H_CKEY] + c] & 1) != 0:  # an in-edge of y: from x to y
+            a, b = x, y
+        if directed == 0 and a > b:
             a, b = b, a
         for e in range(c):
             if EA[e] == a and EB[e] == b:
@@ -304,7 +301,7 @@ def _candidates(P, kptr, nb, labels, M, cand, candlen, EA, EB, d, directed):
                 used |= M[p] == x
             if used:
                 continue
-        elif P[H_SEM] == 2 and not _edges_free(P, M, EA, EB, d, x, directed):
+        elif P[H_SEM] == 2 and not edges_free(P, M, EA, EB, d, x, directed):
             continue
         cand[d, k] = x
         k += 1
@@ -342,7 +339,7 @@ def _search(ctx, rec):
     EB = np.empty(ne, np.int64)
     for p in range(1, k):  # the edges of the restored prefix (edge-isomorphism)
         if P[H_SEM] == 2:
-            _edges_free(P, M, EA, EB, p, M[p], directed)
+            edges_free(P, M, EA, EB, p, M[p], directed)
     cand = np.empty((nq, P[H_CAP]), np.int32)
     candlen = np.zeros(nq, np.int64)
     if k == nq:
@@ -371,7 +368,7 @@ def _search(ctx, rec):
         idx[d] += 1
         M[d] = x
         if P[H_SEM] == 2:
-            _edges_free(P, M, EA, EB, d, x, directed)
+            edges_free(P, M, EA, EB, d, x, directed)
         nd = d + 1
         _candidates(P, kptr, nb, labels, M, cand, candlen, EA, EB, nd, directed)
         if nd == nq - 1:

@@ -37,6 +37,7 @@ from .labeled import (
     H_QLAB,
     H_SEM,
     LabeledPlan,
+    edges_free,
 )
 
 __all__ = ["MAX_QUERY", "MAX_CONSTRAINTS", "THREADS", "takes", "count"]
@@ -60,15 +61,7 @@ def takes(p: LabeledPlan) -> str:
     return ""
 
 
-@cuda.jit(device=True, inline=True)
-def _lower(a, lo, hi, x):
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if a[mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
+_lower = gpu.lower_bound
 
 
 @cuda.jit(device=True, inline=True)
@@ -103,25 +96,8 @@ def _holds(kptr, nb, keys, v, k, x):
     return i < hi and nb[i] == x
 
 
-@cuda.jit(device=True)
-def _edges_free(P, M, EA, EB, d, x, directed):
-    """Edge-isomorphism: whether ``x`` at position ``d`` maps its constraints to data
-    edges no earlier query edge took (nor another of its own). Writes them into ``d``'s
-    slots of ``EA``/``EB`` either way: they hold the edges of the last vertex tried at
-    ``d``, the one a deeper level sees."""
-    for c in range(P[P[H_CPTR] + d], P[P[H_CPTR] + d + 1]):
-        y = M[P[P[H_CPOS] + c]]
-        a, b = y, x
-        if (P[P[H_CKEY] + c] & 1) != 0:  # an in-edge of y: from x to y
-            a, b = x, y
-        if directed == 0 and a > b:
-            a, b = b, a
-        for e in range(c):
-            if EA[e] == a and EB[e] == b:
-                return False
-        EA[c] = a
-        EB[c] = b
-    return True
+#: :func:`gthinker.apps.matching.labeled.edges_free`, compiled for the device.
+_edges_free = cuda.jit(device=True)(edges_free.py_func)
 
 
 @cuda.jit(device=True)
