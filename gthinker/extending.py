@@ -10,7 +10,10 @@ the work                    :class:`Task` (``spawn``, ``compute``) and :class:`T
                             (the ``ctx`` compiled code gets), :func:`run` and its
                             :class:`JobResult`, :class:`RunOptions`, :class:`GPUOptions`,
                             :class:`HybridOptions`, :class:`StopToken`, :func:`default_threads`
-the graph                   :class:`Graph`, :func:`as_graph`
+the graph                   :class:`Graph`, :func:`as_graph`, :func:`keyed_rows` (rows
+                            sorted by edge label and direction, then neighbour),
+                            :func:`say_skeleton` (an app that leaves edge labels and
+                            directions out says so once)
 results                     :func:`iter_results` (any Task's emitted results, while its
                             job runs), :func:`batches` and :class:`Batch` (the same in
                             numpy batches, for any job-running function), :func:`text`
@@ -92,6 +95,8 @@ _NAMES = {
     # the graph
     "Graph": ("graphs.graph", "Graph"),
     "as_graph": ("graphs.graph", "as_graph"),
+    "keyed_rows": ("graphs.edges", "keyed_rows"),
+    "say_skeleton": ("graphs.edges", "say_skeleton"),
     # results
     "iter_results": ("runtime.stream", "iter_results"),
     "batches": ("runtime.stream", "batches"),

@@ -48,8 +48,9 @@ def add_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("out", nargs="?", default=None,
                    help="file to write (none: with --verify, only check GRAPH)")
     p.add_argument("--format", default=None, metavar="FMT",
-                   help="format of GRAPH: edgelist, graph, mtx, npz, binary (default: from "
-                        "its first bytes, else its name)")
+                   help="format of GRAPH: edgelist, edgelist-labeled (u v label lines), "
+                        "edgelist-directed, edgelist-directed-labeled, graph, gsi (.g), mtx, "
+                        "npz, binary (default: from its first bytes, else its name)")
     p.add_argument("--to", default=None, metavar="FMT",
                    help="format of OUT: binary, edgelist, graph, mtx, npz (default: from its "
                         "name; .csr is binary, an unknown suffix an edge list)")

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from gthinker.cli import convert as convert_command
 from gthinker.errors import GThinkerError
+from gthinker.graphs.edges import DEFAULT_SKEW
 from gthinker.graphs.shapes import FULL_SCALE, MAX_CLOSURE, MAX_GROUP, PRESETS, SHAPED_DEFAULTS
 
 __all__ = ["add_parser", "main", "preset_table"]
@@ -67,6 +68,15 @@ def _common(sub, output_required: bool = True) -> None:
                      default=None, help="output format (default: from the file name)")
     convert_command.add_prepare_flag(sub, "FILE")
     sub.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    sub.add_argument("--edge-labels", type=int, default=None, metavar="N",
+                     help="give every edge one of N labels (1 .. N) at random, label 1 on "
+                          "a share --edge-label-skew of them (as rdf:type in RDF graphs)")
+    sub.add_argument("--edge-label-skew", type=float, default=DEFAULT_SKEW, metavar="X",
+                     help=f"with --edge-labels: the share of the edges labeled 1, the rest "
+                          f"uniform over the other labels (default: {DEFAULT_SKEW:g})")
+    sub.add_argument("--directed", action="store_true",
+                     help="point every edge one way or the other at random (a directed "
+                          "graph: write it as .g, .csr or an edge list)")
     sub.add_argument("--stats", action="store_true",
                      help="measure the graph made (gthinker stats) and print it on stdout")
     sub.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
@@ -229,6 +239,11 @@ def _generate(args) -> int:
             print(f"[{time.perf_counter() - t0:7.1f}s] {text}", file=sys.stderr, flush=True)
 
     graph = _make(args, progress)
+    if args.edge_labels is not None or args.directed:
+        from gthinker.graphs import generate
+
+        graph = generate.label_edges(graph, args.edge_labels, args.edge_label_skew,
+                                     seed=args.seed, directed=args.directed)
     made = time.perf_counter() - t0
     progress(f"generated {graph.num_vertices:,} vertices, {graph.num_edges:,} edges "
              f"(max degree {graph.max_degree:,}); writing {out}")

@@ -13,7 +13,10 @@ edge list. Bundled formats (one module each in :mod:`gthinker.graphs.formats`):
 name          what                                   suffixes
 ============  =====================================  ============================
 edgelist      SNAP edge list (``u v`` lines)          any other
+edgelist-...  ``-labeled``: ``u v label`` lines;      (asked for by name)
+              ``-directed``, ``-directed-labeled``
 graph         labeled ``t``/``v``/``e`` format        ``.graph``
+gsi           GSI's directed, edge-labeled format     ``.g``
 mtx           Matrix Market coordinate               ``.mtx``
 npz           scipy.sparse ``save_npz``              ``.npz``
 binary        gthinker's memory-mapped binary graph  ``.csr``
@@ -27,6 +30,7 @@ partial one; a ``.gz`` name compresses (text formats).
 from __future__ import annotations
 
 import contextlib
+import functools
 import gzip
 import os
 import tempfile
@@ -35,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gthinker.errors import GraphFormatError
-from gthinker.graphs.formats import binary, labeled, mtx, npz, snap, text
+from gthinker.graphs.formats import binary, gsi, labeled, mtx, npz, snap, text
 
 __all__ = ["GraphFormat", "register", "formats", "format_name", "output_format", "read_graph",
            "write_graph", "writing"]
@@ -73,6 +77,13 @@ def formats() -> dict[str, GraphFormat]:
 register(GraphFormat("edgelist", snap.read, snap.write, aliases=("snap", "txt", "edges")))
 register(GraphFormat("graph", labeled.read, labeled.write, suffixes=(".graph",),
                      aliases=("labeled",)))
+register(GraphFormat("edgelist-labeled", functools.partial(snap.read, edge_labels=True),
+                     snap.write))
+register(GraphFormat("edgelist-directed", functools.partial(snap.read, directed=True),
+                     snap.write))
+register(GraphFormat("edgelist-directed-labeled",
+                     functools.partial(snap.read, edge_labels=True, directed=True), snap.write))
+register(GraphFormat("gsi", gsi.read, gsi.write, suffixes=(".g",), aliases=("g",)))
 register(GraphFormat("mtx", mtx.read, mtx.write, suffixes=(".mtx",),
                      magic=(b"%%MatrixMarket", b"%%matrixmarket"), aliases=("matrixmarket",)))
 register(GraphFormat("npz", npz.read, npz.write, suffixes=(".npz",), magic=(b"PK\x03\x04",),

@@ -20,6 +20,9 @@ shaped(vertices, edges, max_degree, ..., seed=0)
 preset(name, scale=1.0, seed=0)
     :func:`shaped` graphs in the shapes of the seed paper's Table I graphs
     (:data:`PRESETS`; ``docs/generating.md``).
+label_edges(graph, count, skew=0.3, seed=0, directed=False)
+    Any of them with random edge labels 1 .. count of a skewed frequency (label 1 on a share
+    ``skew`` of the edges, as ``rdf:type``), and directions if asked.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from collections.abc import Callable
 import numpy as np
 
 from gthinker import compiler, options
+from gthinker.graphs import edges as graph_edges
 from gthinker.graphs import model as shaped_model
 from gthinker.graphs.graph import Graph
 from gthinker.graphs.shapes import (
@@ -46,7 +50,8 @@ from gthinker.graphs.shapes import (
     check_number,
 )
 
-__all__ = ["gnp", "powerlaw_cluster", "rmat", "shaped", "preset", "Preset", "PRESETS",
+__all__ = ["gnp", "powerlaw_cluster", "rmat", "shaped", "preset", "label_edges", "Preset",
+           "PRESETS",
            "SHAPED_DEFAULTS", "MAX_CLOSURE", "MAX_GROUP"]
 
 _MAX_N = MAX_VERTICES
@@ -180,6 +185,27 @@ def _holme_kim(rng, n, m, p):
 # ---------------------------------------------------------------------------
 
 
+
+
+def label_edges(graph: Graph, count: int | None, skew: float = graph_edges.DEFAULT_SKEW,
+                seed: int = 0, directed: bool = False) -> Graph:
+    """``graph`` with one of ``count`` edge labels drawn per edge, label 1 on a share
+    ``skew`` of them and the others uniform (:func:`gthinker.graphs.edges.skewed_labels`;
+    ``count`` None: no labels); with ``directed``, each edge pointing one way or the
+    other at random. The same arguments give the same graph.
+
+    >>> g = label_edges(rmat(8, seed=1), 4, skew=0.5, seed=1)
+    >>> g.edge_labels is not None, g.directed
+    (True, False)
+    """
+    src, dst, _ = graph_edges.arcs(graph)
+    labels = None if count is None else graph_edges.skewed_labels(src.size, count, skew, seed)
+    if directed:
+        flip = np.random.default_rng([seed, 0xD1]).random(src.size) < 0.5
+        src, dst = np.where(flip, dst, src), np.where(flip, src, dst)
+    out = Graph.from_pairs(src, dst, graph.num_vertices, ids=graph.ids, labels=graph.labels,
+                           source=graph.report.source, edge_labels=labels, directed=directed)
+    return out
 
 
 def _finish(g: Graph, source: str) -> Graph:

@@ -38,6 +38,7 @@ import numpy as np
 
 from gthinker.graphs import convert as graph_convert
 from gthinker.graphs import csr
+from gthinker.graphs import edges as graph_edges
 from gthinker.graphs import files as graph_files
 from gthinker.graphs.formats import binary
 
@@ -107,11 +108,19 @@ class Graph:
         Original hashable node names when built from a networkx graph whose
         nodes are not all non-negative integers (``node_names[v]`` names
         vertex ``v``).
+    edge_labels : array_like of int32, shape (2 m,), optional
+        A label per entry of ``indices`` (:mod:`gthinker.graphs.edges`).
+    directions : array_like of int8, shape (2 m,), optional
+        Per entry of ``indices``: out, in or both (:mod:`gthinker.graphs.edges`); a
+        directed graph has them, an undirected one not. ``indptr``/``indices`` are
+        then the undirected skeleton.
 
     Attributes
     ----------
-    indptr, indices, ids, labels, report, node_names
+    indptr, indices, ids, labels, report, node_names, edge_labels, directions
         The arrays are C-contiguous and read-only.
+    directed : bool
+        Whether the graph is directed (it has :attr:`directions`).
     file : str or None
         The absolute path of the file :meth:`read` read it from (an output path
         that names the same file is refused: :func:`gthinker.runtime.outputs.check_output`).
@@ -130,7 +139,8 @@ class Graph:
     #: only changed when asked); the ``gthinker`` app commands turn it on.
     KEEP_FORMS = False
 
-    def __init__(self, indptr, indices, ids=None, labels=None, report=None, node_names=None):
+    def __init__(self, indptr, indices, ids=None, labels=None, report=None, node_names=None,
+                 edge_labels=None, directions=None):
         self.indptr = csr.readonly(indptr, np.int64)
         self.indices = csr.readonly(indices, np.int32)
         n = self.indptr.shape[0] - 1
@@ -143,6 +153,12 @@ class Graph:
         if self.labels is not None and self.labels.shape != (n,):
             raise ValueError(f"labels must have length {n}, got {self.labels.shape}")
         self.node_names = None if node_names is None else list(node_names)
+        self.edge_labels = None if edge_labels is None else csr.readonly(edge_labels, np.int32)
+        self.directions = None if directions is None else csr.readonly(directions, np.int8)
+        for name in ("edge_labels", "directions"):
+            arr = getattr(self, name)
+            if arr is not None and arr.shape != self.indices.shape:
+                raise ValueError(f"{name} must have length {self.indices.size}, got {arr.shape}")
         if report is None:
             report = LoadReport("arrays", 0, self.num_edges, 0, 0, n, self.num_edges)
         elif isinstance(report, dict):
@@ -227,6 +243,16 @@ class Graph:
         """Largest vertex degree (0 for an empty graph)."""
         return self.derived("max_degree", lambda g: int(g.degrees().max()) if g.num_vertices else 0)
 
+    @property
+    def directed(self) -> bool:
+        """Whether the graph is directed (it has :attr:`directions`)."""
+        return self.directions is not None
+
+    @property
+    def plain(self) -> bool:
+        """Whether the graph is undirected without edge labels (what every app takes)."""
+        return self.directions is None and self.edge_labels is None
+
     def neighbors(self, v: int) -> np.ndarray:
         """Sorted neighbours of internal vertex ``v`` (read-only view)."""
         if not 0 <= v < self.num_vertices:
@@ -238,6 +264,10 @@ class Graph:
         if self.labels is not None:
             srt = np.sort(self.labels)
             lab = f", labels={int(np.count_nonzero(srt[1:] != srt[:-1])) + 1}"
+        if self.edge_labels is not None:
+            lab += f", edge_labels={np.unique(self.edge_labels).size}"
+        if self.directed:
+            lab += ", directed"
         return (
             f"Graph(n={self.num_vertices:,}, m={self.num_edges:,}, "
             f"max_degree={self.max_degree:,}{lab}, source={self.report.source!r})"
@@ -246,8 +276,11 @@ class Graph:
     def __eq__(self, other) -> bool:
         if not isinstance(other, Graph):
             return NotImplemented
-        if (self.labels is None) != (other.labels is None):
-            return False
+        for name in ("labels", "edge_labels", "directions"):
+            mine, theirs = getattr(self, name), getattr(other, name)
+            if (mine is None) != (theirs is None) or (
+                    mine is not None and not np.array_equal(mine, theirs)):
+                return False
         return (
             np.array_equal(self.indptr, other.indptr)
             and np.array_equal(self.indices, other.indices)
@@ -261,15 +294,23 @@ class Graph:
 
     @classmethod
     def from_pairs(cls, u, v, n, ids=None, labels=None, source="arrays", lines=0,
-                   node_names=None) -> Graph:
+                   node_names=None, edge_labels=None, directed=False) -> Graph:
         """The graph of endpoint pairs ``(u[i], v[i])`` already numbered ``0..n-1``
         (int64 or int32 arrays, any stride: the readers' and converters' last step;
         :meth:`from_edges` checks its input, this does not). Loops and repeated
-        pairs are dropped and counted in :attr:`report`. Built on all cores."""
+        pairs are dropped and counted in :attr:`report`. Built on all cores.
+        ``edge_labels`` (one per pair) and ``directed``: :mod:`gthinker.graphs.edges`
+        (a repeated pair keeps its first label; directed, ``u v`` and ``v u`` are two
+        edges, not a duplicate)."""
         indptr, indices, loops, dups = csr.build(u, v, n)
+        extra = {}
+        if edge_labels is not None or directed:
+            extra["edge_labels"], extra["directions"], dups = graph_edges.build(
+                indptr, indices, u, v, edge_labels, directed)
         m = int(indices.size // 2)
         report = LoadReport(source, lines, int(np.asarray(u).size), loops, dups, int(n), m)
-        return cls(indptr, indices, ids=ids, labels=labels, report=report, node_names=node_names)
+        return cls(indptr, indices, ids=ids, labels=labels, report=report, node_names=node_names,
+                   **extra)
 
     @classmethod
     def from_owned_pairs(cls, pairs, n, ids=None, labels=None, source="arrays", lines=0) -> Graph:
@@ -292,7 +333,8 @@ class Graph:
         return cls(indptr, indices, ids=ids, labels=labels, report=report)
 
     @classmethod
-    def from_edges(cls, edges, num_vertices=None, labels=None) -> Graph:
+    def from_edges(cls, edges, num_vertices=None, labels=None, edge_labels=None,
+                   directed=False) -> Graph:
         """Build a graph from an ``(m, 2)`` integer array of edges.
 
         Parameters
@@ -308,6 +350,11 @@ class Graph:
         labels : array_like of int, optional
             One label per internal vertex (after remapping, i.e. in increasing
             order of original id).
+        edge_labels : array_like of int, shape (m,), optional
+            One non-negative label per edge (row of ``edges``): :attr:`edge_labels`.
+        directed : bool
+            Each row is an edge from its first to its second vertex: a directed graph
+            (:attr:`directions`), stored as its undirected skeleton.
 
         Returns
         -------
@@ -330,7 +377,9 @@ class Graph:
         """
         u, v, n, ids = graph_convert.edge_arrays(edges, num_vertices)
         labels = graph_convert.check_labels(labels, n)
-        return cls.from_pairs(u, v, n, ids, labels, "from_edges")
+        edge_labels = graph_edges.check_edge_labels(edge_labels, u.size)
+        return cls.from_pairs(u, v, n, ids, labels, "from_edges", edge_labels=edge_labels,
+                              directed=directed)
 
     @classmethod
     def from_columns(cls, src, dst, num_vertices=None, labels=None) -> Graph:
@@ -546,7 +595,7 @@ class Graph:
         -------
         Graph
             Same graph with sorted rows; ``new.ids[i] == self.ids[order[i]]``,
-            labels and node names permuted alike, report kept.
+            labels, node names, edge labels and directions permuted alike, report kept.
         """
         n = self.num_vertices
         order = np.asarray(order)
@@ -561,6 +610,12 @@ class Graph:
             raise ValueError("order must be a permutation of 0..n-1 (repeated vertex)")
         indptr, indices = csr.permute(self.indptr, self.indices, order, inv)
         names = None if self.node_names is None else [self.node_names[i] for i in order.tolist()]
+        extra = {}
+        if not self.plain:  # each new entry's old one
+            rows = np.repeat(order, np.diff(indptr))
+            old = graph_edges.positions(self.indptr, self.indices, rows, order[indices])
+            extra = {k: None if getattr(self, k) is None else getattr(self, k)[old]
+                     for k in ("edge_labels", "directions")}
         return Graph(
             indptr,
             indices,
@@ -568,6 +623,7 @@ class Graph:
             labels=None if self.labels is None else self.labels[order],
             report=self.report,
             node_names=names,
+            **extra,
         )
 
     def check(self) -> None:

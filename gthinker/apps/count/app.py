@@ -31,7 +31,7 @@ import time
 import numpy as np
 
 import gthinker
-from gthinker.extending import idle_stats
+from gthinker.extending import idle_stats, say_skeleton
 
 from ..matching import formulas, neighbourhoods
 from ..matching.counting import (
@@ -50,6 +50,8 @@ from ..matching.counting import (
     takes,
     vertex_ranges,
 )
+from ..matching.labeled import ISOMORPHISM, effective_graphs, needs_labeled
+from ..matching.labeled_run import count_labeled
 from ..matching.pattern_plan import pattern_plan
 from ..matching.patterns import PATTERNS, as_query, is_pattern
 from ..matching.patterns import pattern as named_pattern
@@ -203,6 +205,12 @@ def count(graph, pattern="triangle", *, per_vertex: bool = False, vertices: rang
         if not (isinstance(vertices, range) and vertices.step == 1):
             raise TypeError(f"vertices must be a range(lo, hi), got {vertices!r}")
         options["vertices"] = vertices
+    if opts.semantics != ISOMORPHISM or not graph.plain:
+        res = _labeled(graph, pattern, name, per_vertex, opts,
+                       dict(options, threads=threads, time_budget=time_budget, progress=progress))
+        if res is not None:
+            return res
+    say_skeleton(graph, f"count {name}")
     if per_vertex:
         return _per_vertex(graph, name, k, mode, threads, time_budget, progress, options)
     if pattern == "motifs":
@@ -215,6 +223,30 @@ def count(graph, pattern="triangle", *, per_vertex: bool = False, vertices: rang
     pp = pattern_plan(_query_of(pattern, graph))
     options["prepare_seconds"] = time.perf_counter() - t0
     return count_plan(graph, pp, name, mode, threads, time_budget, progress, **options)
+
+
+def _labeled(graph, pattern, name, per_vertex, opts, options) -> CountResult | None:
+    """The count of a pattern with edge labels or directions, or under homomorphism or
+    edge-isomorphism (:mod:`gthinker.apps.matching.labeled`): distinct subgraphs under
+    isomorphism, embeddings under the others; None where the count engines count it
+    (on the graph's undirected skeleton)."""
+    if per_vertex or pattern in ("motifs", "cliques"):
+        if opts.semantics != ISOMORPHISM:
+            raise ValueError("semantics (--semantics) goes with a single pattern")
+        return None
+    query = as_query(pattern)
+    check_query(graph, query)
+    if not needs_labeled(graph, query, opts.semantics):
+        return None
+    graph, query = effective_graphs(graph, query)
+    t0 = time.perf_counter()
+    options = {k: v for k, v in options.items() if v is not None}
+    res = count_labeled(graph, query, opts.semantics, True, opts.mode, **options)
+    return CountResult(name, res.count, res.seconds, res.mode, res.threads,
+                       f"subgraph matching ({opts.semantics}, edge labels and directions)",
+                       prepare_seconds=time.perf_counter() - t0 - res.seconds,
+                       compile_seconds=res.compile_seconds, mode_reason=res.why,
+                       stats=res.stats)
 
 
 def _motifs(graph, size, induced, mode, threads, time_budget, progress, options):

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from gthinker.extending import AppOptions, boolean, mode_field, option_field, positive_int
 
+from ..matching.labeled import semantics_field
 from .motifs import SIZES
 
 __all__ = ["CountOptions"]
@@ -31,6 +32,7 @@ class CountOptions(AppOptions):
                                                      "graph is not small, else cpu")
     size: int | None = option_field(
         None, "with PATTERN motifs: the motif size", _size)
+    semantics: str = semantics_field()
     induced: bool = option_field(
         True, "with PATTERN motifs: count distinct subgraphs, not induced ones", boolean,
         flag="--non-induced")

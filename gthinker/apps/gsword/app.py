@@ -60,8 +60,9 @@ from types import SimpleNamespace
 import numpy as np
 
 import gthinker
-from gthinker.extending import positive_int
+from gthinker.extending import positive_int, say_skeleton
 
+from ..matching.labeled import ISOMORPHISM, needs_labeled
 from ..matching.patterns import as_query
 from ..matching.planner import quicksi_order
 from .candidates import MAX_QUERY, CandidateGraph, candidate_graph, kept_candidate_graph
@@ -285,6 +286,10 @@ def estimate(data, query, estimator=None, *, progress=None,
         cpu_because=f"few samples (< {SMALL_SAMPLES:,})" if samples < SMALL_SAMPLES else "")
     data = gthinker.as_graph(data)
     query_graph = as_query(query)
+    if needs_labeled(data, query_graph, ISOMORPHISM):
+        raise ValueError("gsword does not estimate queries with edge labels or directions "
+                         "yet; `gthinker sm` counts them exactly")
+    say_skeleton(data, "gsword")
     tb = time.perf_counter()
     cg = kept_candidate_graph(data, query_graph, opts.order)
     build_seconds = time.perf_counter() - tb

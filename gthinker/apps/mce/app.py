@@ -58,6 +58,7 @@ from gthinker.extending import (
     lowest_bit,
     pop_lowest,
     popcount,
+    say_skeleton,
     unowned,
 )
 
@@ -544,6 +545,7 @@ def run(graph: gthinker.Graph, *, containing=None, progress=None, **options) -> 
     output = opts.output
     check_output(output, [graph])
     graph = gthinker.as_graph(graph)
+    say_skeleton(graph, "mce")
     if containing is not None and len(containing) == 0:
         containing = None
     if containing is not None and opts.mode in ("gpu", "hybrid"):

@@ -32,9 +32,11 @@ from gthinker.apps.matching.dispatch import (
     run_plan,
     small_search,
 )
-from gthinker.extending import batches, check_output
+from gthinker.extending import batches, check_output, say_skeleton
 
 from ..matching import costs, counting
+from ..matching.labeled import effective_graphs, needs_labeled
+from ..matching.labeled_run import count_labeled
 from ..matching.pattern_plan import pattern_plan
 from ..matching.patterns import PATTERNS, as_query, is_pattern, pattern
 from ..matching.planner import (
@@ -104,6 +106,10 @@ def count(data, query, *, progress=None, **options) -> SMResult:
     data = gthinker.as_graph(data)
     query = as_query(query)
     check_query(data, query)
+    if needs_labeled(data, query, opts.semantics):
+        return _labeled(data, query, opts, progress, options)
+    if query.plain:
+        say_skeleton(data, "sm: a query without edge labels or directions")
     if not listing and opts.gpu_mode == "auto" and not {"records", "vertices"} & options.keys():
         # (records and vertices are the search's own: a cluster's node hands them on; a
         # GPU layout asked for is the matcher's)
@@ -126,6 +132,19 @@ def count(data, query, *, progress=None, **options) -> SMResult:
                     candidates=[len(c) for c in p.candidates], gpu_mode=chosen,
                     stopped=res.stopped, stats=stats, compile_seconds=res.compile_seconds,
                     mode_reason="; ".join(filter(None, (because, why))))
+
+
+def _labeled(data, query, opts, progress, options) -> SMResult:
+    """The count of a query with edge labels or directions, or under homomorphism or
+    edge-isomorphism (:mod:`gthinker.apps.matching.labeled`, on the CPU)."""
+    data, query = effective_graphs(data, query)
+    res = count_labeled(data, query, opts.semantics, opts.unique, opts.mode, limit=opts.limit,
+                        output=opts.output, progress=progress, **options)
+    return SMResult(count=res.count, unique=opts.unique, automorphisms=res.automorphisms,
+                    seconds=res.seconds, mode=res.mode, threads=res.threads, order=res.order,
+                    candidates=[], stopped=res.stopped, stats=res.stats,
+                    compile_seconds=res.compile_seconds, mode_reason=res.why,
+                    method=f"subgraph matching ({opts.semantics}, edge labels and directions)")
 
 
 def _by_count_engines(data, query, unique, mode, progress, options):

@@ -15,6 +15,7 @@ from gthinker.extending import (
 )
 
 from ..matching.gpu_modes import DFS_MAX_QUERY, GPU_MODES
+from ..matching.labeled import ISOMORPHISM, semantics_field
 
 __all__ = ["SMOptions"]
 
@@ -36,6 +37,7 @@ class SMOptions(AppOptions):
         choice(*GPU_MODES))
     limit: int | None = option_field(
         None, "stop after N matches (CPU)", positive_int, metavar="N")
+    semantics: str = semantics_field()
     output: str | None = option_field(
         None, "write every match to FILE, one per line: the data vertices (original ids) "
         "matched to query vertices 0, 1, ... ('-': standard output; CPU)", output_path,
@@ -44,6 +46,9 @@ class SMOptions(AppOptions):
     gpu = True
 
     def check(self) -> None:
+        if self.semantics != ISOMORPHISM and self.unique:
+            raise ValueError("unique (--unique) counts distinct subgraphs under isomorphism "
+                             f"only, not {self.semantics}")
         if self.mode in ("gpu", "hybrid") and (self.limit is not None
                                                or self.output is not None):
             raise ValueError("limit and output (--limit, --output) run on the CPU only; use "

@@ -75,8 +75,10 @@ VERSION = 1
 _PREFIX = struct.Struct("<8sIIII")
 _ALIGN = 4096
 _CRC_BLOCK = 64 << 20
-_DTYPES = {"<i8": np.int64, "<i4": np.int32}
+_DTYPES = {"<i8": np.int64, "<i4": np.int32, "|i1": np.int8}
 _SCALARS = (bool, int, float, str)
+#: A graph's arrays besides its rows and ids, each in a section of its name when present.
+_OPTIONAL = ("labels", "edge_labels", "directions")
 
 
 def is_binary(head: bytes) -> bool:
@@ -125,8 +127,9 @@ class _Writer:
                "ids": self.section(prefix + "ids", g.ids),
                "report": vars(g.report).copy(),
                "node_names": _encode_names(g.node_names)}
-        if g.labels is not None:
-            out["labels"] = self.section(prefix + "labels", g.labels)
+        for name in _OPTIONAL:
+            if getattr(g, name, None) is not None:
+                out[name] = self.section(prefix + name, getattr(g, name))
         return out
 
     def value(self, prefix: str, value):
@@ -338,10 +341,12 @@ def _graph(f: _File, enc: dict, graph_cls):
     f.verify([name for name in enc.values() if isinstance(name, str)
               and name in f.meta["sections"]])
     indptr, indices, ids = f.array(enc["indptr"]), f.array(enc["indices"]), f.array(enc["ids"])
-    labels = f.array(enc["labels"]) if "labels" in enc else None
+    labels, edge_labels, directions = (f.array(enc[k]) if k in enc else None
+                                       for k in _OPTIONAL)
     n = indptr.size - 1
     if n < 0 or indptr.ndim != 1 or indices.ndim != 1 or ids.shape != (n,) \
-            or (labels is not None and labels.shape != (n,)):
+            or (labels is not None and labels.shape != (n,)) \
+            or any(a is not None and a.shape != indices.shape for a in (edge_labels, directions)):
         raise f.fail("corrupt metadata: array shapes do not fit together")
     why = csr.check_rows(indptr, indices, n)
     if why:
@@ -352,7 +357,7 @@ def _graph(f: _File, enc: dict, graph_cls):
         if names is not None and len(names) != n:
             raise ValueError("node names do not fit the graph")
         return graph_cls(indptr, indices, ids=ids, labels=labels, report=enc["report"],
-                         node_names=names)
+                         node_names=names, edge_labels=edge_labels, directions=directions)
     except (TypeError, KeyError, ValueError) as exc:
         raise f.fail(f"corrupt metadata: {exc}") from None
 

@@ -1,6 +1,7 @@
 """The labeled ``.graph`` format of the subgraph-matching literature: a header
 ``t N M``, one ``v id label degree`` line per vertex (ids ``0 .. N-1``) and one
-``e u v [edge-label]`` line per edge (edge labels are ignored)."""
+``e u v [edge-label]`` line per edge. The edge labels are read when every ``e`` line
+has one (:attr:`Graph.edge_labels <gthinker.Graph.edge_labels>`), else none is."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import numpy as np
 
 from gthinker import _core
 from gthinker.errors import GraphFormatError
-from gthinker.graphs import csr
+from gthinker.graphs import csr, edges
 from gthinker.graphs.formats import snap, text
 
 __all__ = ["read", "write"]
@@ -30,8 +31,7 @@ def _describe(kind, line, token):
 def read(path, graph_cls):
     """The graph of a labeled ``.graph`` file, its labels checked against its header
     and each vertex's declared degree."""
-    rec = text.scan(path, 3, {ord("t"): 2, ord("v"): 3, ord("e"): 2}, tagged=True,
-                    keep_meta=True, describe=_describe)
+    rec, labeled = _scan(path)
     vals, tags, linenos = rec.vals, rec.tags, rec.linenos
     if vals.shape[0] == 0:
         raise GraphFormatError(f"{path}:1: missing header 't <num_vertices> <num_edges>'")
@@ -51,7 +51,13 @@ def read(path, graph_cls):
     esel = np.flatnonzero(tags == ord("e"))
     labels, declared, vline = _vertices(path, vals, linenos, vsel, N, head)
     eu, ev = _edges(path, vals, linenos, esel, N, M, head)
-    g = graph_cls.from_pairs(eu, ev, N, labels=labels, source=path.name, lines=rec.lines)
+    elab = None
+    if labeled:
+        elab = vals[esel, 2]
+        if elab.size and int(elab.max()) > _INT32_MAX // 2:
+            raise GraphFormatError(f"{path}: an edge label above {_INT32_MAX // 2}")
+    g = graph_cls.from_pairs(eu, ev, N, labels=labels, source=path.name, lines=rec.lines,
+                             edge_labels=elab)
     bad = np.flatnonzero(g.degrees() != declared)
     if bad.size:
         v0 = int(bad[0])
@@ -59,6 +65,25 @@ def read(path, graph_cls):
             f"{path}:{int(vline[v0])}: vertex {v0} declares degree {int(declared[v0])} "
             f"but has {int(g.degrees()[v0])} distinct neighbours")
     return g
+
+
+def _scan(path):
+    """(records, whether the e lines carry labels): scanned with a label on every e line,
+    and again without when an e line has none."""
+    short = []
+
+    def describe(kind, line, token):
+        short.append(kind == text.FEW_FIELDS and line.startswith("e"))
+        return _describe(kind, line, token)
+
+    spec = {ord("t"): 2, ord("v"): 3, ord("e"): 3}
+    try:
+        return text.scan(path, 3, spec, tagged=True, keep_meta=True, describe=describe), True
+    except GraphFormatError:
+        if not (short and short[-1]):
+            raise
+    spec[ord("e")] = 2
+    return text.scan(path, 3, spec, tagged=True, keep_meta=True, describe=_describe), False
 
 
 def _vertices(path, vals, linenos, vsel, N, head):
@@ -110,7 +135,9 @@ def _edges(path, vals, linenos, esel, N, M, head):
 
 def write(graph, fh) -> None:
     """``t``, ``v`` and ``e`` lines; vertices numbered ``0 .. n-1`` (internal ids),
-    label 0 for an unlabeled graph."""
+    label 0 for an unlabeled graph; ``e u v label`` lines for an edge-labeled one."""
+    if graph.directed:
+        raise ValueError("the .graph format is undirected; write a directed graph as .g")
     n = graph.num_vertices
     lab = np.zeros(n, np.int64) if graph.labels is None else graph.labels.astype(np.int64)
     if np.any(lab < 0):
@@ -121,6 +148,13 @@ def write(graph, fh) -> None:
         rows = np.column_stack([np.arange(b, e, dtype=np.int64), lab[b:e],
                                 np.diff(graph.indptr[b:e + 1])])
         fh.write(_core.format_rows(rows, "v ", " ", csr.threads()))
+    if graph.edge_labels is not None:
+        src, dst, lab = edges.arcs(graph)
+        for b in range(0, src.size, 1 << 22):
+            rows = np.column_stack([src[b:b + (1 << 22)], dst[b:b + (1 << 22)],
+                                    lab[b:b + (1 << 22)].astype(np.int64)])
+            fh.write(_core.format_rows(rows, "e ", " ", csr.threads()))
+        return
     for b, e in snap.row_blocks(graph.indptr):
         fh.write(_core.format_edges(graph.indptr, graph.indices, None, 0, True, "e ", " ",
                                     b, e, csr.threads()))

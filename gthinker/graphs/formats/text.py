@@ -182,7 +182,7 @@ def blocks(path: Path, fh, first_line=lambda: 0, threads: int = 1):
 
 def scan(path: Path, nfields: int, required: dict, tagged: bool = False,
          keep_meta: bool = False, isolated: bool = False, describe=None,
-         header=None, narrow: bool = False) -> Records:
+         header=None, narrow: bool = False, footer: bytes | None = None) -> Records:
     """The integer records of a text file. ``required[tag]``: the fields a line
     with that tag (0: untagged) needs; further tokens must be numbers (weights,
     timestamps), anything else is an error naming the line. ``describe(kind,
@@ -190,7 +190,8 @@ def scan(path: Path, nfields: int, required: dict, tagged: bool = False,
     called with each line (bytes) before the records start, until it returns
     True (that line is the last of the header). ``narrow``: keep the values as
     int32 while every one fits (half the memory: a graph's pairs, read to be
-    renumbered and built into rows)."""
+    renumbered and built into rows). ``footer``: a line that starts with these bytes
+    ends the records (the rest of the input is not read)."""
     req = np.full(256, -1, np.int8)
     for tag, k in required.items():
         req[tag] = k
@@ -206,6 +207,9 @@ def scan(path: Path, nfields: int, required: dict, tagged: bool = False,
                     continue
                 header = None
                 block = block[start:]
+            cut = -1 if footer is None else _footer_at(block, footer)
+            if cut >= 0:
+                block = block[:cut]
             before = scanner.lines
             if not scanner.scan(block, cores):
                 kind, line, field = scanner.error
@@ -214,12 +218,23 @@ def scan(path: Path, nfields: int, required: dict, tagged: bool = False,
                 raise GraphFormatError(f"{path}:{line + at[0]}: {msg}")
             memory.check_fits(scanner.records * nfields * (4 if scanner.narrowed else 8) * 2,
                               f"{path}: the {scanner.records:,} records read so far")
+            if cut >= 0:
+                break
     if header is not None:
         header(None)  # the input ended before its header did
     vals, tags, linenos, iso = scanner.take()
     if at[0] and linenos.size:
         linenos += at[0]
     return Records(vals, tags, linenos, iso, scanner.lines + at[0], scanner.top)
+
+
+def _footer_at(block, footer: bytes) -> int:
+    """Where in ``block`` the first line starting with ``footer`` begins, or -1."""
+    data = bytes(block)
+    if data.startswith(footer):
+        return 0
+    at = data.find(b"\n" + footer)
+    return at + 1 if at >= 0 else -1
 
 
 def _header_lines(block, header):
