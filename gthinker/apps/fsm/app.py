@@ -189,7 +189,7 @@ def _single_edges(graph, vlab, elab, support):
     kind = (vlab[src].astype(np.int64) * width + el) * width + vlab[dst]
     kinds, counts = np.unique(np.unique(np.stack([kind, src], 1), axis=0)[:, 0],
                               return_counts=True)
-    dom = dict(zip(kinds.tolist(), counts.tolist()))
+    dom = dict(zip(kinds.tolist(), counts.tolist(), strict=True))
     out = {}
     for key, c in dom.items():
         a, rest = divmod(key, width * width)
@@ -276,7 +276,7 @@ class _Search:
             batch = Batch(candidates[lo:lo + per_batch], self.vlab, self.elab, self.by_label,
                           self.label_start, self.support, stride, self.graph)
             self._search(batch)
-            for p, s in zip(batch.patterns, batch.supports()):
+            for p, s in zip(batch.patterns, batch.supports(), strict=True):
                 if s >= self.support:
                     out[p] = s
         return out
