@@ -163,7 +163,7 @@ def test_output_text_and_json(tmp_path):
     assert lines == res.lines() and len(lines) == res.count
     d = json.loads(json.dumps(res.to_dict()))
     assert d["frequent"] == res.count == sum(d["by_edges"])
-    for entry, (p, s) in zip(d["patterns"], res.patterns):
+    for entry, (p, s) in zip(d["patterns"], res.patterns, strict=True):
         assert entry["support"] == s
         assert [e[:2] for e in entry["edges"]] == [[i, j] for i, j, _ in p.edges]
 
@@ -188,7 +188,7 @@ def test_edge_labels_when_the_graph_has_them():
         lab = {tuple(sorted((u, v))): d["el"] for u, v, d in G.edges(data=True)}
         src = np.repeat(np.arange(g.num_vertices), np.diff(g.indptr))
         g.edge_labels = np.array([lab[tuple(sorted((int(g.ids[a]), int(g.ids[b]))))]
-                                  for a, b in zip(src, g.indices)], np.int32)
+                                  for a, b in zip(src, g.indices, strict=True)], np.int32)
         relabeled = nx.relabel_nodes(G, {int(g.ids[i]): i for i in range(g.num_vertices)})
         assert_matches(fsm.mine(g, 3, 2, mode="cpu", threads=2),
                        brute_force(relabeled, 3, 2, "el"), "el")
@@ -200,3 +200,53 @@ def test_itertools_reference_sizes():
     direct = [c for r in (1, 2, 3) for c in itertools.combinations(G.edges, r)
               if nx.is_connected(G.edge_subgraph(c))]
     assert len(_edge_subsets(G, 3)) == len(direct)
+
+
+def test_g2miner_format_round_trip_and_mining(tmp_path):
+    """G2Miner's binary files, written by our writer (with a row left unsorted and edge
+    labels), read back as the same graph; the command mines them by folder or prefix."""
+    from gthinker.graphs.formats import g2miner
+
+    G = _random_graph(11, n=9, m=14, labels=3)
+    g = gthinker.as_graph(G)
+    src = np.repeat(np.arange(g.num_vertices), np.diff(g.indptr))
+    g.edge_labels = (np.minimum(src, g.indices) % 2).astype(np.int32)
+    g2miner.write(g, tmp_path / "graph")
+    meta = (tmp_path / "graph.meta.txt").read_text().split()
+    assert [int(x) for x in meta[:2]] == [g.num_vertices, g.indices.size]
+    back = gthinker.Graph.read(tmp_path)  # the folder
+    assert np.array_equal(back.indptr, g.indptr) and np.array_equal(back.indices, g.indices)
+    assert np.array_equal(back.labels, g.labels)
+    assert np.array_equal(back.edge_labels, g.edge_labels)
+    # an unsorted row: the labels follow their pairs
+    edges = np.fromfile(tmp_path / "graph.edge.bin", "<i4")
+    elab = np.fromfile(tmp_path / "graph.elabel.bin", "<u2")
+    lo, hi = int(g.indptr[0]), int(g.indptr[1])
+    edges[lo:hi], elab[lo:hi] = edges[lo:hi][::-1].copy(), elab[lo:hi][::-1].copy()
+    edges.tofile(tmp_path / "graph.edge.bin")
+    elab.tofile(tmp_path / "graph.elabel.bin")
+    back = gthinker.Graph.read(tmp_path / "graph")  # the prefix
+    assert np.array_equal(back.indices, g.indices)
+    assert np.array_equal(back.edge_labels, g.edge_labels)
+    (tmp_path / "graph.vertex.bin").write_bytes(b"\0" * 8)
+    with pytest.raises(gthinker.GraphFormatError, match="row offsets"):
+        gthinker.Graph.read(tmp_path / "graph.meta.txt")
+
+
+def test_command_on_g2miner_files(tmp_path):
+    import subprocess
+    import sys
+
+    from gthinker.graphs.formats import g2miner
+
+    G = _random_graph(12, n=9, m=15, labels=2)
+    g2miner.write(gthinker.as_graph(G), tmp_path / "graph")
+    out = subprocess.run([sys.executable, "-m", "gthinker", "fsm", str(tmp_path), "--max-edges",
+                          "3", "--support", "2", "--mode", "cpu", "--threads", "1", "--json",
+                          "-o", str(tmp_path / "p.txt")], capture_output=True, text=True,
+                         check=True)
+    d = json.loads(out.stdout.strip().splitlines()[-1])
+    expected = brute_force(G, 3, 2)
+    assert d["frequent"] == len(expected)
+    assert sorted(p["support"] for p in d["patterns"]) == sorted(s for _, s in expected)
+    assert len((tmp_path / "p.txt").read_text().splitlines()) == len(expected)

@@ -163,13 +163,13 @@ class Batch:
         return out
 
 
-def _labels(graph):
+def _labels(graph, edge_labels: bool):
     n = graph.num_vertices
     vlab = (np.zeros(n, np.int32) if graph.labels is None
             else np.ascontiguousarray(graph.labels, np.int32))
     if vlab.size and vlab.min() < 0:
         raise ValueError("vertex labels must be non-negative")
-    el = getattr(graph, "edge_labels", None)
+    el = getattr(graph, "edge_labels", None) if edge_labels else None
     elab = np.zeros(0, np.int32) if el is None else np.ascontiguousarray(el, np.int32)
     if elab.size != 0 and elab.size != graph.indices.size:
         raise ValueError(f"edge_labels has {elab.size} entries for {graph.indices.size} "
@@ -309,7 +309,7 @@ def mine(graph, max_edges=None, support=None, *, stop=None, progress=None, **opt
     (MNI) support is at least ``support``, each once (in canonical form), with its
     support, in the order of levels then canonical codes.
 
-    ``options``: :class:`FSMOptions`' (``mode``, ``output``) and ``threads``,
+    ``options``: :class:`FSMOptions`' (``mode``, ``edge_labels``, ``output``) and ``threads``,
     ``time_budget``. ``stop`` (a :class:`gthinker.StopToken`) stops at the next batch
     (``stopped == "stop"``, the levels done so far listed); ``progress`` is called with
     ``{"level": k, "candidates": c, "frequent": f}`` after each level."""
@@ -320,7 +320,7 @@ def mine(graph, max_edges=None, support=None, *, stop=None, progress=None, **opt
     compiled0 = compile_seconds()
     threads = rest.get("threads") or default_threads()
     mode, _why = gpu.resolve_mode(opts.mode, allowed=("cpu", "gpu", "hybrid"))
-    vlab, elab = _labels(graph)
+    vlab, elab = _labels(graph, opts.edge_labels)
     search = _Search(graph, vlab, elab, opts.support, mode, threads, stop,
                      rest.get("time_budget"))
     frequent = _single_edges(graph, vlab, elab, opts.support)

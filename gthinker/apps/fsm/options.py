@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gthinker.extending import AppOptions, mode_field, option_field, output_path, positive_int
+from gthinker.extending import (
+    AppOptions,
+    boolean,
+    mode_field,
+    option_field,
+    output_path,
+    positive_int,
+)
 
 from .search import MAXV
 
@@ -33,6 +40,9 @@ class FSMOptions(AppOptions):
         None, "the least domain (MNI) support of a frequent pattern: the smallest number of "
         "distinct data vertices any one pattern vertex is mapped to", positive_int,
         metavar="S", default_text="required")
+    edge_labels: bool = option_field(
+        True, "honour the graph's edge labels where it has them (G2Miner's FSM ignores them: "
+        "--no-edge-labels mines as it does)", boolean)
     output: str | None = option_field(
         None, "write the frequent patterns to FILE, one per line: support, then each edge as "
         "'i:label-j:label' ('-': standard output)", output_path,
