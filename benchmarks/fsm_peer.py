@@ -134,7 +134,8 @@ def main():
     runs_path = OUT / f"fsm_runs_{TAG}.jsonl"
     rows = []
     for name in graphs:
-        if name in ("hprd", "yeast", "human") and not (DATA / "labeled" / f"{name}.graph").is_file():
+        labeled = DATA / "labeled" / f"{name}.graph"
+        if name in ("hprd", "yeast", "human") and not labeled.is_file():
             print(f"fsm_peer: {name}: no {DATA}/labeled/{name}.graph, skipped", flush=True)
             continue
         prefix, note = prepare(name)
