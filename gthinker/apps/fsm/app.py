@@ -182,22 +182,28 @@ def _single_edges(graph, vlab, elab, support):
     distinct sources of each (source label, edge label, target label) kind."""
     if graph.indices.size == 0:
         return {}
-    src = np.repeat(np.arange(graph.num_vertices, dtype=np.int64), np.diff(graph.indptr))
+    n = graph.num_vertices
+    src = np.repeat(np.arange(n, dtype=np.int64), np.diff(graph.indptr))
     dst = graph.indices
-    el = elab.astype(np.int64) if elab.size else np.zeros(dst.size, np.int64)
-    width = int(max(vlab.max(), el.max())) + 1
-    kind = (vlab[src].astype(np.int64) * width + el) * width + vlab[dst]
-    kinds, counts = np.unique(np.unique(np.stack([kind, src], 1), axis=0)[:, 0],
-                              return_counts=True)
+    vnames, vrank = np.unique(vlab, return_inverse=True)
+    enames, erank = (np.unique(elab, return_inverse=True) if elab.size
+                     else (np.zeros(1, np.int64), np.zeros(dst.size, np.int64)))
+    nv, ne = vnames.size, enames.size
+    kind = (vrank[src] * ne + erank) * nv + vrank[dst]
+    if nv * nv * ne * n < 2**62:  # one int64 key per (kind, source)
+        kinds = np.unique(kind * n + src) // n
+    else:
+        kinds = np.unique(np.stack([kind, src], 1), axis=0)[:, 0]
+    kinds, counts = np.unique(kinds, return_counts=True)
     dom = dict(zip(kinds.tolist(), counts.tolist(), strict=True))
     out = {}
     for key, c in dom.items():
-        a, rest = divmod(key, width * width)
-        e, b = divmod(rest, width)
-        if a <= b:
-            s = min(c, dom.get((b * width + e) * width + a, 0))
+        a, rest = divmod(key, ne * nv)
+        e, b = divmod(rest, nv)
+        if vnames[a] <= vnames[b]:
+            s = min(c, dom.get((b * ne + e) * nv + a, 0))
             if s >= support:
-                out[single_edge(int(a), int(e), int(b))] = s
+                out[single_edge(int(vnames[a]), int(enames[e]), int(vnames[b]))] = s
     return out
 
 
