@@ -31,6 +31,7 @@
 # Env: G2M_DIR, G2M_ARCH, G2M_SRC, OMP_NUM_THREADS (omp; default 16).
 set -euo pipefail
 source "$(dirname "$0")/build_info.sh"
+source "$(dirname "$0")/g2miner_common.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 SRC=${G2M_SRC:-$ROOT/.peers/GraphMiner-fsm}
@@ -53,33 +54,13 @@ source_tree() {
 
 build() {
   [ -d "$SRC/src/fsm" ] || { echo "g2miner_fsm: no source at $SRC (run '$0 source GITDIR')" >&2; exit 1; }
-  command -v nvcc >/dev/null || { echo "g2miner_fsm: nvcc not on PATH" >&2; exit 1; }
-  local top cudahome libdir j
-  top=$(nvcc --dryrun -x cu -c /dev/null -o /dev/null 2>&1 | sed -n 's/^#\$ TOP=//p' | head -1)
-  cudahome=$(readlink -f "${CUDA_HOME:-$top}")
-  libdir=""
-  for d in "$cudahome/lib64" "$cudahome/targets/x86_64-linux/lib" "$cudahome/lib"; do
-    if [ -e "$d/libcudart_static.a" ]; then libdir=$d; break; fi
-  done
-  [ -n "$libdir" ] || { echo "g2miner_fsm: no libcudart_static.a under $cudahome" >&2; exit 1; }
-  j=$(nproc 2>/dev/null || echo 8)
-  rm -rf "$DIR/src" "$DIR/bin"
-  mkdir -p "$DIR/bin"
-  cp -r "$SRC" "$DIR/src"
-  sed -i '/memoryClockRate/d' "$DIR/src/include/cutil_subset.h"
+  g2miner_setup g2miner_fsm
   # src/fsm/main.cc loads the graph without its vertex labels (Graph g(argv[1], 0, 1): the
   # fourth argument, use_vlabel, defaults to false) and then reads them: turn them on.
   sed -i 's/Graph g(argv\[1\], 0, 1);/Graph g(argv[1], 0, 1, 1);/' "$DIR/src/src/fsm/main.cc"
   grep -q 'Graph g(argv\[1\], 0, 1, 1);' "$DIR/src/src/fsm/main.cc" ||
     { echo "g2miner_fsm: main.cc patch did not apply" >&2; exit 1; }
-  local vars=(
-    "CUDA_ARCH=-gencode arch=compute_$ARCH,code=sm_$ARCH"
-    "CUDA_HOME=$cudahome"
-    "NVLDFLAGS=-L$libdir -lcudart_static -ldl -lrt -lpthread"
-    "BIN=$DIR/bin/"
-  )
-  echo "g2miner_fsm: nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'), $(g++ --version | head -1), sm_$ARCH"
-  make -C "$DIR/src/src/fsm" -j"$j" "${vars[@]}" fsm_omp_base fsm_gpu_base
+  make -C "$DIR/src/src/fsm" -j"$G2M_JOBS" "${G2M_VARS[@]}" fsm_omp_base fsm_gpu_base
   build_info "sm_$ARCH; patches: sed '/memoryClockRate/d' include/cutil_subset.h; use_vlabel in src/fsm/main.cc; static cudart"
 }
 
