@@ -43,7 +43,7 @@ from gthinker.extending import (
 
 from .options import FSMOptions
 from .patterns import Pattern, extensions, single_edge, sub_patterns
-from .search import MAXV, plans
+from .search import INFREQUENT, MAXV, plans
 
 __all__ = ["FSMResult", "mine"]
 
@@ -70,6 +70,9 @@ class FSMResult:
     compile_seconds: float = 0.0
     stopped: str | None = None
     searches: int = 0
+    #: Whether the supports are exact (else those of 2 edges or more are at least
+    #: ``support``: counting stopped there).
+    exact_support: bool = True
 
     @property
     def count(self) -> int:
@@ -85,7 +88,7 @@ class FSMResult:
     def to_dict(self) -> dict:
         return {"frequent": self.count, "by_edges": self.by_level(),
                 "candidates": self.candidates, "max_edges": self.max_edges,
-                "support": self.support,
+                "support": self.support, "exact_support": self.exact_support,
                 "patterns": [{"support": s, **p.to_dict()} for p, s in self.patterns],
                 "seconds": self.seconds, "compile_seconds": self.compile_seconds,
                 "mode": self.mode, "threads": self.threads, "stopped": self.stopped}
@@ -108,6 +111,7 @@ class Batch:
     support: int
     stride: int            # pattern vertices per pattern in marks
     graph: object = None
+    cap: int = 0           # stop a pattern once all its domains reach this (0: exact)
     plans: np.ndarray = None
     marks: np.ndarray = None
     fails: np.ndarray = None
@@ -119,6 +123,7 @@ class Batch:
         self.plans = plans(self.patterns)
         self.marks = np.zeros(npat * self.stride * self.n, np.uint8)
         self.fails = np.zeros(npat * MAXV, np.int64)
+        self.found = np.zeros(npat * MAXV, np.int64)
         self.dead = np.zeros(npat, np.uint8)
         self.cand = np.zeros(npat * MAXV, np.int64)
         for k, p in enumerate(self.patterns):
@@ -152,11 +157,12 @@ class Batch:
         return np.array(rows, np.int32).reshape(-1, 4)
 
     def supports(self) -> list[int]:
-        """Each pattern's support (-1: stopped as infrequent)."""
+        """Each pattern's support (-1: stopped as infrequent; at least the support, not
+        exact, for one stopped once it reached it)."""
         marks = self.marks.reshape(self.num_patterns, self.stride, self.n)
         out = []
         for k, p in enumerate(self.patterns):
-            if self.dead[k]:
+            if self.dead[k] == INFREQUENT:
                 out.append(-1)
             else:
                 out.append(int(np.count_nonzero(marks[k, :p.num_vertices], axis=1).min()))
@@ -257,8 +263,9 @@ def _search_hybrid(batch, rows, threads, stop, time_budget, engine):
 class _Search:
     """Counts the supports of a level's candidates, batch by batch, in one mode."""
 
-    def __init__(self, graph, vlab, elab, support, mode, threads, stop, time_budget):
+    def __init__(self, graph, vlab, elab, support, mode, threads, stop, time_budget, exact):
         self.graph, self.vlab, self.elab, self.support = graph, vlab, elab, support
+        self.cap = 0 if exact else support
         self.mode, self.threads, self.stop, self.time_budget = mode, threads, stop, time_budget
         self.by_label = np.argsort(vlab, kind="stable").astype(np.int32)
         self.label_start = np.searchsorted(vlab[self.by_label],
@@ -280,7 +287,7 @@ class _Search:
                 self.stopped = "stop"
                 break
             batch = Batch(candidates[lo:lo + per_batch], self.vlab, self.elab, self.by_label,
-                          self.label_start, self.support, stride, self.graph)
+                          self.label_start, self.support, stride, self.graph, self.cap)
             self._search(batch)
             for p, s in zip(batch.patterns, batch.supports(), strict=True):
                 if s >= self.support:
@@ -315,7 +322,8 @@ def mine(graph, max_edges=None, support=None, *, stop=None, progress=None, **opt
     (MNI) support is at least ``support``, each once (in canonical form), with its
     support, in the order of levels then canonical codes.
 
-    ``options``: :class:`FSMOptions`' (``mode``, ``edge_labels``, ``output``) and ``threads``,
+    ``options``: :class:`FSMOptions`' (``mode``, ``exact_support``, ``edge_labels``,
+    ``output``) and ``threads``,
     ``time_budget``. ``stop`` (a :class:`gthinker.StopToken`) stops at the next batch
     (``stopped == "stop"``, the levels done so far listed); ``progress`` is called with
     ``{"level": k, "candidates": c, "frequent": f}`` after each level."""
@@ -328,7 +336,7 @@ def mine(graph, max_edges=None, support=None, *, stop=None, progress=None, **opt
     mode, _why = gpu.resolve_mode(opts.mode, allowed=("cpu", "gpu", "hybrid"))
     vlab, elab = _labels(graph, opts.edge_labels)
     search = _Search(graph, vlab, elab, opts.support, mode, threads, stop,
-                     rest.get("time_budget"))
+                     rest.get("time_budget"), opts.exact_support)
     frequent = _single_edges(graph, vlab, elab, opts.support)
     edges = {(p.labels[0], p.edges[0][2], p.labels[1]) for p in frequent}
     edges |= {(b, e, a) for a, e, b in edges}
@@ -347,7 +355,7 @@ def mine(graph, max_edges=None, support=None, *, stop=None, progress=None, **opt
             progress({"level": k, "candidates": len(level), "frequent": len(frequent)})
     res = FSMResult(found, opts.max_edges, opts.support, time.perf_counter() - t0, mode,
                     threads, candidates, compile_seconds() - compiled0, search.stopped,
-                    search.searches)
+                    search.searches, opts.exact_support)
     if opts.output is not None:
         _write(res, opts.output)
     return res

@@ -39,7 +39,9 @@ def describe(res, label=None) -> list[str]:
                    for k, c in enumerate(res.by_level(), 1))
     lines = [f"frequent patterns: {res.count:,} ({by}) with support >= {res.support:,}, "
              f"up to {res.max_edges} edges, in {res.seconds:.3f}s ({res.mode}, "
-             f"{res.searches:,} searches)"]
+             f"{res.searches:,} searches)"
+             + ("" if res.exact_support else "; supports of 2 edges or more are lower bounds "
+                "(--no-exact-support)")]
     return lines + [f"  {line}" for line in res.lines()[:20]] + (
         [f"  ... {res.count - 20:,} more (--output FILE lists them all)"]
         if res.count > 20 else [])

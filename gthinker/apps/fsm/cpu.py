@@ -15,7 +15,7 @@ from numba import carray, njit, types
 
 from gthinker.extending import Task, pointer_intrinsic
 
-from .search import MAXV, PLAN_LEN, build
+from .search import INFREQUENT, MAXV, PLAN_LEN, REACHED, build
 
 __all__ = ["SupportTask", "params"]
 
@@ -23,11 +23,11 @@ _i32 = pointer_intrinsic(types.int32)
 _i64 = pointer_intrinsic(types.int64)
 _u8 = pointer_intrinsic(types.uint8)
 
-_check_vertex = build(njit(nogil=True))
+_check_vertex, _reached = build(njit(nogil=True))
 
 # params: the addresses and sizes of the batch's arrays
 (_VLAB, _ELAB, _NELAB, _PLANS, _NPAT, _MARKS, _N, _STRIDE, _FAILS, _DEAD, _CAND, _BYLABEL,
- _SUPPORT, _NPARAMS) = range(14)
+ _SUPPORT, _FOUND, _CAP, _NPARAMS) = range(16)
 
 
 def params(batch) -> np.ndarray:
@@ -40,6 +40,7 @@ def params(batch) -> np.ndarray:
     p[_FAILS], p[_DEAD] = batch.fails.ctypes.data, batch.dead.ctypes.data
     p[_CAND], p[_BYLABEL] = batch.cand.ctypes.data, batch.by_label.ctypes.data
     p[_SUPPORT] = batch.support
+    p[_FOUND], p[_CAP] = batch.found.ctypes.data, batch.cap
     return p
 
 
@@ -54,6 +55,7 @@ def _search_range(ctx, P, rec):
     dead = carray(_u8(P[_DEAD]), npat)
     cand = carray(_i64(P[_CAND]), npat * MAXV)
     by_label = carray(_i32(P[_BYLABEL]), n)
+    found = carray(_i64(P[_FOUND]), npat * MAXV)
     p, i, lo, hi = rec[0], rec[1], rec[2], rec[3]
     plan = plans[p * MAXV + i]
     base = p * stride * n
@@ -72,11 +74,14 @@ def _search_range(ctx, P, rec):
         if marks[base + i * n + v]:
             continue
         ctx.count(0)
-        if not _check_vertex(ctx.indptr, ctx.indices, vlab, elab, has_el, plan, v, marks,
-                             base, n, mapped, cursor):
+        if _check_vertex(ctx.indptr, ctx.indices, vlab, elab, has_el, plan, v, marks,
+                         base, n, mapped, cursor, found, p * MAXV):
+            if P[_CAP] > 0 and _reached(found, p * MAXV, plan[0], P[_CAP]):
+                dead[p] = REACHED
+        else:
             fails[p * MAXV + i] += 1  # racy: a lost increment only stops later
             if cand[p * MAXV + i] - fails[p * MAXV + i] < P[_SUPPORT]:
-                dead[p] = 1
+                dead[p] = INFREQUENT
 
 
 class SupportTask(Task):

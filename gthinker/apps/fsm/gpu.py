@@ -15,7 +15,7 @@ from numba import cuda
 
 from gthinker.extending import launch
 
-from .search import MAXV, build
+from .search import INFREQUENT, MAXV, REACHED, build
 
 __all__ = ["SupportEngine"]
 
@@ -24,11 +24,11 @@ THREADS_PER_BLOCK = 128
 BLOCKS_PER_SM = 8
 
 
-def _kernel_function(check_vertex):
+def _kernel_function(check_vertex, reached):
     int64 = np.int64
 
     def search_kernel(indptr, indices, vlab, elab, has_el, plans, by_label, rows, offs,
-                      marks, fails, dead, cand, n, stride, support, searched):
+                      marks, fails, dead, cand, n, stride, support, searched, found, cap):
         mapped = cuda.local.array(MAXV, int64)
         cursor = cuda.local.array(MAXV, int64)
         nrows = rows.shape[0]
@@ -48,11 +48,15 @@ def _kernel_function(check_vertex):
             base = p * stride * n
             if dead[p] == 0 and marks[base + i * n + v] == 0:
                 cuda.atomic.add(searched, 0, 1)
-                if not check_vertex(indptr, indices, vlab, elab, has_el, plans[p * MAXV + i],
-                                    v, marks, base, n, mapped, cursor):
+                plan = plans[p * MAXV + i]
+                if check_vertex(indptr, indices, vlab, elab, has_el, plan, v, marks, base, n,
+                                mapped, cursor, found, p * MAXV):
+                    if cap > 0 and reached(found, p * MAXV, plan[0], cap):
+                        dead[p] = REACHED
+                else:
                     old = cuda.atomic.add(fails, p * MAXV + i, 1)
                     if cand[p * MAXV + i] - old - 1 < support:
-                        dead[p] = 1
+                        dead[p] = INFREQUENT
             x += cuda.gridsize(1)
 
     return search_kernel
@@ -68,7 +72,7 @@ class SupportEngine:
         self.vlab = cuda.to_device(vlab)
         self.elab = cuda.to_device(elab if elab.size else np.zeros(1, np.int32))
         self.has_el = bool(elab.size)
-        self.kernel = launch.kernel(_kernel_function(build(cuda.jit(device=True))),
+        self.kernel = launch.kernel(_kernel_function(*build(cuda.jit(device=True))),
                                     name="fsm_support", label="fsm support search (GPU)")
         self.found = None
         self.searches = 0
@@ -90,7 +94,8 @@ class SupportEngine:
                 cuda.to_device(batch.plans), cuda.to_device(batch.by_label),
                 cuda.to_device(np.ascontiguousarray(rows, np.int32)), cuda.to_device(offs),
                 marks, fails, dead, cuda.to_device(batch.cand), np.int64(batch.n),
-                np.int64(batch.stride), np.int64(batch.support), searched)
+                np.int64(batch.stride), np.int64(batch.support), searched,
+                cuda.to_device(batch.found), np.int64(batch.cap))
             cuda.synchronize()
         self.found = (marks.copy_to_host(), fails.copy_to_host(), dead.copy_to_host())
         self.searches = int(searched.copy_to_host()[0])

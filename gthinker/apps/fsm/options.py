@@ -40,6 +40,10 @@ class FSMOptions(AppOptions):
         None, "the least domain (MNI) support of a frequent pattern: the smallest number of "
         "distinct data vertices any one pattern vertex is mapped to", positive_int,
         metavar="S", default_text="required")
+    exact_support: bool = option_field(
+        True, "count each frequent pattern's support exactly; --no-exact-support stops "
+        "counting a pattern once each of its vertices has S domain vertices (as G2Miner "
+        "does): the same patterns, sooner, each support then at least S, not exact", boolean)
     edge_labels: bool = option_field(
         True, "honour the graph's edge labels where it has them (G2Miner's FSM ignores them: "
         "--no-edge-labels mines as it does)", boolean)

@@ -8,7 +8,8 @@ backtracking search per (``i``, ``v``) stops at the first embedding it finds and
 every vertex of it in its domain (so the vertices it covers need no search of their own);
 a search that finds none counts a failure, and a pattern vertex with more failures than
 its candidates less the support has too small a domain: the pattern is infrequent and
-its other searches stop (G2Miner's early stop, in its anti-monotone direction).
+its other searches stop (G2Miner's early stop, in its anti-monotone direction). Without
+exact supports, a pattern whose every vertex has S domain vertices found stops too.
 
 The functions here are plain Python over arrays and integers, compiled twice: with
 ``numba.njit`` for the CPU tasks (:mod:`.cpu`) and as CUDA device functions for the GPU
@@ -25,12 +26,15 @@ import numpy as np
 
 from .patterns import Pattern
 
-__all__ = ["MAXV", "PLAN_LEN", "build", "plans"]
+__all__ = ["INFREQUENT", "MAXV", "PLAN_LEN", "REACHED", "build", "plans"]
 
 #: The most vertices a pattern has (so ``--max-edges`` is at most MAXV - 1).
 MAXV = 8
 _SLOT, _LABEL, _PARENT, _DEGREE, _CONN = 1, 1 + MAXV, 1 + 2 * MAXV, 1 + 3 * MAXV, 1 + 4 * MAXV
 PLAN_LEN = _CONN + MAXV * MAXV
+#: ``dead[p]``: pattern p cannot reach the support, or (without exact supports) every
+#: one of its vertices has; either stops its searches.
+INFREQUENT, REACHED = 1, 2
 
 
 def _plan(p: Pattern, root: int, row: np.ndarray) -> None:
@@ -62,7 +66,7 @@ def plans(patterns) -> np.ndarray:
 
 
 def build(jit):
-    """``check_vertex`` compiled by ``jit`` (``numba.njit(nogil=True)`` for the CPU,
+    """``check_vertex`` and ``reached`` compiled by ``jit`` (``numba.njit(nogil=True)`` for the CPU,
     ``cuda.jit(device=True)`` for the GPU) with the functions it calls."""
 
     def _adjacent(indptr, indices, u, w):
@@ -131,16 +135,29 @@ def build(jit):
         return False
 
 
-    def check_vertex(indptr, indices, vlab, elab, has_el, plan, v, marks, base, n, mapped, cursor):
+    def check_vertex(indptr, indices, vlab, elab, has_el, plan, v, marks, base, n, mapped,
+                     cursor, found, fbase):
         """Searches an embedding that maps position 0 of ``plan`` to ``v``; on success marks
-        its vertices (``marks[base + slot * n + vertex] = 1``) and returns True."""
+        its vertices (``marks[base + slot * n + vertex] = 1``), adds the new ones to
+        ``found[fbase + slot]`` (unguarded: a lost increment only counts fewer) and
+        returns True."""
         if not _embeds(indptr, indices, vlab, elab, has_el, plan, v, mapped, cursor):
             return False
         for t in range(plan[0]):
-            marks[base + plan[_SLOT + t] * n + mapped[t]] = 1
+            at = base + plan[_SLOT + t] * n + mapped[t]
+            if marks[at] == 0:
+                marks[at] = 1
+                found[fbase + plan[_SLOT + t]] += 1
+        return True
+
+    def reached(found, fbase, nv, cap):
+        """Whether every one of the ``nv`` pattern vertices has ``cap`` domain vertices."""
+        for i in range(nv):
+            if found[fbase + i] < cap:
+                return False
         return True
 
     _adjacent = jit(_adjacent)
     _fits = jit(_fits)
     _embeds = jit(_embeds)
-    return jit(check_vertex)
+    return jit(check_vertex), jit(reached)
