@@ -18,6 +18,9 @@ tool reports it (G2Miner's last "runtime [...]" line; gthinker's "seconds", comp
 loading excluded) and the whole process. Output: one JSON line per run in
 $OUT/fsm_runs_TAG.jsonl and a table in $OUT/fsm_table_TAG.txt (env TAG).
 
+gthinker runs with --no-exact-support (a pattern stops once every domain reaches S, as
+G2Miner's does; EXACT=1: exact supports).
+
 Env: KS (default "2 3 4"), SUPPORTS_<graph> (e.g. SUPPORTS_cora="100 300 500"), MODES
 (default "g2m-omp g2m-gpu cpu gpu"; also "hybrid"), G2M_DIR, G2M_SRC, DATA (default .data).
 """
@@ -116,6 +119,8 @@ def g2miner(kind, prefix, k, s):
 def gthinker_fsm(mode, prefix, k, s):
     cmd = [sys.executable, "-m", "gthinker", "fsm", str(prefix), "--max-edges", str(k),
            "--support", str(s), "--mode", mode, "--no-edge-labels", "--json", "-q"]
+    if os.environ.get("EXACT", "0") != "1":  # G2Miner counts patterns, not exact supports
+        cmd.append("--no-exact-support")
     if mode in ("cpu", "hybrid"):
         cmd += ["--threads", str(THREADS)]
     out, rc, wall = _run(cmd)

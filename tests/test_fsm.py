@@ -129,7 +129,7 @@ def test_canonical_form_is_invariant():
 
 
 def test_cpu_matches_brute_force():
-    for G, k, s in _cases(100):
+    for G, k, s in _cases(80):
         assert_matches(fsm.mine(G, k, s, mode="cpu", threads=2), brute_force(G, k, s))
 
 
@@ -152,7 +152,7 @@ def test_gpu_and_hybrid_match_brute_force(mode):
 
 
 def test_without_exact_supports_the_same_patterns():
-    for G, k, s in _cases(30, first=200):
+    for G, k, s in _cases(20, first=200):
         assert_matches(fsm.mine(G, k, s, mode="cpu", threads=2, exact_support=False),
                        brute_force(G, k, s), exact=False)
 
