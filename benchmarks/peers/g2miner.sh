@@ -68,6 +68,7 @@
 #   .peers/GraphMiner), PYTHON (default python3).
 set -euo pipefail
 source "$(dirname "$0")/build_info.sh"
+source "$(dirname "$0")/g2miner_common.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 SRC=${G2M_SRC:-$ROOT/.peers/GraphMiner}
@@ -79,33 +80,9 @@ usage() { sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 
 build() {
   [ -d "$SRC/src/triangle" ] || { echo "g2miner: no source at $SRC (see the header)" >&2; exit 1; }
-  command -v nvcc >/dev/null || { echo "g2miner: nvcc not on PATH" >&2; exit 1; }
-  local top cudahome libdir j
-  top=$(nvcc --dryrun -x cu -c /dev/null -o /dev/null 2>&1 | sed -n 's/^#\$ TOP=//p' | head -1)
-  cudahome=$(readlink -f "${CUDA_HOME:-$top}")
-  libdir=""
-  for d in "$cudahome/lib64" "$cudahome/targets/x86_64-linux/lib" "$cudahome/lib"; do
-    if [ -e "$d/libcudart_static.a" ]; then libdir=$d; break; fi
-  done
-  [ -n "$libdir" ] || { echo "g2miner: no libcudart_static.a under $cudahome" >&2; exit 1; }
-  j=$(nproc 2>/dev/null || echo 8)
-  rm -rf "$DIR/src" "$DIR/bin"
-  mkdir -p "$DIR/bin"
-  cp -r "$SRC" "$DIR/src"
-  # CUDA 13 removed cudaDeviceProp::memoryClockRate (printf-only lines in print_device_info)
-  sed -i '/memoryClockRate/d' "$DIR/src/include/cutil_subset.h"
-  if grep -rn 'memoryClockRate' "$DIR/src/include" "$DIR/src/src"; then
-    echo "g2miner: memoryClockRate still referenced" >&2; exit 1
-  fi
-  local vars=(
-    "CUDA_ARCH=-gencode arch=compute_$ARCH,code=sm_$ARCH"
-    "CUDA_HOME=$cudahome"
-    "NVLDFLAGS=-L$libdir -lcudart_static -ldl -lrt -lpthread"
-    "BIN=$DIR/bin/"
-  )
-  echo "g2miner: nvcc $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'), $(g++ --version | head -1), sm_$ARCH, CUDA at $cudahome"
-  make -C "$DIR/src/src/triangle" -j"$j" "${vars[@]}" tc_gpu_base
-  make -C "$DIR/src/src/clique" -j"$j" "${vars[@]}" clique_gpu_base
+  g2miner_setup g2miner
+  make -C "$DIR/src/src/triangle" -j"$G2M_JOBS" "${G2M_VARS[@]}" tc_gpu_base
+  make -C "$DIR/src/src/clique" -j"$G2M_JOBS" "${G2M_VARS[@]}" clique_gpu_base
   build_info "sm_$ARCH; patch: sed '/memoryClockRate/d' include/cutil_subset.h; static cudart"
 }
 

@@ -20,6 +20,8 @@ gsi           GSI's directed, edge-labeled format     ``.g``
 mtx           Matrix Market coordinate               ``.mtx``
 npz           scipy.sparse ``save_npz``              ``.npz``
 binary        gthinker's memory-mapped binary graph  ``.csr``
+g2miner       G2Miner's binary labeled files         ``.meta.txt`` (or the prefix,
+                                                     or its folder)
 ============  =====================================  ============================
 
 Writers go through a temporary file in the same folder that is renamed at the
@@ -39,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gthinker.errors import GraphFormatError
-from gthinker.graphs.formats import binary, gsi, labeled, mtx, npz, snap, text
+from gthinker.graphs.formats import binary, g2miner, gsi, labeled, mtx, npz, snap, text
 
 __all__ = ["GraphFormat", "register", "formats", "format_name", "output_format", "read_graph",
            "write_graph", "writing"]
@@ -88,6 +90,7 @@ register(GraphFormat("mtx", mtx.read, mtx.write, suffixes=(".mtx",),
                      magic=(b"%%MatrixMarket", b"%%matrixmarket"), aliases=("matrixmarket",)))
 register(GraphFormat("npz", npz.read, npz.write, suffixes=(".npz",), magic=(b"PK\x03\x04",),
                      text=False))
+register(GraphFormat("g2miner", g2miner.read, suffixes=(g2miner.META_SUFFIX,), text=False))
 register(GraphFormat("binary", binary.load, binary.write_graph, suffixes=(".csr",),
                      magic=(binary.MAGIC,), aliases=("csr",), text=False))
 
@@ -125,6 +128,8 @@ def format_name(path, fmt: str | None) -> str:
     path = Path(os.fspath(path))
     if fmt is not None:
         return _lookup(fmt).name
+    if not path.is_file() and g2miner.prefix_of(path) is not None:  # a prefix or a folder
+        return "g2miner"
     head = _head(path) if path.is_file() else b""  # a pipe's bytes cannot be read twice
     for f in _FORMATS.values():
         if any(head.startswith(m) for m in f.magic):
