@@ -16,8 +16,10 @@ Load balance: a warp claims subtrees from a shared cursor, heaviest first.
 Once it has visited ``budget`` nodes of one subtree, every further branch it
 meets is written out as a task record instead of searched (G-ThinkerCG's
 timeout decomposition, counted in nodes so that it is the same on every
-device). The records go to the next launch, or to the CPU workers through
-the spill stack S when they are idle (hybrid mode).
+device). In gpu mode the records are a queue of the launch: its warps take them
+once the input is taken, and the launch ends when all is searched (see
+:func:`_subtrees`). In hybrid mode they go back to the host: to the CPU workers
+through the spill stack S when they are idle, the rest to the next launch.
 
 Counts land in a per-warp histogram of clique sizes (no atomics on the hot
 path), summed on the host at the end.
