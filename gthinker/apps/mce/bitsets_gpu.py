@@ -528,6 +528,7 @@ def _search(bits, ids, p, q, nr, rl, hist, hrow, budget, out, octl, queue, data,
             d += 1
 
 
+@cuda.jit(device=True)
 def _subtree(indptr, indices, src, start, v, ids, bits, bit_stride, hist, hrow, budget, out,
              octl, queue, lane):
     """Searches one subtree: the record at ``src[start:]``, or (``start`` -1) vertex
