@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # MCE's GPU kernel with and without its in-kernel queue (gthinker/apps/mce/bitsets_gpu.py,
 # QUEUE): facebook_combined in gpu mode on 1, 2 and 4 GPUs, each run's seconds, count and
-# per GPU (launches, kernel seconds, records spilled). With the queue a launch searches every
+# per GPU (launches, kernel seconds, records spilled, the record buffer's peak words and the
+# spills it refused, full). With the queue a launch searches every
 # record its warps hand out: one launch per chunk of roots (plus the host's big subtrees),
 # no tail of launches with few warps busy. From the repository root on a host with 4 GPUs
 # (kind nvidia-h100-x4), carry [".whl", ".data"]:
@@ -26,8 +27,10 @@ for g in $(echo "${GPUS:-1,2,4}" | tr , " "); do
       /usr/bin/time -f "whole %e s" python3 -c "$mce_with_queue" "$q" mce "$fb" --mode gpu --gpus "$g" --json \
         > "$f.json" 2> "$f.err"
       echo "queue $q gpus $g round $r: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); \
-print('seconds', d['seconds'], 'count', d['count'], '(launches, kernel s, spilled) per GPU', \
-[(s['launches'], round(s['kernel_seconds'], 3), s['spilled']) for s in d['stats']['gpus']])" \
+print('seconds', d['seconds'], 'count', d['count'], \
+'(launches, kernel s, spilled, buffer peak words, spills refused) per GPU', \
+[(s['launches'], round(s['kernel_seconds'], 3), s['spilled'], s.get('buffer_peak_words'), \
+s.get('spills_refused')) for s in d['stats']['gpus']])" \
         "$f.json" 2>&1 | tail -1) $(tail -1 "$f.err")"
     done
   done

@@ -59,7 +59,7 @@ def test_one_launch_searches_the_records_its_warps_hand_out(seed):
     got, dev, rounds = _search_all(_ordered(G), budget=1)
     assert got == _sizes(G)
     # Every record went through the launch's queue: one launch, nothing back to the host.
-    assert dev.spilled > 1 and rounds == 1 and dev.launches == 1
+    assert dev.spilled > 1 and rounds == 1 and dev.launches == 1 and dev.spills_refused == 0
     assert (dev.queue.copy_to_host() == -1).all()  # its readers emptied every slot
 
 
@@ -72,7 +72,8 @@ def test_a_full_queue_buffer_makes_the_warps_search_the_nodes_themselves(monkeyp
     got, dev, rounds = _search_all(g, budget=1)
     assert got == _sizes(G) and rounds == 1 and dev.launches == 1
     # Each record takes a line at least: the buffer held one, the warps searched the rest.
-    assert 0 < dev.spilled <= lines < roomy.spilled
+    assert 0 < dev.spilled <= lines < roomy.spilled and dev.spills_refused > 0
+    assert dev.buffer_peak_words <= lines * mb.LINE_WORDS
 
 
 def test_subtrees_too_wide_for_the_warp_scratch_run_in_a_wide_pass():

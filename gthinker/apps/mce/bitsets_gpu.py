@@ -101,9 +101,9 @@ IDLE_NAP_NS = 128
 IDLE_NAP_MAX_NS = 8192
 #: The launch's control words (``octl``): record words written to ``out``, input
 #: subtrees skipped, records published to the queue and claimed from it, busy warps,
-#: queue records handed back (too wide for the warps).
-O_USED, O_SKIPPED, O_PUBLISHED, O_CLAIMED, O_BUSY, O_RETURNED = range(6)
-N_OCTL = 6
+#: queue records handed back (too wide for the warps), records not written (``out`` full).
+O_USED, O_SKIPPED, O_PUBLISHED, O_CLAIMED, O_BUSY, O_RETURNED, O_REFUSED = range(7)
+N_OCTL = 7
 #: Record words one step of the host's work on big subtrees takes (steps run on threads).
 HOST_STEP_WORDS = 1 << 20
 #: Candidates per doubling of a root's estimated work, 2^(|P| / COST_HALVING): the
@@ -285,6 +285,8 @@ def _spill(out, octl, queue, data, start, v, nr, ids, rl, d, bits, ps, xs, p, pw
                 at = old
                 break
             old = seen
+        if at < 0:
+            cuda.atomic.add(octl, O_REFUSED, 1)
     at = cuda.shfl_sync(FULL_MASK, at, 0)
     if at < 0:
         return False
@@ -783,6 +785,8 @@ class BitsetDevice:
         self.seconds = 0.0
         self.timeline: list[tuple[float, float]] = []  # busy intervals, for the trace
         self.spilled = 0
+        self.buffer_peak_words = 0  # record words in out at its fullest (of SPILL_WORDS)
+        self.spills_refused = 0  # nodes a warp searched itself, out being full
         self.big = dict.fromkeys(BIG_FIGURES, 0)
         self.host_seconds = 0.0
 
@@ -809,7 +813,11 @@ class BitsetDevice:
         back = self._launch(work.take(fits), self.id_stride, self.bit_stride, self.warps)
         self.big["returned_by_warps"] += len(back)
         left = self._too_big(work.take(~fits) + back, to_cpu)
-        used = 0 if self.queue_on else int(self.octl.copy_to_host()[O_USED])
+        used = 0
+        if not self.queue_on:  # the launches' records, all in out
+            ctl = self.octl.copy_to_host()
+            used = int(ctl[O_USED])
+            self._note_buffer(ctl)
         t1 = time.perf_counter()
         self.seconds += t1 - t0
         self.timeline.append((t0, t1))
@@ -936,7 +944,13 @@ class BitsetDevice:
                                f"(published, claimed, busy warps: {ctl[O_PUBLISHED]}, "
                                f"{ctl[O_CLAIMED]}, {ctl[O_BUSY]})")
         self.spilled += int(ctl[O_PUBLISHED])
+        self._note_buffer(ctl)
         return work.take(mask) + self._returned(int(ctl[O_RETURNED]), int(ctl[O_USED]))
+
+    def _note_buffer(self, ctl):
+        """Counts what ``out`` held at its fullest, and the records it had no room for."""
+        self.buffer_peak_words = max(self.buffer_peak_words, int(ctl[O_USED]))
+        self.spills_refused += int(ctl[O_REFUSED])
 
     def _returned(self, n, used) -> Work:
         """The ``n`` records of a launch's queue its warps handed back (too wide)."""
@@ -951,8 +965,11 @@ class BitsetDevice:
             self.host_hist
 
     def figures(self) -> dict:
-        """Memory and the handling of big subtrees (the engine's snapshot adds them)."""
+        """Memory, the record buffer's use and the handling of big subtrees (the engine's
+        snapshot adds them)."""
         return {"scratch_bytes": self.scratch_bytes,
+                "buffer_peak_words": self.buffer_peak_words,
+                "spills_refused": self.spills_refused,
                 "warp_scratch_bytes": 4 * (self.id_stride + self.bit_stride),
                 "peak_bytes": self.peak_bytes, "host_seconds": self.host_seconds,
                 **self.big}
