@@ -740,7 +740,9 @@ class BitsetDevice:
     the host makes its X small (:func:`.local.compact_records`), and it runs on a
     warp, in a launch of fewer, wider warps over the same scratch, or split into its
     first-level branches (:func:`.local.first_level`), each with a smaller P. The host
-    work runs on ``host_threads`` threads (all cores in gpu mode, where they are idle)."""
+    work runs on ``host_threads`` threads (all cores in gpu mode, where they are idle).
+    ``consume`` (default :data:`QUEUE`): a launch's warps search the records they hand
+    out (see :meth:`run`)."""
 
     def __init__(self, graph, nbins, blocks=None, budget=NODE_BUDGET,
                  scratch_bytes=SCRATCH_BYTES, id_share=ID_SHARE, host_threads=1, consume=None):
