@@ -42,9 +42,38 @@ def _search_all(g, **kw):
 @pytest.mark.parametrize("seed", [1, 2])
 def test_node_budget_hands_out_records_and_stays_exact(seed):
     G = nx.gnp_random_graph(22, 0.45, seed=seed)
-    got, dev, rounds = _search_all(_ordered(G), budget=2)
+    got, dev, rounds = _search_all(_ordered(G), budget=2, consume=False)
     assert dev.spilled > 0 and rounds > 1  # records went back in as subtrees
     assert got == _sizes(G)
+
+
+def _dense_core(seed):
+    """A sparse graph around a dense core: subtrees of many nodes at the core."""
+    return nx.compose(nx.gnp_random_graph(16, 0.15, seed=seed),
+                      nx.gnp_random_graph(13, 0.75, seed=seed + 1))
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_one_launch_searches_the_records_its_warps_hand_out(seed):
+    G = _dense_core(seed)
+    got, dev, rounds = _search_all(_ordered(G), budget=1)
+    assert got == _sizes(G)
+    # Every record went through the launch's queue: one launch, nothing back to the host.
+    assert dev.spilled > 1 and rounds == 1 and dev.launches == 1 and dev.spills_refused == 0
+    assert (dev.queue.copy_to_host() == -1).all()  # its readers emptied every slot
+
+
+def test_a_full_queue_buffer_makes_the_warps_search_the_nodes_themselves(monkeypatch):
+    G = _dense_core(4)
+    g = _ordered(G)
+    _got, roomy, _ = _search_all(g, budget=1)
+    lines = 1
+    monkeypatch.setattr(mb, "SPILL_WORDS", lines * mb.LINE_WORDS)
+    got, dev, rounds = _search_all(g, budget=1)
+    assert got == _sizes(G) and rounds == 1 and dev.launches == 1
+    # Each record takes a line at least: the buffer held one, the warps searched the rest.
+    assert 0 < dev.spilled <= lines < roomy.spilled and dev.spills_refused > 0
+    assert dev.buffer_peak_words <= lines * mb.LINE_WORDS
 
 
 def test_subtrees_too_wide_for_the_warp_scratch_run_in_a_wide_pass():
@@ -103,11 +132,12 @@ def test_auto_engine_takes_bitsets_whatever_the_degree():
 @pytest.mark.skipif(os.environ.get("GTHINKER_TEST_REAL_GPU") == "1",
                     reason="monkeypatches WIDE_WORDS, a constant compiled into the cached kernel "
                            "(only the simulator reads it anew)")
-def test_wide_subtrees_hand_out_their_first_level_and_stay_exact(monkeypatch):
+@pytest.mark.parametrize("consume", [False, True])
+def test_wide_subtrees_hand_out_their_first_level_and_stay_exact(consume, monkeypatch):
     monkeypatch.setattr(mb, "WIDE_WORDS", 0)  # every subtree counts as wide
     G = nx.compose(nx.gnp_random_graph(26, 0.35, seed=8), nx.star_graph(12))
-    got, dev, rounds = _search_all(_ordered(G))
-    assert dev.spilled > 0 and rounds > 1
+    got, dev, rounds = _search_all(_ordered(G), consume=consume)
+    assert dev.spilled > 0 and (rounds == 1 if consume else rounds > 1)
     assert got == _sizes(G)
 
 

@@ -16,8 +16,10 @@ Load balance: a warp claims subtrees from a shared cursor, heaviest first.
 Once it has visited ``budget`` nodes of one subtree, every further branch it
 meets is written out as a task record instead of searched (G-ThinkerCG's
 timeout decomposition, counted in nodes so that it is the same on every
-device). The records go to the next launch, or to the CPU workers through
-the spill stack S when they are idle (hybrid mode).
+device). In gpu mode the records are a queue of the launch: its warps take them
+once the input is taken, and the launch ends when all is searched (see
+:func:`_subtrees`). In hybrid mode they go back to the host: to the CPU workers
+through the spill stack S when they are idle, the rest to the next launch.
 
 Counts land in a per-warp histogram of clique sizes (no atomics on the hot
 path), summed on the host at the end.
@@ -88,6 +90,20 @@ BIG_FIGURES = ("big_subtrees", "to_cpu", "compacted", "x_before", "x_after",
 CPU_SHARE = 1 / 2
 #: int32 words for records written out by one launch.
 SPILL_WORDS = 1 << 26
+#: Whether a launch's warps search the records they hand out (the kernel's queue) where
+#: nothing else wants them (gpu mode): see :meth:`BitsetDevice.run`.
+QUEUE = True
+#: int32 words of a 128-byte line: a record of a launch's queue starts a line of its own.
+LINE_WORDS = 32
+#: Nanoseconds a warp without work naps before it looks at the queue again, doubled
+#: after each look up to the most.
+IDLE_NAP_NS = 128
+IDLE_NAP_MAX_NS = 8192
+#: The launch's control words (``octl``): record words written to ``out``, input
+#: subtrees skipped, records published to the queue and claimed from it, busy warps,
+#: queue records handed back (too wide for the warps), records not written (``out`` full).
+O_USED, O_SKIPPED, O_PUBLISHED, O_CLAIMED, O_BUSY, O_RETURNED, O_REFUSED = range(7)
+N_OCTL = 7
 #: Record words one step of the host's work on big subtrees takes (steps run on threads).
 HOST_STEP_WORDS = 1 << 20
 #: Candidates per doubling of a root's estimated work, 2^(|P| / COST_HALVING): the
@@ -126,7 +142,9 @@ def _adjacent_to_any(indptr, indices, x, ids, p):
 
 @cuda.jit(device=True)
 def _load(indptr, indices, data, start, v, ids, lane):
-    """Writes P then X (global ids) to ``ids``; returns (|R|, p, nx) on every lane."""
+    """Writes P then X (global ids) to ``ids``; returns (|R|, p, nx) on every lane.
+    ``data[start:]``: the subtree's record (an input record, or one of the launch's
+    queue in ``out``), or ``start`` is -1 and ``v`` its initial vertex."""
     if start >= 0:
         nr = data[start]
         p = data[start + 1]
@@ -242,9 +260,10 @@ def _pivot(bits, ps, xs, p, pw, kw, lane):
 
 
 @cuda.jit(device=True)
-def _spill(out, octl, data, start, v, nr, ids, rl, d, bits, ps, xs, p, pw, kw, lane):
+def _spill(out, octl, queue, data, start, v, nr, ids, rl, d, bits, ps, xs, p, pw, kw, lane):
     """Writes node (R + rl[:d], P at ps, X at xs) as a task record into ``out``;
-    False if ``out`` is full (the caller searches the node itself)."""
+    False if ``out`` is full (the caller searches the node itself). With a ``queue``
+    (not empty), the record goes to the launch's queue (:func:`_publish`)."""
     np_ = 0
     for t in range(lane, pw, 32):
         np_ += cuda.popc(bits[ps + t])
@@ -254,15 +273,20 @@ def _spill(out, octl, data, start, v, nr, ids, rl, d, bits, ps, xs, p, pw, kw, l
         nx += cuda.popc(bits[xs + t])
     nx = warp_sum(nx)
     size = 3 + nr + d + np_ + nx
+    room = size
+    if queue.size:  # a record of its own 128-byte lines: see _publish
+        room = (size + LINE_WORDS - 1) // LINE_WORDS * LINE_WORDS
     at = -1
     if lane == 0:
-        old = octl[0]
-        while old + size <= out.size:
-            seen = cuda.atomic.cas(octl, 0, old, old + size)
+        old = octl[O_USED]
+        while old + room <= out.size:
+            seen = cuda.atomic.cas(octl, O_USED, old, old + room)
             if seen == old:
                 at = old
                 break
             old = seen
+        if at < 0:
+            cuda.atomic.add(octl, O_REFUSED, 1)
     at = cuda.shfl_sync(FULL_MASK, at, 0)
     if at < 0:
         return False
@@ -303,8 +327,95 @@ def _spill(out, octl, data, start, v, nr, ids, rl, d, bits, ps, xs, p, pw, kw, l
                 out[k] = ids[j]
                 j += 1
             k += 1
+        if queue.size:
+            _publish(octl, queue, at)
     cuda.syncwarp(FULL_MASK)
     return True
+
+
+@cuda.jit(device=True)
+def _read(arr, i):
+    """arr[i] read at L2 (an atomic add of 0), never a stale line of this SM's L1."""
+    return cuda.atomic.add(arr, i, 0)
+
+
+@cuda.jit(device=True)
+def _publish(octl, queue, at):
+    """Lane 0, its record written at ``out[at:]``: puts it in the launch's queue. The
+    record starts a 128-byte line and no other record shares its lines, so no reader's
+    L1 holds a line of it from before; the fence makes it visible before its start."""
+    cuda.threadfence()
+    i = cuda.atomic.add(octl, O_PUBLISHED, 1)
+    cuda.atomic.exch(queue, i, at)
+
+
+@cuda.jit(device=True)
+def _take_record(octl, queue):
+    """Lane 0: the start in ``out`` of the next published record, claimed; -1 if none
+    waits. Its slot of ``queue`` is -1 again after (as the host filled it)."""
+    r = _read(octl, O_CLAIMED)
+    while r < _read(octl, O_PUBLISHED):
+        seen = cuda.atomic.cas(octl, O_CLAIMED, r, r + 1)
+        if seen == r:
+            at = cuda.atomic.exch(queue, r, -1)
+            while at < 0:  # its writer counted it and has not stored its start yet
+                cuda.nanosleep(32)
+                at = cuda.atomic.exch(queue, r, -1)
+            cuda.threadfence()
+            return at
+        r = seen
+    return -1
+
+
+@cuda.jit(device=True)
+def _claim(cursor, nitems, inputs, octl, queue, lane):
+    """The warp's next subtree, (t, at) on every lane: input item t (while ``inputs``:
+    the cursor had not passed ``nitems`` when the warp last looked), or the record at
+    ``out[at:]`` of the launch's queue, or (-1, -1) if none is left now. With a queue,
+    the warp counts as busy (``octl[O_BUSY]``) from before it claims until its subtree
+    is done (:func:`_done`): while a warp is busy, more records may come."""
+    t = -1
+    at = -1
+    if lane == 0:
+        if inputs:
+            if queue.size:
+                cuda.atomic.add(octl, O_BUSY, 1)
+            t = cuda.atomic.add(cursor, 0, 1)
+            if t >= nitems:
+                t = -1
+                if queue.size:
+                    cuda.atomic.add(octl, O_BUSY, -1)
+        if t < 0 and queue.size and _read(octl, O_PUBLISHED) > _read(octl, O_CLAIMED):
+            cuda.atomic.add(octl, O_BUSY, 1)
+            at = _take_record(octl, queue)
+            if at < 0:
+                cuda.atomic.add(octl, O_BUSY, -1)
+    t = cuda.shfl_sync(FULL_MASK, t, 0)
+    at = cuda.shfl_sync(FULL_MASK, at, 0)
+    cuda.threadfence()
+    return t, at
+
+
+@cuda.jit(device=True)
+def _done(octl, queue, lane):
+    """The warp's subtree is searched (its records published): it is no longer busy."""
+    if lane == 0 and queue.size:
+        cuda.atomic.add(octl, O_BUSY, -1)
+    cuda.syncwarp(FULL_MASK)
+
+
+@cuda.jit(device=True)
+def _nobody_busy(octl, naps, lane):
+    """True (every lane) if no warp is busy; else the warp naps first, longer after
+    each try (``naps``: tries so far), so that idle warps do not crowd the busy ones'
+    atomics."""
+    idle = 0
+    if lane == 0:
+        idle = 1 if _read(octl, O_BUSY) == 0 else 0
+    idle = cuda.shfl_sync(FULL_MASK, idle, 0)
+    if idle == 0:
+        cuda.nanosleep(np.uint32(min(IDLE_NAP_NS << min(naps, 6), IDLE_NAP_MAX_NS)))
+    return idle != 0
 
 
 @cuda.jit(device=True)
@@ -356,7 +467,8 @@ def _pop_branch(bits, cs, pw, lane):
 
 
 @cuda.jit(device=True)
-def _search(bits, ids, p, q, nr, rl, hist, hrow, budget, out, octl, data, start, v0, lane):
+def _search(bits, ids, p, q, nr, rl, hist, hrow, budget, out, octl, queue, data, start, v0,
+            lane):
     """Bron-Kerbosch with pivoting over the local bitset graph (rows built).
     Level d's P, X and untaken branches C are at ``stack + d * level``."""
     pw = (p + 31) >> 5
@@ -411,53 +523,83 @@ def _search(bits, ids, p, q, nr, rl, hist, hrow, budget, out, octl, data, start,
             if not any_x:
                 _report(hist, hrow, nr + d + 1, lane)
             continue
-        if nodes > budget and _spill(out, octl, data, start, v0, nr, ids, rl, d + 1, bits, pc,
-                                     xc, p, pw, kw, lane):
+        if nodes > budget and _spill(out, octl, queue, data, start, v0, nr, ids, rl, d + 1, bits,
+                                     pc, xc, p, pw, kw, lane):
             continue
         if _settle_or_branch(bits, pc, xc, xc + kw, p, pw, kw, hist, hrow, nr + d + 1, lane):
             d += 1
 
 
+@cuda.jit(device=True)
+def _subtree(indptr, indices, src, start, v, ids, bits, bit_stride, hist, hrow, budget, out,
+             octl, queue, lane):
+    """Searches one subtree: the record at ``src[start:]``, or (``start`` -1) vertex
+    ``v``'s. False if its bitsets (over P and X') would not fit in ``bit_stride`` words:
+    it is not searched, the host takes it back."""
+    nr, p, nx = _load(indptr, indices, src, start, v, ids, lane)
+    if p == 0:
+        if nx == 0:
+            _report(hist, hrow, nr, lane)
+        return True
+    q = _keep_blocking(indptr, indices, ids, p, nx, lane)
+    pw = (p + 31) >> 5
+    kw = (p + q + 31) >> 5
+    if p * kw + q * pw + (p + 1) * (2 * pw + kw) > bit_stride:  # record_need's bits
+        return False
+    _build_rows(indptr, indices, ids, p, q, kw, pw, bits, lane)
+    _search(bits, ids, p, q, nr, p + nx, hist, hrow, 0 if kw > WIDE_WORDS else budget, out,
+            octl, queue, src, start, v, lane)
+    return True
+
+
 def _subtrees(indptr, indices, verts, nverts, data, starts, nrec, cursor, ids_buf, id_stride,
-              bits_buf, bit_stride, hist, nbins, budget, out, octl, skipped):
+              bits_buf, bit_stride, hist, nbins, budget, out, octl, skipped, queue, back):
     """One warp per subtree: records ``data[starts[t]:starts[t + 1]]`` first,
     then the initial vertices ``verts`` (heaviest first, as given). A subtree whose
     bitsets (over P and X') would not fit in ``bit_stride`` words is not searched:
-    its number t goes to ``skipped[octl[1]++]``."""
+    its number t goes to ``skipped[octl[O_SKIPPED]++]``.
+
+    With a ``queue`` (not empty, all -1), the records the warps write out are a queue
+    of the launch, searched by its warps once the input is taken (a warp waits while
+    others are busy: they may write more); one that does not fit goes back to the host
+    as its start in ``out``, at ``back[octl[O_RETURNED]++]``. The launch ends when all
+    is searched. Without one, the records stay in ``out`` for the host."""
     lane = cuda.threadIdx.x & 31
     warp = cuda.grid(1) >> 5
     ids = ids_buf[warp * id_stride : (warp + 1) * id_stride]
     bits = bits_buf[warp * bit_stride : (warp + 1) * bit_stride]
     hrow = warp * nbins
+    inputs = True
+    last_look = False
+    naps = 0
     while True:
-        t = 0
-        if lane == 0:
-            t = cuda.atomic.add(cursor, 0, 1)
-        t = cuda.shfl_sync(FULL_MASK, t, 0)
-        if t >= nrec + nverts:
-            break
-        start = -1
-        v = -1
-        if t < nrec:
-            start = starts[t]
+        t, at = _claim(cursor, nrec + nverts, inputs, octl, queue, lane)
+        if t < 0 and at < 0:
+            # Nobody busy: a last look at the queue (a warp may have published and
+            # finished since this one looked), then the warp ends.
+            inputs = False
+            if last_look or not queue.size:
+                break
+            last_look = _nobody_busy(octl, naps, lane)
+            naps += 1
+            continue
+        last_look = False
+        naps = 0
+        if at >= 0:
+            if not _subtree(indptr, indices, out, at, -1, ids, bits, bit_stride, hist, hrow,
+                            budget, out, octl, queue, lane) and lane == 0:
+                back[cuda.atomic.add(octl, O_RETURNED, 1)] = at
         else:
-            v = verts[t - nrec]
-        nr, p, nx = _load(indptr, indices, data, start, v, ids, lane)
-        if p == 0:
-            if nx == 0:
-                _report(hist, hrow, nr, lane)
-            continue
-        q = _keep_blocking(indptr, indices, ids, p, nx, lane)
-        pw = (p + 31) >> 5
-        kw = (p + q + 31) >> 5
-        if p * kw + q * pw + (p + 1) * (2 * pw + kw) > bit_stride:  # record_need's bits
-            if lane == 0:  # X' too wide for this warp: the host takes the subtree back
-                skipped[cuda.atomic.add(octl, 1, 1)] = t
-            cuda.syncwarp(FULL_MASK)
-            continue
-        _build_rows(indptr, indices, ids, p, q, kw, pw, bits, lane)
-        _search(bits, ids, p, q, nr, p + nx, hist, hrow, 0 if kw > WIDE_WORDS else budget, out,
-                octl, data, start, v, lane)
+            start = -1
+            v = -1
+            if t < nrec:
+                start = starts[t]
+            else:
+                v = verts[t - nrec]
+            if not _subtree(indptr, indices, data, start, v, ids, bits, bit_stride, hist, hrow,
+                            budget, out, octl, queue, lane) and lane == 0:
+                skipped[cuda.atomic.add(octl, O_SKIPPED, 1)] = t
+        _done(octl, queue, lane)
 
 
 def kernel():
@@ -474,6 +616,14 @@ def _record_starts(data, used):
         at += 3 + data[at] + data[at + 1] + data[at + 2]
         starts.append(at)
     return np.array(starts, np.int64)
+
+
+def _gather_records(data, at):
+    """(data, starts) of the self-delimiting records starting at ``data[at]``."""
+    lens = 3 + data[at].astype(np.int64) + data[at + 1] + data[at + 2]
+    starts = np.zeros(len(at) + 1, np.int64)
+    np.cumsum(lens, out=starts[1:])
+    return data[np.repeat(at - starts[:-1], lens) + np.arange(starts[-1])], starts
 
 
 _NO_IDS = np.zeros(0, np.int32)
@@ -590,10 +740,12 @@ class BitsetDevice:
     the host makes its X small (:func:`.local.compact_records`), and it runs on a
     warp, in a launch of fewer, wider warps over the same scratch, or split into its
     first-level branches (:func:`.local.first_level`), each with a smaller P. The host
-    work runs on ``host_threads`` threads (all cores in gpu mode, where they are idle)."""
+    work runs on ``host_threads`` threads (all cores in gpu mode, where they are idle).
+    ``consume`` (default :data:`QUEUE`): a launch's warps search the records they hand
+    out (see :meth:`run`)."""
 
     def __init__(self, graph, nbins, blocks=None, budget=NODE_BUDGET,
-                 scratch_bytes=SCRATCH_BYTES, id_share=ID_SHARE, host_threads=1):
+                 scratch_bytes=SCRATCH_BYTES, id_share=ID_SHARE, host_threads=1, consume=None):
         self.graph = graph
         self.host_threads = int(host_threads)
         self.indptr, self.indices, _labels = gthinker.gpu.graph_on_device(graph)
@@ -616,26 +768,44 @@ class BitsetDevice:
         self.hist = cuda.to_device(np.zeros(self.warps * self.nbins, np.int64))
         self.host_hist = np.zeros(self.nbins, np.int64)  # subtrees settled on the host
         self.cursor = cuda.device_array(1, np.int64)
-        self.octl = cuda.device_array(2, np.int64)  # [record words handed out, skipped]
+        self.octl = cuda.device_array(N_OCTL, np.int64)  # see O_USED and the rest
         self.out = cuda.device_array(SPILL_WORDS, np.int32)
+        self.consume = QUEUE if consume is None else bool(consume)
+        self.queue_on = self.consume  # this run's launches search their records
+        # The launch's queue: a slot per record that fits ``out`` (each takes a line at
+        # least), -1 until its start is stored; its readers leave it -1 again.
+        slots = SPILL_WORDS // LINE_WORDS + 1
+        self.queue = cuda.to_device(np.full(slots, -1, np.int64))
+        self.no_queue = cuda.device_array(0, np.int64)
+        self.back = cuda.device_array(slots, np.int64)
         self.scratch_bytes = 4 * (self.ids.size + self.bits.size)
         self.fixed_bytes = (graph.indptr.nbytes + graph.indices.nbytes + self.scratch_bytes
-                            + 8 * self.hist.size + 4 * self.out.size + 8 * 3)
+                            + 8 * self.hist.size + 4 * self.out.size + 8 * N_OCTL + 8
+                            + 16 * slots)
         self.peak_bytes = self.fixed_bytes
         self.launches = 0
         self.seconds = 0.0
         self.timeline: list[tuple[float, float]] = []  # busy intervals, for the trace
         self.spilled = 0
+        self.buffer_peak_words = 0  # record words in out at its fullest (of SPILL_WORDS)
+        self.spills_refused = 0  # nodes a warp searched itself, out being full
         self.big = dict.fromkeys(BIG_FIGURES, 0)
         self.host_seconds = 0.0
 
     def run(self, work: Work, to_cpu=None) -> Work:
-        """Searches ``work``; returns what is left: the branches the warps handed out
-        (node budget spent), and those of subtrees too big for any warp, split on the
-        host. ``to_cpu(data, starts) -> bool``, where given, is offered the initial
-        vertices too big for a warp's scratch, as records, before anything else is
-        done with them (hybrid mode)."""
-        self.octl.copy_to_device(np.zeros(2, np.int64))
+        """Searches ``work``; returns what is left: the subtrees too big for any warp,
+        split on the host, and (``consume`` off, or hybrid mode) the branches the warps
+        handed out (node budget spent). ``to_cpu(data, starts) -> bool``, where given,
+        is offered the initial vertices too big for a warp's scratch, as records, before
+        anything else is done with them (hybrid mode).
+
+        With ``consume`` (gpu mode), the warps of a launch search the records they hand
+        out themselves (the kernel's queue): a launch ends when its input and every
+        branch of it is searched, with no tail of launches each a few warps busy. In
+        hybrid mode the records come back to the host, which gives the idle CPU workers
+        their share (the engine's loop), and the next launch searches the rest."""
+        self.queue_on = self.consume and to_cpu is None
+        self.octl.copy_to_device(np.zeros(N_OCTL, np.int64))
         t0 = time.perf_counter()
         p, nx = work.sizes(self.later, self.earlier)
         # Ids must fit to load the subtree; the bitsets need X' (known on the device,
@@ -645,7 +815,11 @@ class BitsetDevice:
         back = self._launch(work.take(fits), self.id_stride, self.bit_stride, self.warps)
         self.big["returned_by_warps"] += len(back)
         left = self._too_big(work.take(~fits) + back, to_cpu)
-        used = int(self.octl.copy_to_host()[0])
+        used = 0
+        if not self.queue_on:  # the launches' records, all in out
+            ctl = self.octl.copy_to_host()
+            used = int(ctl[O_USED])
+            self._note_buffer(ctl)
         t1 = time.perf_counter()
         self.seconds += t1 - t0
         self.timeline.append((t0, t1))
@@ -739,9 +913,14 @@ class BitsetDevice:
 
     def _launch_part(self, work, id_stride, bit_stride, warps) -> Work:
         per_block = min(self.per_block, warps)  # the launch's warps fit its scratch
-        blocks = max(1, min(warps // per_block, math.ceil(len(work) / per_block)))
+        # With the queue every warp gets work, from the input or from branches of it.
+        wanted = warps if self.queue_on else math.ceil(len(work) / per_block)
+        blocks = max(1, min(warps // per_block, wanted))
         self.cursor.copy_to_device(np.zeros(1, np.int64))
-        self.octl[1:2].copy_to_device(np.zeros(1, np.int64))
+        if self.queue_on:  # every record of a launch is searched by it: out starts empty
+            self.octl.copy_to_device(np.zeros(N_OCTL, np.int64))
+        else:
+            self.octl[O_SKIPPED : O_SKIPPED + 1].copy_to_device(np.zeros(1, np.int64))
         data = work.data if work.data.size else np.zeros(1, np.int32)
         args = (cuda.to_device(work.verts), cuda.to_device(data), cuda.to_device(work.starts),
                 cuda.device_array(len(work), np.int32))
@@ -752,22 +931,47 @@ class BitsetDevice:
             self.indptr, self.indices, verts, np.int64(len(work.verts)), data, starts,
             np.int64(work.num_records), self.cursor, self.ids, np.int64(id_stride), self.bits,
             np.int64(bit_stride), self.hist, np.int64(self.nbins), np.int64(self.budget),
-            self.out, self.octl, skipped)
+            self.out, self.octl, skipped, self.queue if self.queue_on else self.no_queue,
+            self.back)
         cuda.synchronize()
         self.launches += 1
-        n = int(self.octl[1:2].copy_to_host()[0])
+        ctl = self.octl.copy_to_host()
         mask = np.zeros(len(work), bool)
-        if n:
-            mask[skipped[:n].copy_to_host()] = True
-        return work.take(mask)
+        if ctl[O_SKIPPED]:
+            mask[skipped[: ctl[O_SKIPPED]].copy_to_host()] = True
+        if not self.queue_on:
+            return work.take(mask)
+        if ctl[O_CLAIMED] != ctl[O_PUBLISHED] or ctl[O_BUSY] != 0:
+            raise RuntimeError(f"MCE GPU kernel: a launch ended with records left in its queue "
+                               f"(published, claimed, busy warps: {ctl[O_PUBLISHED]}, "
+                               f"{ctl[O_CLAIMED]}, {ctl[O_BUSY]})")
+        self.spilled += int(ctl[O_PUBLISHED])
+        self._note_buffer(ctl)
+        return work.take(mask) + self._returned(int(ctl[O_RETURNED]), int(ctl[O_USED]))
+
+    def _note_buffer(self, ctl):
+        """Counts what ``out`` held at its fullest, and the records it had no room for."""
+        self.buffer_peak_words = max(self.buffer_peak_words, int(ctl[O_USED]))
+        self.spills_refused += int(ctl[O_REFUSED])
+
+    def _returned(self, n, used) -> Work:
+        """The ``n`` records of a launch's queue its warps handed back (too wide)."""
+        if not n:
+            return Work.empty()
+        at = np.sort(self.back[:n].copy_to_host())
+        data = self.out[:used].copy_to_host()
+        return Work.of_records(*_gather_records(data, at))
 
     def histogram(self) -> np.ndarray:
         return self.hist.copy_to_host().reshape(self.warps, self.nbins).sum(axis=0) + \
             self.host_hist
 
     def figures(self) -> dict:
-        """Memory and the handling of big subtrees (the engine's snapshot adds them)."""
+        """Memory, the record buffer's use and the handling of big subtrees (the engine's
+        snapshot adds them)."""
         return {"scratch_bytes": self.scratch_bytes,
+                "buffer_peak_words": self.buffer_peak_words,
+                "spills_refused": self.spills_refused,
                 "warp_scratch_bytes": 4 * (self.id_stride + self.bit_stride),
                 "peak_bytes": self.peak_bytes, "host_seconds": self.host_seconds,
                 **self.big}
