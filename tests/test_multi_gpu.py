@@ -271,3 +271,201 @@ def test_multi_gpu_process_exits_cleanly(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().endswith("done")
     assert "double free" not in done.stderr and "corruption" not in done.stderr
+
+
+# ---- the number of GPUs a job takes, by its estimated work --------------------------------
+
+
+@pytest.fixture
+def four_visible(monkeypatch):
+    """Four GPUs visible (the simulator has one: only for choosing, nothing runs on them)."""
+    from gthinker.gpu import devices
+
+    monkeypatch.setattr(devices, "visible_devices", lambda: 4)
+
+
+def test_default_gpus_take_as_many_gpus_as_the_work_fills(four_visible):
+    from gthinker.gpu.devices import job_devices
+    from gthinker.gpu.engine import GPUEngine
+
+    G = gthinker.as_graph(nx.gnp_random_graph(50, 0.2, seed=3))
+    wedges = float(np.sum(np.diff(G.indptr).astype(np.float64) ** 2))  # the default estimate
+    roots = range(G.num_vertices)
+    for per_gpu, want in ((wedges * 2, 1), (wedges / 2.5, 2), (wedges / 3.5, 3), (wedges / 99, 4)):
+        engine = GPUEngine.configured(spread_cost=per_gpu)
+        assert job_devices(None, engine, G, roots) == list(range(want))
+        assert job_devices("all", engine, G, roots) == list(range(want))
+        assert job_devices(4, engine, G, roots) == [0, 1, 2, 3]  # asked for: as asked
+        assert job_devices((2, 1), engine, G, roots) == [2, 1]
+    # the roots given, not the graph's: every other vertex, their wedges alone
+    engine = GPUEngine.configured(spread_cost=wedges / 6)
+    half = float(np.sum(np.diff(G.indptr)[::2].astype(np.float64) ** 2))
+    want = int(min(4, half // (wedges / 6)))
+    assert 1 < want < 4
+    assert job_devices(None, engine, G, range(0, G.num_vertices, 2)) == list(range(want))
+    assert job_devices(None, engine, G, np.arange(0, G.num_vertices, 2)) == list(range(want))
+    unweighed = type("Unweighed", (GPUEngine,), {"spread_cost": None})
+    assert job_devices(None, unweighed, G, roots) == [0, 1, 2, 3]
+
+
+def test_a_small_job_runs_on_one_gpu_with_the_default(four_visible):
+    # MCE (bitsets, run whole) and a clique count: the default takes one GPU of the four.
+    G = _graph()
+    r = mce.run(G, mode="gpu", gpu_engine="bitsets")
+    assert r.count == sum(1 for _ in nx.find_cliques(G))
+    assert [s["device_id"] for s in r.stats["gpus"]] == [0]
+    r = count.count(G, "4-clique", mode="gpu")
+    assert r.count == sum(1 for c in nx.enumerate_all_cliques(G) if len(c) == 4)
+    assert [s["device_id"] for s in r.stats["gpus"]] == [0]
+
+
+def test_gsword_takes_as_many_gpus_as_its_samples_fill(four_visible):
+    from gthinker.apps.gsword.gpu import SPREAD_SAMPLES
+    from gthinker.gpu.devices import by_work
+
+    fills = lambda samples: lambda have: samples // SPREAD_SAMPLES  # noqa: E731
+    assert by_work(None, fills(1000)) == [0]
+    assert by_work(None, fills(2 * SPREAD_SAMPLES + 1)) == [0, 1]
+    assert by_work("all", fills(10**12)) == [0, 1, 2, 3]
+    assert by_work(3, fills(1000)) == [0, 1, 2]
+    from gthinker.apps import gsword
+
+    r = gsword.estimate(G := _graph(), "diamond", "alley", samples=64, mode="gpu", trawl=False)
+    assert [s["device_id"] for s in r.stats["gpus"]] == [0] and G is not None
+
+
+@pytest.mark.parametrize("gpus", [[0, 0, 0], [0, 0, 0, 0, 0]])
+def test_gsword_on_any_number_of_gpus_is_one_gpus_estimate(gpus):
+    # 96 samples: 3 rounds over 3 or 5 samplers (two of the five get none); a sample's
+    # value depends on the seed and its index alone: the same estimate to the bit.
+    from gthinker.apps import gsword
+    from gthinker.gpu.simulator import fast_switching
+
+    with fast_switching():
+        one = gsword.estimate(_graph(), "diamond", "alley", samples=96, mode="gpu",
+                              trawl=False, gpus=1, seed=7)
+        many = gsword.estimate(_graph(), "diamond", "alley", samples=96, mode="gpu",
+                               trawl=False, gpus=gpus, seed=7)
+    assert many.estimate == one.estimate and many.stderr == one.stderr
+    assert sum(s["rounds"] for s in many.stats["gpus"]) == 3
+    assert sorted(s["rounds"] for s in many.stats["gpus"])[-1] == 1
+    assert many.stats["gpu"]["valid"] == one.stats["gpu"]["valid"]
+
+
+# ---- MCE on several GPUs without the master (BitsetsEngine.run_whole) ---------------------
+
+
+def test_deal_gives_even_shares_heavy_first():
+    from gthinker.gpu.sharing import deal
+
+    rng = np.random.default_rng(5)
+    costs = np.exp2(rng.integers(0, 16, 3000)).astype(np.float64)
+    for workers in (1, 2, 3, 4, 7):
+        shares = deal(costs, workers)
+        together = np.sort(np.concatenate(shares))
+        assert together.tolist() == list(range(3000))  # every root once
+        loads = [costs[s].sum() for s in shares]
+        assert max(loads) - min(loads) <= costs.max()  # LPT: within the largest item
+        assert all(np.all(np.diff(costs[s]) <= 0) for s in shares)  # heavy first
+
+
+def test_work_pool_ends_when_every_thread_waits():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from gthinker.gpu.sharing import WorkPool
+
+    pool = WorkPool(3)
+    done = []
+
+    def worker(k):
+        # Thread 0 starts with 5 items of work and gives every other one away while
+        # the others wait; they finish what they take. No item lost, none twice.
+        work = list(range(5)) if k == 0 else []
+        while True:
+            if not work:
+                got = pool.take()
+                if got is None:
+                    return
+                work = [got]
+            item = work.pop()
+            done.append(item)
+            if work and pool.hungry():
+                pool.give(work.pop())
+
+    with ThreadPoolExecutor(3) as threads:
+        list(threads.map(worker, range(3)))
+    assert sorted(done) == [0, 1, 2, 3, 4]
+    closed = WorkPool(2)
+    closed.close()
+    assert closed.take() is None
+
+
+@pytest.mark.parametrize("gpus", [[0, 0], [0, 0, 0]])
+def test_mce_run_whole_on_several_gpus_shares_and_balances(gpus):
+    # A dense core under a few roots, as in facebook_combined: every engine searches, and
+    # the records the warps hand out move between them (a small node budget).
+    from gthinker.apps.mce.bitsets_gpu import BitsetsEngine
+
+    G = nx.gnp_random_graph(40, 0.08, seed=5)
+    G.add_edges_from(itertools.combinations(range(28, 40), 2))
+    want = sorted(len(c) for c in nx.find_cliques(G))
+    r = mce.run(G, mode="gpu", gpu_engine="bitsets", gpus=gpus, gpu_node_budget=4)
+    assert r.count == len(want) and r.max_size == want[-1]
+    assert [s["device_id"] for s in r.stats["gpus"]] == gpus
+    assert all(s["launches"] > 0 and s["wall_seconds"] > 0 for s in r.stats["gpus"])
+    given = sum(s["given"] for s in r.stats["gpus"])
+    assert given == sum(s["taken"] for s in r.stats["gpus"])
+    assert BitsetsEngine.gpus_for(gthinker.as_graph(G), slice(0, 40), 4) == 1  # small: one
+
+
+# ---- leaving the process: the teardown's order ------------------------------------------
+
+
+def test_exit_teardown_runs_in_order(monkeypatch):
+    # At exit: the hooks (kept buffers dropped), then each active device finished (its
+    # work synchronised, its deferred frees done) and its context pinned, device by device.
+    import contextlib
+
+    from gthinker.gpu import availability, devices, worker
+
+    assert worker._kept.clear in devices._exit_hooks
+    calls = []
+
+    class Context:
+        class deallocations:  # noqa: N801 - numba's attribute
+            @staticmethod
+            def clear():
+                calls.append(("free", current[0]))
+
+    current = [None]
+
+    class Device:
+        def __init__(self, d):
+            self.d = d
+
+        def __enter__(self):
+            current[0] = self.d
+
+        def __exit__(self, *exc):
+            current[0] = None
+
+    class Cuda:
+        gpus = [Device(0), Device(1)]
+
+        @staticmethod
+        def synchronize():
+            calls.append(("sync", current[0]))
+
+        @staticmethod
+        def current_context():
+            return Context
+
+    monkeypatch.setattr(availability, "numba_cuda", lambda: Cuda)
+    monkeypatch.setattr(devices, "_exit_hooks", [lambda: calls.append(("hook", None))])
+    monkeypatch.setattr(devices, "_active_devices", lambda cuda: [0, 1])
+    monkeypatch.setattr(devices, "_pin_primary_context",
+                        lambda cuda, d: calls.append(("pin", d)))
+    with contextlib.suppress(Exception):
+        devices._leave()
+    assert calls == [("hook", None), ("sync", 0), ("free", 0), ("pin", 0),
+                     ("sync", 1), ("free", 1), ("pin", 1)]

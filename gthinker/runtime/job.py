@@ -656,10 +656,11 @@ class Job:
 
     def _run(self, sigints_before: int) -> JobResult:
         if self.mode in ("gpu", "hybrid"):
-            from gthinker.gpu import resolve_devices
+            from gthinker.gpu.devices import job_devices
             from gthinker.gpu.stop_flag import StopFlag
 
-            self.devices = resolve_devices(self.options.gpu.gpus)
+            self.devices = job_devices(self.options.gpu.gpus, self.engine, self.graph,
+                                       self.roots)
             self.stop_flag = StopFlag()
             whole = self._run_whole(sigints_before)
             if whole is not None:
@@ -747,7 +748,7 @@ class Job:
         results, figures = done
         seconds = time.perf_counter() - start - (compiler.compile_seconds() - compiled)
         stats: dict = {}
-        stats["gpu"], stats["gpus"] = device_totals(figures, self.devices)
+        stats["gpu"], stats["gpus"] = device_totals(figures, self.devices, final=True)
         return self._named(results, stats, seconds, "stop" if flag.is_set() else None)
 
     def _result(self, res, stats, seconds, stopped) -> JobResult:
@@ -761,7 +762,7 @@ class Job:
             maxima_values = np.maximum(maxima_values, g_maxima)
             hists = [h + g_hists[i][: len(h)] for i, h in enumerate(hists)]
         if self.gpu_workers:
-            stats["gpu"], stats["gpus"] = self._gpu_snapshots()
+            stats["gpu"], stats["gpus"] = self._gpu_snapshots(final=True)
         return self._named((counter_values, maxima_values, hists), stats, seconds, stopped)
 
     def _named(self, results, stats, seconds, stopped) -> JobResult:
@@ -785,11 +786,12 @@ class Job:
             compile_seconds=compiler.compile_seconds() - self.compiled_before,
         )
 
-    def _gpu_snapshots(self) -> tuple[dict, list[dict]]:
-        """The GPU workers' figures: summed over the devices, and per device."""
+    def _gpu_snapshots(self, final: bool = False) -> tuple[dict, list[dict]]:
+        """The GPU workers' figures: summed over the devices, and per device (``final``:
+        the job's end)."""
         from gthinker.gpu import device_totals
 
-        return device_totals([w.snapshot() for w in self.gpu_workers], self.devices)
+        return device_totals([w.snapshot() for w in self.gpu_workers], self.devices, final)
 
     def _with_gpu(self, snap):
         """Adds the GPU workers' figures to a master snapshot, and their counters

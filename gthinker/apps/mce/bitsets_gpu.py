@@ -34,13 +34,25 @@ from __future__ import annotations
 
 import math
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import cuda
 
 import gthinker
 from gthinker import setops
-from gthinker.extending import NO_MAXIMUM, EngineResults, GPUEngine, launch, simulator, steps
+from gthinker.extending import (
+    NO_MAXIMUM,
+    EngineResults,
+    GPUEngine,
+    StopFlag,
+    WorkPool,
+    deal,
+    kernels_done,
+    launch,
+    simulator,
+    steps,
+)
 from gthinker.gpu.device_helpers import (
     FULL_MASK,
     adjacency_row,
@@ -593,8 +605,11 @@ class BitsetDevice:
     work runs on ``host_threads`` threads (all cores in gpu mode, where they are idle)."""
 
     def __init__(self, graph, nbins, blocks=None, budget=NODE_BUDGET,
-                 scratch_bytes=SCRATCH_BYTES, id_share=ID_SHARE, host_threads=1):
+                 scratch_bytes=SCRATCH_BYTES, id_share=ID_SHARE, host_threads=1, stop=None):
         self.graph = graph
+        #: What its waits for a launch look at (a launch is waited for by polling, which
+        #: leaves the GIL to the other GPUs' threads: see :meth:`_wait`).
+        self.stop = stop if stop is not None else StopFlag()
         self.host_threads = int(host_threads)
         self.indptr, self.indices, _labels = gthinker.gpu.graph_on_device(graph)
         self.later, self.earlier = graph.derived("mce_bitsets_gpu.sides", _sides)
@@ -618,12 +633,19 @@ class BitsetDevice:
         self.cursor = cuda.device_array(1, np.int64)
         self.octl = cuda.device_array(2, np.int64)  # [record words handed out, skipped]
         self.out = cuda.device_array(SPILL_WORDS, np.int32)
+        #: A launch's subtrees are copied into these (grown by doubling, kept): no device
+        #: allocation, and no deferred free, per launch.
+        self.staging: dict = {}
         self.scratch_bytes = 4 * (self.ids.size + self.bits.size)
         self.fixed_bytes = (graph.indptr.nbytes + graph.indices.nbytes + self.scratch_bytes
                             + 8 * self.hist.size + 4 * self.out.size + 8 * 3)
         self.peak_bytes = self.fixed_bytes
         self.launches = 0
         self.seconds = 0.0
+        # Where the time of run() goes (the profile of a multi-GPU run): in the launch
+        # call (argument marshalling), waiting for the kernels, and copying to and from
+        # the device; the rest of ``seconds`` is host work (and waits for the GIL).
+        self.launch_seconds = self.sync_seconds = self.copy_seconds = 0.0
         self.timeline: list[tuple[float, float]] = []  # busy intervals, for the trace
         self.spilled = 0
         self.big = dict.fromkeys(BIG_FIGURES, 0)
@@ -635,8 +657,8 @@ class BitsetDevice:
         host. ``to_cpu(data, starts) -> bool``, where given, is offered the initial
         vertices too big for a warp's scratch, as records, before anything else is
         done with them (hybrid mode)."""
-        self.octl.copy_to_device(np.zeros(2, np.int64))
         t0 = time.perf_counter()
+        self.octl.copy_to_device(np.zeros(2, np.int64))
         p, nx = work.sizes(self.later, self.earlier)
         # Ids must fit to load the subtree; the bitsets need X' (known on the device,
         # which hands back the subtrees whose X' is too wide): P alone must fit here.
@@ -645,11 +667,13 @@ class BitsetDevice:
         back = self._launch(work.take(fits), self.id_stride, self.bit_stride, self.warps)
         self.big["returned_by_warps"] += len(back)
         left = self._too_big(work.take(~fits) + back, to_cpu)
+        t = time.perf_counter()
         used = int(self.octl.copy_to_host()[0])
+        data = self.out[:used].copy_to_host() if used else np.zeros(0, np.int32)
         t1 = time.perf_counter()
+        self.copy_seconds += t1 - t
         self.seconds += t1 - t0
         self.timeline.append((t0, t1))
-        data = self.out[:used].copy_to_host() if used else np.zeros(0, np.int32)
         handed = Work.of_records(data, _record_starts(data, used))
         self.spilled += handed.num_records
         return handed + left
@@ -737,28 +761,54 @@ class BitsetDevice:
                 back = back + self._launch_part(part, id_stride, bit_stride, warps)
         return back
 
+    def _staged(self, name, array, dtype, length=0):
+        """A device view of ``array``'s length (or ``length``; at least 1) in this
+        device's staging buffer ``name``, with ``array`` copied in (None: nothing)."""
+        n = max(1, length, len(array) if array is not None else 0)
+        buf = self.staging.get(name)
+        if buf is None or buf.size < n:
+            buf = self.staging[name] = cuda.device_array(max(n, 2 * (0 if buf is None
+                                                                       else buf.size)), dtype)
+            self.peak_bytes = max(self.peak_bytes, self.fixed_bytes + sum(
+                b.size * b.dtype.itemsize for b in self.staging.values()))
+        if array is not None and len(array):
+            buf[: len(array)].copy_to_device(np.ascontiguousarray(array, dtype))
+        return buf[:n]
+
+    def _wait(self):
+        """Waits for this thread's launches by polling (:meth:`StopFlag.wait`), not by a
+        blocking synchronisation, which may hold the GIL while it waits: the other
+        GPUs' threads then could not launch (a job on several GPUs ran no faster)."""
+        t = time.perf_counter()
+        self.stop.wait(kernels_done())
+        self.sync_seconds += time.perf_counter() - t
+
     def _launch_part(self, work, id_stride, bit_stride, warps) -> Work:
         per_block = min(self.per_block, warps)  # the launch's warps fit its scratch
         blocks = max(1, min(warps // per_block, math.ceil(len(work) / per_block)))
+        t = time.perf_counter()
         self.cursor.copy_to_device(np.zeros(1, np.int64))
         self.octl[1:2].copy_to_device(np.zeros(1, np.int64))
-        data = work.data if work.data.size else np.zeros(1, np.int32)
-        args = (cuda.to_device(work.verts), cuda.to_device(data), cuda.to_device(work.starts),
-                cuda.device_array(len(work), np.int32))
-        self.peak_bytes = max(self.peak_bytes,
-                              self.fixed_bytes + sum(a.size * a.dtype.itemsize for a in args))
-        verts, data, starts, skipped = args
+        verts = self._staged("verts", work.verts, np.int32)
+        data = self._staged("data", work.data, np.int32)
+        starts = self._staged("starts", work.starts, np.int64)
+        skipped = self._staged("skipped", None, np.int32, len(work))
+        t1 = time.perf_counter()
+        self.copy_seconds += t1 - t
         kernel()[blocks, 32 * per_block](
             self.indptr, self.indices, verts, np.int64(len(work.verts)), data, starts,
             np.int64(work.num_records), self.cursor, self.ids, np.int64(id_stride), self.bits,
             np.int64(bit_stride), self.hist, np.int64(self.nbins), np.int64(self.budget),
             self.out, self.octl, skipped)
-        cuda.synchronize()
+        self.launch_seconds += time.perf_counter() - t1
+        self._wait()
         self.launches += 1
+        t = time.perf_counter()
         n = int(self.octl[1:2].copy_to_host()[0])
         mask = np.zeros(len(work), bool)
         if n:
             mask[skipped[:n].copy_to_host()] = True
+        self.copy_seconds += time.perf_counter() - t
         return work.take(mask)
 
     def histogram(self) -> np.ndarray:
@@ -770,7 +820,8 @@ class BitsetDevice:
         return {"scratch_bytes": self.scratch_bytes,
                 "warp_scratch_bytes": 4 * (self.id_stride + self.bit_stride),
                 "peak_bytes": self.peak_bytes, "host_seconds": self.host_seconds,
-                **self.big}
+                "launch_seconds": self.launch_seconds, "sync_seconds": self.sync_seconds,
+                "copy_seconds": self.copy_seconds, **self.big}
 
 
 class BitsetsEngine(GPUEngine):
@@ -794,14 +845,23 @@ class BitsetsEngine(GPUEngine):
 
     #: Bytes of device memory for the warps' scratch (see :class:`BitsetDevice`).
     scratch_bytes = SCRATCH_BYTES
+    #: Estimated work (:meth:`root_costs` summed) per GPU of a job with the default
+    #: ``gpus``: facebook_combined's roots sum to 4.0e8 and took 4.1 s on one H100, so
+    #: each GPU gets about 0.1 s of work or more.
+    spread_cost = 1e7
 
     def __init__(self, graph, setup):
         super().__init__(graph, setup)
         host_threads = 1 if setup.cpu_threads else gthinker.options.available_cores()
         self.dev = BitsetDevice(graph, setup.histogram_bins, self.blocks, self.budget,
-                                self.scratch_bytes, host_threads=host_threads)
+                                self.scratch_bytes, host_threads=host_threads, stop=setup.stop)
         self.dev.timeline = self.timeline  # its launches' busy intervals
         self.pushed = 0
+        # A job run whole (run_whole): records given to and taken from the other GPUs,
+        # the thread's wall and CPU seconds, and its histogram (read on its device).
+        self.given = self.taken = 0
+        self.wall_seconds = self.thread_cpu_seconds = 0.0
+        self.hist = None
 
     @classmethod
     def root_costs(cls, graph, roots):
@@ -835,14 +895,89 @@ class BitsetsEngine(GPUEngine):
                     self.pushed += given.num_records
                     work = work.take(~share)
 
-    def results(self) -> EngineResults:
-        hist = self.dev.histogram()
+    @classmethod
+    def run_whole(cls, graph, setup, devices, vertices):
+        """A gpu-mode job without the master: the roots dealt to the devices in shares
+        of about even estimated cost (:func:`gthinker.gpu.sharing.deal`), each searched
+        as one GPU searches a whole job (the share's heavy roots side by side in its
+        first launch), one thread per device; a device whose share is done takes half
+        of the records another has left (:class:`~gthinker.gpu.sharing.WorkPool`)."""
+        roots = (np.arange(vertices.start, vertices.stop, dtype=np.int32)
+                 if isinstance(vertices, range) else np.asarray(vertices, np.int32))
+        shares = deal(cls.root_costs(graph, roots), len(devices))
+        n = len(devices)
+        host_threads = max(1, gthinker.options.available_cores() // n)
+
+        def made(k):
+            with gthinker.gpu.on_device(devices[k]):
+                engine = cls(graph, setup._replace(device=devices[k], peers=n - 1))
+            engine.dev.host_threads = host_threads  # the cores shared among the devices
+            return engine
+
+        pool = WorkPool(n)
+
+        def drive(k):
+            try:
+                engine = engines[k]
+                with gthinker.gpu.driving(engine.device):
+                    engine.whole(Work(roots[shares[k]], _NO_IDS, np.zeros(1, np.int64)), pool)
+            finally:
+                pool.close()  # (a failed thread: the others stop waiting for it)
+
+        if n == 1 or simulator.enabled():  # the simulator: set up one at a time
+            engines = [made(k) for k in range(n)]
+        else:  # each device uploads its copy of the graph at the same time
+            with ThreadPoolExecutor(n, "gthinker-mce-setup") as threads:
+                engines = list(threads.map(made, range(n)))
+        if n == 1:
+            drive(0)
+        else:
+            with ThreadPoolExecutor(n, "gthinker-mce-gpu") as threads:
+                list(threads.map(drive, range(n)))
+        figures = [e.snapshot() for e in engines]
+        hist = np.sum([e.hist for e in engines], axis=0)
+        return cls._results_of(hist), figures
+
+    def whole(self, work: Work, pool: WorkPool) -> None:
+        """This device's part of :meth:`run_whole` (on its thread, on its device): its
+        share, then what the other devices give, until every device waits; while another
+        waits, half of its records after each launch go to the pool. Its histogram is
+        read at the end (:attr:`hist`)."""
+        t0, c0 = time.perf_counter(), time.thread_time()
+        stop = self.setup.stop
+        stopped = stop.is_set if stop is not None else (lambda: False)
+        while not stopped():
+            if not len(work):
+                with simulator.turn_given_up():
+                    got = pool.take(stopped)
+                if got is None:
+                    break
+                work = got
+                self.taken += got.num_records
+            work = self.dev.run(work)
+            if work.num_records > 1 and pool.hungry():
+                share = np.zeros(len(work), bool)
+                share[: work.num_records // 2] = True
+                pool.give(work.take(share))
+                self.given += work.num_records // 2
+                work = work.take(~share)
+        self.hist = self.dev.histogram()
+        self.wall_seconds = time.perf_counter() - t0
+        self.thread_cpu_seconds = time.thread_time() - c0
+
+    @staticmethod
+    def _results_of(hist) -> EngineResults:
         sizes = np.flatnonzero(hist)
         return EngineResults(np.array([hist.sum()], np.int64),
                              np.array([sizes[-1] if sizes.size else NO_MAXIMUM], np.int64),
                              [hist])
 
+    def results(self) -> EngineResults:
+        return self._results_of(self.dev.histogram())
+
     def snapshot(self) -> dict:
         return {"kernel_seconds": self.dev.seconds, "launches": self.dev.launches,
-                "spilled": self.dev.spilled, "pushed": self.pushed,
+                "spilled": self.dev.spilled, "pushed": self.pushed, "given": self.given,
+                "taken": self.taken, "wall_seconds": self.wall_seconds,
+                "thread_cpu_seconds": self.thread_cpu_seconds,
                 "device": gthinker.gpu.device_status()[1], **self.dev.figures()}
