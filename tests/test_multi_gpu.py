@@ -320,18 +320,20 @@ def test_a_small_job_runs_on_one_gpu_with_the_default(four_visible):
 
 
 def test_gsword_takes_as_many_gpus_as_its_samples_fill(four_visible):
+    from gthinker.apps import gsword
     from gthinker.apps.gsword.gpu import SPREAD_SAMPLES
     from gthinker.gpu.devices import by_work
 
-    fills = lambda samples: lambda have: samples // SPREAD_SAMPLES  # noqa: E731
+    def fills(samples):
+        return lambda have: samples // SPREAD_SAMPLES
+
     assert by_work(None, fills(1000)) == [0]
     assert by_work(None, fills(2 * SPREAD_SAMPLES + 1)) == [0, 1]
     assert by_work("all", fills(10**12)) == [0, 1, 2, 3]
     assert by_work(3, fills(1000)) == [0, 1, 2]
-    from gthinker.apps import gsword
-
-    r = gsword.estimate(G := _graph(), "diamond", "alley", samples=64, mode="gpu", trawl=False)
-    assert [s["device_id"] for s in r.stats["gpus"]] == [0] and G is not None
+    # an estimate of 64 samples with the default gpus: one sampler, on the first GPU
+    r = gsword.estimate(_graph(), "diamond", "alley", samples=64, mode="gpu", trawl=False)
+    assert [s["device_id"] for s in r.stats["gpus"]] == [0]
 
 
 @pytest.mark.parametrize("gpus", [[0, 0, 0], [0, 0, 0, 0, 0]])
