@@ -73,7 +73,8 @@ def _per_device_sums(stats, key):
     assert stats["gpu"][key] == sum(s[key] for s in stats["gpus"])
 
 
-@pytest.mark.parametrize("engine, mode", [("levels", "hybrid"), ("bitsets", "gpu")])
+@pytest.mark.parametrize("engine, mode", [("levels", "hybrid"), ("bitsets", "gpu"),
+                                          ("bitsets", "hybrid")])
 def test_mce_on_two_gpu_workers(engine, mode):
     # levels: two GPUWorkers and a CPU worker, stealing through S both ways.
     G = _graph()
@@ -418,6 +419,23 @@ def test_mce_run_whole_on_several_gpus_shares_and_balances(gpus):
     given = sum(s["given"] for s in r.stats["gpus"])
     assert given == sum(s["taken"] for s in r.stats["gpus"])
     assert BitsetsEngine.gpus_for(gthinker.as_graph(G), slice(0, 40), 4) == 1  # small: one
+
+
+def test_mce_through_the_master_takes_one_chunk_of_even_cost_per_gpu():
+    # Hybrid mode (and gpu mode through the master): the roots dealt, one chunk a GPU.
+    from gthinker.apps.mce.bitsets_gpu import BitsetsEngine
+
+    G = gthinker.as_graph(nx.barabasi_albert_graph(80, 4, seed=1))
+    roots = np.arange(G.num_vertices, dtype=np.int32)
+    costs = BitsetsEngine.root_costs(G, roots)
+    for workers in (2, 3, 4):
+        order, cuts = BitsetsEngine.share_roots(G, roots, workers, "hybrid")
+        assert sorted(order.tolist()) == roots.tolist() and len(cuts) == workers
+        assert cuts[-1] == len(roots) and np.all(np.diff(cuts) > 0)
+        loads = [costs[part].sum() for part in np.split(order, cuts[:-1])]
+        assert max(loads) - min(loads) <= costs.max()
+    order, cuts = BitsetsEngine.share_roots(G, roots[:2], 4, "gpu")  # fewer roots than GPUs
+    assert sorted(order.tolist()) == [0, 1] and cuts.tolist() == [1, 2]
 
 
 # ---- leaving the process: the teardown's order ------------------------------------------

@@ -148,6 +148,24 @@ class GPUEngine:
         return np.diff(graph.indptr)[roots].astype(np.float64) ** 2
 
     @classmethod
+    def share_roots(cls, graph, roots: np.ndarray, workers: int, mode: str):
+        """How a job through the master shares ``roots`` (int32, in the master's order)
+        among ``workers`` GPUs: ``(roots in deque order, chunk ends)`` (the master hands
+        the next chunk to whichever GPU asks), or None (the roots' order, equal chunks).
+        Default: by :meth:`root_costs` (:mod:`gthinker.gpu.sharing`), heavy first in gpu
+        mode (hybrid mode keeps their order, whose back the CPU workers take), in chunks of
+        guided size (:func:`~gthinker.gpu.sharing.guided_cuts`)."""
+        from .sharing import guided_cuts, heavy_first
+
+        costs = cls.root_costs(graph, roots)
+        if costs is None:
+            return None
+        if mode == "gpu":
+            order = heavy_first(costs)
+            roots, costs = roots[order], costs[order]
+        return roots, guided_cuts(costs, workers)
+
+    @classmethod
     def gpus_for(cls, graph, roots, have: int) -> int:
         """How many of ``have`` GPUs a job over ``roots`` (an array or a slice of
         vertices) takes with the default ``gpus``: its estimated work (the sum of

@@ -522,22 +522,16 @@ class Job:
                                  [w for w in self.external if hasattr(w, "timeline")])
 
     def _share_roots(self):
-        """With several GPUs: the roots by the engine's cost estimate, heavy first (gpu
-        mode; hybrid mode keeps their order, whose back the CPU workers take), and the
-        GPUs' chunks cut to even estimated cost (:mod:`gthinker.gpu.sharing`), so that
-        the heavy roots spread over every GPU and each GPU takes the next chunk from
-        the master's deque as it finishes one."""
-        from gthinker.gpu.sharing import guided_cuts, heavy_first
-
+        """With several GPUs: the roots in the order and the GPUs' chunks the engine
+        shares them in (:meth:`GPUEngine.share_roots
+        <gthinker.gpu.engine.GPUEngine.share_roots>`: by estimated cost, so that the heavy
+        roots spread over every GPU; each GPU takes the next chunk from the master's deque
+        as it finishes one)."""
         if len(self.devices) < 2 or not len(self.init):
             return
-        costs = self.engine.root_costs(self.graph, self.init)
-        if costs is None:
-            return
-        if self.mode == "gpu":
-            order = heavy_first(costs)
-            self.init, costs = self.init[order], costs[order]
-        self.gpu_cuts = guided_cuts(costs, len(self.devices))
+        shared = self.engine.share_roots(self.graph, self.init, len(self.devices), self.mode)
+        if shared is not None:
+            self.init, self.gpu_cuts = shared
 
     def _engine_setup(self, device):
         from gthinker.gpu.engine import EngineSetup

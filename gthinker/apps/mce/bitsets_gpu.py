@@ -896,6 +896,16 @@ class BitsetsEngine(GPUEngine):
                     work = work.take(~share)
 
     @classmethod
+    def share_roots(cls, graph, roots, workers, mode):
+        """One chunk per GPU (gpu mode through the master, hybrid mode): the roots dealt
+        in shares of about even estimated cost, each searched as one GPU searches a whole
+        job (see :meth:`run_whole`); the CPU workers of hybrid mode take from the back of
+        the last share (its lightest roots) and the records the GPUs hand out."""
+        shares = deal(cls.root_costs(graph, roots), workers)
+        ends = np.cumsum([len(s) for s in shares]).astype(np.int64)
+        return roots[np.concatenate(shares)], np.unique(ends[ends > 0])  # no empty chunk
+
+    @classmethod
     def run_whole(cls, graph, setup, devices, vertices):
         """A gpu-mode job without the master: the roots dealt to the devices in shares
         of about even estimated cost (:func:`gthinker.gpu.sharing.deal`), each searched
