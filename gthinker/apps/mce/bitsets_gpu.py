@@ -526,7 +526,11 @@ class Work:
         return record_need(*self.sizes(later, earlier))
 
     def take(self, mask):
-        """The subtrees where ``mask`` (records first, then vertices) is true."""
+        """The subtrees where ``mask`` (records first, then vertices) is true (this work
+        itself where it is all true: no copy of the records, which a launch's host work
+        between two launches would otherwise make for every record each time)."""
+        if mask.all():
+            return self
         nrec = self.num_records
         keep = np.flatnonzero(mask[:nrec])
         lens = self.starts[keep + 1] - self.starts[keep]
@@ -536,6 +540,10 @@ class Work:
         return Work(self.verts[mask[nrec:]], self.data[idx], starts)
 
     def __add__(self, other: Work) -> Work:
+        if not len(other):
+            return self
+        if not len(self):
+            return other
         return Work(np.concatenate([self.verts, other.verts]),
                     np.concatenate([self.data, other.data]),
                     np.concatenate([self.starts, other.starts[1:] + self.starts[-1]]))
