@@ -16,7 +16,8 @@
 #      with the default --gpus, each command's exit status, Numba warnings in its stderr and
 #      the GPUs it took;
 #   4. tests/test_multi_gpu.py on the real GPUs MGRUNS times in a row (default 10; no run
-#      starts with less than 45 s left), each run's exit status and the Numba warnings in its
+#      starts with less than 45 s left; -X faulthandler: a crash at exit prints every thread's stack),
+#      each run's exit status and the Numba warnings in its
 #      output and stderr counted ("NumbaPerformanceWarning", "NumbaWarning", "Grid size").
 #
 # From the repository root:
@@ -46,7 +47,7 @@ nvidia-smi -L || true
 if [ "${BENCH:-1}" = 1 ]; then
   spec=${RMAT:-22:16}; s=${spec%%:*}; ef=${spec##*:}
   timeout 60 gthinker generate rmat --scale "$s" --edge-factor "$ef" --seed 1 -o "/tmp/rmat$s.txt" 2>&1 | tail -1
-  timeout -k 5 "$(cap 330)" python3 "$ROOT/benchmarks/multi_gpu.py" \
+  timeout -k 5 "$(cap 330)" python3 -X faulthandler "$ROOT/benchmarks/multi_gpu.py" \
     --facebook "$ROOT/.data/snap/facebook_combined.txt.gz" \
     --rmat "/tmp/rmat$s.txt" --pattern "${PATTERN:-5-clique}" --modes "${MODES:-gpu,hybrid}" \
     --sm-patterns "${SM:-diamond,4-clique,4-wheel,5-clique-minus-edge,5-clique}" \
@@ -87,7 +88,7 @@ runs=${MGRUNS:-10}
 for i in $(seq 1 "$runs"); do
   [ "$(left)" -lt 45 ] && { echo "tests: run $i not started, $(left) s left"; break; }
   o=/tmp/mgtest.out; e=/tmp/mgtest.err
-  (cd "$ROOT" && GTHINKER_TEST_REAL_GPU=1 timeout -k 5 "$(cap 120)" python3 -m pytest -q -x -n 0 \
+  (cd "$ROOT" && GTHINKER_TEST_REAL_GPU=1 timeout -k 5 "$(cap 120)" python3 -X faulthandler -m pytest -q -x -n 0 \
      -p no:cacheprovider tests/test_multi_gpu.py > "$o" 2> "$e")
   rc=$?
   warned=$(cat "$o" "$e" | grep -c "NumbaPerformanceWarning\|NumbaWarning\|Grid size")
