@@ -422,18 +422,28 @@ def test_mce_run_whole_on_several_gpus_shares_and_balances(gpus):
 
 
 def test_mce_through_the_master_takes_one_chunk_of_even_cost_per_gpu():
-    # Hybrid mode (and gpu mode through the master): the roots dealt, one chunk a GPU.
-    from gthinker.apps.mce.bitsets_gpu import BitsetsEngine
+    # Gpu mode through the master: the roots dealt, one chunk a GPU; hybrid: in pieces.
+    from gthinker.apps.mce.bitsets_gpu import HYBRID_PIECES, BitsetsEngine
 
     G = gthinker.as_graph(nx.barabasi_albert_graph(80, 4, seed=1))
     roots = np.arange(G.num_vertices, dtype=np.int32)
     costs = BitsetsEngine.root_costs(G, roots)
     for workers in (2, 3, 4):
-        order, cuts = BitsetsEngine.share_roots(G, roots, workers, "hybrid")
+        order, cuts = BitsetsEngine.share_roots(G, roots, workers, "gpu")
         assert sorted(order.tolist()) == roots.tolist() and len(cuts) == workers
         assert cuts[-1] == len(roots) and np.all(np.diff(cuts) > 0)
         loads = [costs[part].sum() for part in np.split(order, cuts[:-1])]
         assert max(loads) - min(loads) <= costs.max()
+        # hybrid: the same shares in HYBRID_PIECES chunks each, every share's first piece
+        # (its heaviest roots) before any second piece
+        hybrid, pieces = BitsetsEngine.share_roots(G, roots, workers, "hybrid")
+        assert len(pieces) == workers * HYBRID_PIECES and pieces[-1] == len(roots)
+        chunks = np.split(hybrid, pieces[:-1])
+        shares = [np.concatenate(chunks[k::workers]) for k in range(workers)]
+        assert [sorted(s.tolist()) for s in shares] == \
+            [sorted(p.tolist()) for p in np.split(order, cuts[:-1])]
+        firsts = [costs[c].max() for c in chunks[:workers]]
+        assert min(firsts) >= max(costs[c].max() for c in chunks[workers:])
     order, cuts = BitsetsEngine.share_roots(G, roots[:2], 4, "gpu")  # fewer roots than GPUs
     assert sorted(order.tolist()) == [0, 1] and cuts.tolist() == [1, 2]
 

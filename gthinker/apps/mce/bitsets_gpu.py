@@ -102,6 +102,10 @@ CPU_SHARE = 1 / 2
 SPILL_WORDS = 1 << 26
 #: Record words one step of the host's work on big subtrees takes (steps run on threads).
 HOST_STEP_WORDS = 1 << 20
+#: Chunks of each GPU's share of the roots in hybrid mode with several GPUs
+#: (:meth:`BitsetsEngine.share_roots`): the first of every share go first, the last, the
+#: lightest roots, are where the CPU workers take from.
+HYBRID_PIECES = 4
 #: Candidates per doubling of a root's estimated work, 2^(|P| / COST_HALVING): the
 #: maximal cliques under a root of facebook_combined grow as 2^(0.19 |P|) (a least-squares
 #: fit of log2 over its 4,039 roots, R^2 0.83); ordering by it puts the 125 roots that hold
@@ -905,13 +909,18 @@ class BitsetsEngine(GPUEngine):
 
     @classmethod
     def share_roots(cls, graph, roots, workers, mode):
-        """One chunk per GPU (gpu mode through the master, hybrid mode): the roots dealt
-        in shares of about even estimated cost, each searched as one GPU searches a whole
-        job (see :meth:`run_whole`); the CPU workers of hybrid mode take from the back of
-        the last share (its lightest roots) and the records the GPUs hand out."""
+        """The roots dealt in shares of about even estimated cost, one per GPU, each to be
+        searched as one GPU searches a whole job (see :meth:`run_whole`): in gpu mode (a
+        job through the master) a chunk per share; in hybrid mode each share in
+        :data:`HYBRID_PIECES` chunks, the first pieces of every share first (their
+        heaviest roots: every GPU starts on its heavy part), so that the CPU workers take
+        from the back the last pieces, the lightest roots."""
         shares = deal(cls.root_costs(graph, roots), workers)
-        ends = np.cumsum([len(s) for s in shares]).astype(np.int64)
-        return roots[np.concatenate(shares)], np.unique(ends[ends > 0])  # no empty chunk
+        pieces = HYBRID_PIECES if mode == "hybrid" else 1
+        parts = [np.array_split(share, pieces) for share in shares]
+        chunks = [part[j] for j in range(pieces) for part in parts if len(part[j])]
+        ends = np.cumsum([len(c) for c in chunks]).astype(np.int64)
+        return roots[np.concatenate(chunks)], ends
 
     @classmethod
     def run_whole(cls, graph, setup, devices, vertices):
