@@ -34,6 +34,7 @@ needs the master). Kernels come from :mod:`gthinker.gpu.launch`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
@@ -60,6 +61,11 @@ class EngineSetup(NamedTuple):
     #: ``array`` (or a kept flag :meth:`~gthinker.gpu.stop_flag.StopFlag.link`\ ed to it)
     #: goes to the kernels, which leave when they see it (None: a setup made by hand).
     stop: StopFlag | None = None
+    #: A job run whole (:meth:`GPUEngine.run_whole`): ``progress(counters, figures)``, to
+    #: call with the counters found so far and the figures summed over the devices as
+    #: often as convenient (the runtime passes them on to the job's progress callback every
+    #: ``progress_interval``; it may raise, to stop the job). None: no progress wanted.
+    progress: Callable[[np.ndarray, dict], None] | None = None
 
 
 class EngineResults(NamedTuple):

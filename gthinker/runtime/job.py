@@ -730,8 +730,8 @@ class Job:
             self.stop.attach(flag)
         try:
             with stopping.running(flag, sigints_before) as watch:
-                done = self.engine.run_whole(self.graph, self._engine_setup(None),
-                                             self.devices, self.roots)
+                setup = self._engine_setup(None)._replace(progress=self._whole_progress(start))
+                done = self.engine.run_whole(self.graph, setup, self.devices, self.roots)
         finally:
             if self.stop is not None:
                 self.stop.detach(flag)
@@ -744,6 +744,26 @@ class Job:
         stats: dict = {}
         stats["gpu"], stats["gpus"] = device_totals(figures, self.devices, final=True)
         return self._named(results, stats, seconds, "stop" if flag.is_set() else None)
+
+    def _whole_progress(self, start: float):
+        """``report(counters, gpu)`` for an engine that runs the job whole: calls the job's
+        progress callback with a snapshot of the master's form (its task and spill
+        figures 0: there is no master) every ``progress_interval``; None without one."""
+        if self.progress is None:
+            return None
+        interval = self.options.progress_interval
+        due = [start + interval]
+
+        def report(counters, gpu):
+            now = time.perf_counter()
+            if now < due[0]:
+                return
+            due[0] = now + interval
+            self.progress({"elapsed": now - start, "tasks_done": 0, "tasks_decomposed": 0,
+                           "spill_tasks": 0, "spill_bytes": 0, "idle_cpu_workers": 0,
+                           "counters": [int(c) for c in counters], "gpu": gpu})
+
+        return report
 
     def _result(self, res, stats, seconds, stopped) -> JobResult:
         """The CPU workers' results plus the GPU engines', by the names the app declared."""

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 from numba import cuda
@@ -102,6 +102,9 @@ CPU_SHARE = 1 / 2
 SPILL_WORDS = 1 << 26
 #: Record words one step of the host's work on big subtrees takes (steps run on threads).
 HOST_STEP_WORDS = 1 << 20
+#: Seconds between two looks of a job run whole (:meth:`BitsetsEngine.run_whole`) at its
+#: devices' threads, for progress lines.
+PROGRESS_LOOK_SECONDS = 0.25
 #: Chunks of each GPU's share of the roots in hybrid mode with several GPUs
 #: (:meth:`BitsetsEngine.share_roots`): the first of every share go first, the last, the
 #: lightest roots, are where the CPU workers take from.
@@ -474,6 +477,23 @@ def _subtrees(indptr, indices, verts, nverts, data, starts, nrec, cursor, ids_bu
         _build_rows(indptr, indices, ids, p, q, kw, pw, bits, lane)
         _search(bits, ids, p, q, nr, p + nx, hist, hrow, 0 if kw > WIDE_WORDS else budget, out,
                 octl, data, start, v, lane)
+
+
+def _watch(futures, setup, engines, devices, pool) -> None:
+    """Waits for the devices' threads of :meth:`BitsetsEngine.run_whole`, passing their
+    cliques so far and figures to ``setup.progress`` meanwhile; where that raises (or
+    Ctrl-C), sets the job's stop flag, waits for the threads and raises it."""
+    try:
+        while wait(futures, timeout=PROGRESS_LOOK_SECONDS).not_done:
+            if setup.progress is not None:
+                figures = gthinker.gpu.device_totals([e.snapshot() for e in engines], devices)
+                setup.progress(sum(e.live_counters for e in engines), figures[0])
+    except BaseException:
+        if setup.stop is not None:
+            setup.stop.set()
+        pool.close()
+        wait(futures)
+        raise
 
 
 def kernel():
@@ -956,11 +976,11 @@ class BitsetsEngine(GPUEngine):
         else:  # each device uploads its copy of the graph at the same time
             with ThreadPoolExecutor(n, "gthinker-mce-setup") as threads:
                 engines = list(threads.map(made, range(n)))
-        if n == 1:
-            drive(0)
-        else:
-            with ThreadPoolExecutor(n, "gthinker-mce-gpu") as threads:
-                list(threads.map(drive, range(n)))
+        with ThreadPoolExecutor(n, "gthinker-mce-gpu") as threads:
+            futures = [threads.submit(drive, k) for k in range(n)]
+            _watch(futures, setup, engines, devices, pool)
+        for f in futures:
+            f.result()  # a thread's error
         figures = [e.snapshot() for e in engines]
         hist = np.sum([e.hist for e in engines], axis=0)
         return cls._results_of(hist), figures
@@ -973,6 +993,7 @@ class BitsetsEngine(GPUEngine):
         t0, c0 = time.perf_counter(), time.thread_time()
         stop = self.setup.stop
         stopped = stop.is_set if stop is not None else (lambda: False)
+        live_at = t0
         while not stopped():
             if not len(work):
                 with simulator.turn_given_up():
@@ -982,6 +1003,9 @@ class BitsetsEngine(GPUEngine):
                 work = got
                 self.taken += got.num_records
             work = self.dev.run(work)
+            if self.setup.progress is not None and time.perf_counter() - live_at > 1.0:
+                live_at = time.perf_counter()  # cliques so far, for progress lines
+                self.live_counters = np.array([self.dev.histogram().sum()], np.int64)
             if work.num_records > 1 and pool.hungry():
                 share = np.zeros(len(work), bool)
                 share[: work.num_records // 2] = True
