@@ -238,6 +238,48 @@ def test_mce_heavy_roots_spread_over_two_gpu_workers():
     assert all(s["launches"] > 0 for s in r.stats["gpus"])
 
 
+def test_mce_chunk_tails_wait_in_s_while_roots_remain():
+    # A chunk's tail of records, fewer than the warps, goes to S while roots wait in the
+    # deque (the master's path: hybrid mode, and gpu mode where it needs the master); the
+    # job run whole has no chunks. The engine's rule, with a handle that records it:
+    import gthinker.gpu.engine as engine_module
+    from gthinker.apps.mce.bitsets_gpu import BitsetsEngine, Work
+
+    G = gthinker.as_graph(nx.gnp_random_graph(20, 0.3, seed=7))
+
+    class Handle:
+        def __init__(self, unstarted):
+            self.unstarted, self.pushed = unstarted, []
+
+        def unstarted_vertices(self):
+            return self.unstarted
+
+        def push_tasks(self, data, starts):
+            self.pushed.append(len(starts) - 1)
+            return True
+
+    def engine(peers):
+        setup = engine_module.EngineSetup(np.zeros(0, np.int64), 8, 0,
+                                          gthinker.RunOptions(), None, peers)
+        return BitsetsEngine(G, setup)
+
+    tail = Work.of_records(np.array([1, 1, 0, 3, 5], np.int32), np.array([0, 5], np.int64))
+    e = engine(1)
+    assert e.dev.warps > 1 and e._park(tail, h := Handle(3)) and h.pushed == [1]
+    assert e.parked == 1
+    assert not e._park(tail, Handle(0))  # no roots left: the engine searches it
+    assert not engine(0)._park(tail, Handle(3))  # one GPU: nothing to make room for
+    wide = Work.of_records(np.tile(tail.data, e.dev.warps),
+                           np.arange(e.dev.warps + 1, dtype=np.int64) * 5)
+    assert not e._park(wide, Handle(3))  # enough records to fill the warps
+    # and the count, in hybrid mode with small chunks and a tiny node budget
+    H = nx.gnp_random_graph(60, 0.15, seed=7)
+    H.add_edges_from(itertools.combinations(range(45, 60), 2))
+    r = mce.run(H, mode="hybrid", threads=1, gpu_engine="bitsets", gpus=_two(), gpu_chunk=4,
+                gpu_node_budget=2)
+    assert r.count == sum(1 for _ in nx.find_cliques(H))
+
+
 _CHILD_JOB = """
 import networkx as nx
 from gthinker import gpu

@@ -182,6 +182,10 @@ class ExternalWorker:
         """Tasks in S now (read without the master lock)."""
         return self._job.spill_tasks()
 
+    def unstarted_vertices(self) -> int:
+        """Initial vertices no worker has started yet (in the deque or handed back)."""
+        return int(self._job.unstarted_vertices())
+
     def give_back_vertices(self, vertices) -> None:
         """Hands unstarted initial vertices back to the master; CPU workers take
         them after S and before the back of the deque."""

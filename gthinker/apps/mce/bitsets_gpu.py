@@ -889,6 +889,7 @@ class BitsetsEngine(GPUEngine):
                                 self.scratch_bytes, host_threads=host_threads, stop=setup.stop)
         self.dev.timeline = self.timeline  # its launches' busy intervals
         self.pushed = 0
+        self.parked = 0  # records of a chunk's tail left in S for later (see _park)
         # A job run whole (run_whole): records given to and taken from the other GPUs,
         # the thread's wall and CPU seconds, and its histogram (read on its device).
         self.given = self.taken = 0
@@ -915,6 +916,8 @@ class BitsetsEngine(GPUEngine):
         to_cpu = handle.push_tasks if self.setup.cpu_threads else None
         while len(work) and not handle.aborting:
             work = dev.run(work, to_cpu)
+            if self._park(work, handle):
+                return
             idle, idle_gpus = handle.idle_cpu_workers(), handle.idle_peers()
             if (idle or idle_gpus) and work.num_records > 1:
                 share = np.zeros(len(work), bool)
@@ -926,6 +929,19 @@ class BitsetsEngine(GPUEngine):
                 if handle.push_tasks(given.data, given.starts):
                     self.pushed += given.num_records
                     work = work.take(~share)
+
+    def _park(self, work: Work, handle) -> bool:
+        """With several GPUs: the records a chunk left, too few to fill the warps, go to
+        S while roots wait in the deque, and the next chunk comes at once (V before S).
+        Drained chunk by chunk, each chunk's last launches ran a few warps each: on
+        facebook_combined 160 launches a GPU for 30 on one, 6.5 s busy for 4.1 s (4
+        H200s, docs/benchmarks.md). Whether they went."""
+        if not self.setup.peers or not 0 < work.num_records < self.dev.warps:
+            return False
+        if not handle.unstarted_vertices() or not handle.push_tasks(work.data, work.starts):
+            return False
+        self.parked += work.num_records
+        return True
 
     @classmethod
     def share_roots(cls, graph, roots, workers, mode):
@@ -1028,7 +1044,7 @@ class BitsetsEngine(GPUEngine):
 
     def snapshot(self) -> dict:
         return {"kernel_seconds": self.dev.seconds, "launches": self.dev.launches,
-                "spilled": self.dev.spilled, "pushed": self.pushed, "given": self.given,
-                "taken": self.taken, "wall_seconds": self.wall_seconds,
+                "spilled": self.dev.spilled, "pushed": self.pushed, "parked": self.parked,
+                "given": self.given, "taken": self.taken, "wall_seconds": self.wall_seconds,
                 "thread_cpu_seconds": self.thread_cpu_seconds,
                 "device": gthinker.gpu.device_status()[1], **self.dev.figures()}
