@@ -4,7 +4,9 @@
 # left of BUDGET seconds (default 510: the call's 9 minutes less the install):
 #
 #   1. benchmarks/multi_gpu.py at --gpus 1,2,4,default: facebook_combined MCE (gpu and hybrid),
-#      the R-MAT 22 (edge factor 16) 5-clique count (gpu), subgraph matching of the T-DFS
+#      facebook MCE in gpu mode with node budgets 4096 and 1024 (the default is 16384: whether a
+#      GPU's smaller share wants shorter launch tails), the R-MAT 22 (edge factor 16) 5-clique
+#      count (gpu), subgraph matching of the T-DFS
 #      patterns on facebook (gpu) and gSWORD's sampling of hprd's query_dense_16_1 (gpu, Alley,
 #      10^9 samples: samples/s), counts compared; a table of job time, whole time, busy time
 #      per GPU, speed-up and samples/s (the default rows: how many GPUs the default took, and
@@ -28,7 +30,7 @@
 #   2. device run, kind nvidia-h100-x4, carry [".whl", ".data", ".peers/seed-peers-sm90.tar.xz"]:
 #        bash benchmarks/device_multi_gpu.sh
 #
-# env: BUDGET (seconds, default 510), REPEAT (rounds, default 2), GPUS (default 1,2,4,default),
+# env: BUDGET (seconds, default 510), BUDGETS (MCE node budgets, default 4096,1024; "" none), REPEAT (rounds, default 2), GPUS (default 1,2,4,default),
 # MODES (MCE; default gpu,hybrid), RMAT (scale:edge-factor, default 22:16), PATTERN (default
 # 5-clique), SM (patterns on facebook: gthinker's names of T-DFS's 1, 2, 5, 6, 7; T-DFS's .g files
 # work too), GSWORD (DATA,QUERY; "" skips it), GSWORD_SAMPLES (default 10^9), BENCH=0 (skips 1),
@@ -50,6 +52,7 @@ if [ "${BENCH:-1}" = 1 ]; then
   timeout -k 5 "$(cap 330)" python3 -X faulthandler "$ROOT/benchmarks/multi_gpu.py" \
     --facebook "$ROOT/.data/snap/facebook_combined.txt.gz" \
     --rmat "/tmp/rmat$s.txt" --pattern "${PATTERN:-5-clique}" --modes "${MODES:-gpu,hybrid}" \
+    --mce-budgets "${BUDGETS-4096,1024}" \
     --sm-patterns "${SM:-diamond,4-clique,4-wheel,5-clique-minus-edge,5-clique}" \
     --gsword "${GSWORD-$ROOT/.data/labeled/hprd.graph,$ROOT/.data/labeled/query_dense_16_1.graph}" \
     --gsword-samples "${GSWORD_SAMPLES:-1000000000}" \

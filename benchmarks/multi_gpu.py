@@ -6,13 +6,14 @@ For each job, runs every GPU count of ``--gpus`` (those the machine lacks are sk
 this process, after one run of each that may compile and allocate (not counted): the warm
 times (``seconds``: the job, without loading, preparing or compiling; ``whole``: the call,
 wall clock), the speed-up of the medians over one GPU, the counts (they must be equal: a
-mismatch makes the exit status 1) and each device's busy seconds per run (``busy_seconds``
-of the levels engine, else ``kernel_seconds``: launch to synchronisation). A table at the
-end, then the profile of each job's last run per setting: each GPU's wall, busy, launch
-(the launch calls), sync (waiting for kernels), copy, host and thread CPU seconds, where its
-engine keeps them (MCE's bitset engine keeps them all; wall minus thread CPU minus sync is
-time its thread waited for the GIL or the others). ``default`` rows say how many GPUs the
-default took and whether it is within 10% of one GPU's time (the rule of issue 41).
+mismatch makes the exit status 1; the JSON is written after each job) and each device's
+busy seconds per run (``busy_seconds`` of the levels engine, else ``kernel_seconds``:
+launch to synchronisation). A table at the end, then the profile of each job's last run per
+setting: each GPU's wall, busy, launch (the launch calls), sync (waiting for kernels),
+copy, host and thread CPU seconds, where its engine keeps them (MCE's bitset engine keeps
+them all; wall minus thread CPU minus sync is time its thread waited for the GIL or the
+others). ``default`` rows say how many GPUs the default took and whether it is within 10%
+of one GPU's time (the rule of issue 41).
 
     python benchmarks/multi_gpu.py --facebook facebook_combined.txt.gz \\
         --rmat /tmp/rmat22.txt --pattern 5-clique --gpus 1,2,4 --repeat 3 \\
@@ -119,6 +120,13 @@ def _jobs(args):
         jobs.append(_job(f"gSWORD {Path(query_file).name}, {args.gsword_samples:,} samples",
                          data_file, gsword_run))
         jobs[-1]["samples"] = args.gsword_samples
+    if args.facebook:  # last: what the node budget does to several GPUs (exploratory)
+        for budget in args.mce_budgets:
+            def budget_run(gpus, budget=budget):
+                r = mce.run(fb, mode="gpu", gpus=gpus, gpu_node_budget=budget)
+                return (r.count, r.histogram), r.seconds, r.stats
+            jobs.append(_job(f"facebook MCE, gpu, node budget {budget}", args.facebook,
+                             budget_run))
     return jobs
 
 
@@ -204,6 +212,9 @@ def main(argv=None) -> int:
                         f"(default: 1,2,4; all: 1 and every visible; {DEFAULT}: no gpus, "
                         "as many as the job's work fills)")
     p.add_argument("--modes", default="gpu", help="MCE modes, comma-separated: gpu, hybrid")
+    p.add_argument("--mce-budgets", default="",
+                   help="MCE gpu-mode node budgets (gpu_node_budget) to run besides the "
+                        "default, comma-separated (default: none)")
     p.add_argument("--count-modes", default="gpu", help="counting modes (default: gpu)")
     p.add_argument("--sm-patterns", default="",
                    help="patterns matched on facebook in gpu mode: gthinker names or T-DFS "
@@ -218,6 +229,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     args.modes = args.modes.split(",")
     args.count_modes = args.count_modes.split(",")
+    args.mce_budgets = [int(b) for b in args.mce_budgets.split(",") if b]
     args.sm_patterns = [p for p in args.sm_patterns.split(",") if p]
     have = gthinker.gpu.visible_devices()
     names = args.gpus.split(",")
@@ -248,6 +260,9 @@ def main(argv=None) -> int:
             f"{runs[str(g)]['busy_per_device'][-1]})" for g in settings)
             + (f", speed-up {row['speedup']}" if "speedup" in row else "")
             + ("" if row["counts_equal"] else "  COUNTS DIFFER"), flush=True)
+        if args.out:  # after each job: a run cut short keeps what it measured
+            with open(args.out, "w") as f:
+                f.write(json.dumps(report, indent=1, default=str) + "\n")
     print(_table(report), flush=True)
     print(_profile_table(report), flush=True)
     text = json.dumps(report, indent=1, default=str)
