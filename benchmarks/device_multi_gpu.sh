@@ -27,6 +27,7 @@
 #      (bash benchmarks/peers/bundle.sh build) in .peers/, and
 #        mkdir -p .data/snap .data/labeled && cp ../shared/data/snap/facebook_combined.txt.gz .data/snap/
 #        cp ../shared/data/labeled/hprd.graph ../shared/data/labeled/queries/hprd/query_dense_16_1.graph .data/labeled/
+#      (a .data/labeled/queries/hprd/ of the queries serves as well)
 #   2. device run, kind nvidia-h100-x4, carry [".whl", ".data", ".peers/seed-peers-sm90.tar.xz"]:
 #        bash benchmarks/device_multi_gpu.sh
 #
@@ -45,6 +46,8 @@ left() { echo $(( BUDGET - ($(date +%s) - START) )); }
 # min(CAP, left), at least 1 (timeout 0 would be no limit at all)
 cap() { local l; l=$(left); [ "$l" -lt 1 ] && l=1; [ "$1" -lt "$l" ] && echo "$1" || echo "$l"; }
 nvidia-smi -L || true
+QUERY=$ROOT/.data/labeled/query_dense_16_1.graph  # or where .data keeps hprd's queries
+[ -f "$QUERY" ] || QUERY=$ROOT/.data/labeled/queries/hprd/query_dense_16_1.graph
 
 if [ "${BENCH:-1}" = 1 ]; then
   spec=${RMAT:-22:16}; s=${spec%%:*}; ef=${spec##*:}
@@ -54,7 +57,7 @@ if [ "${BENCH:-1}" = 1 ]; then
     --rmat "/tmp/rmat$s.txt" --pattern "${PATTERN:-5-clique}" --modes "${MODES:-gpu,hybrid}" \
     --mce-budgets "${BUDGETS-4096,1024}" \
     --sm-patterns "${SM:-diamond,4-clique,4-wheel,5-clique-minus-edge,5-clique}" \
-    --gsword "${GSWORD-$ROOT/.data/labeled/hprd.graph,$ROOT/.data/labeled/query_dense_16_1.graph}" \
+    --gsword "${GSWORD-$ROOT/.data/labeled/hprd.graph,$QUERY}" \
     --gsword-samples "${GSWORD_SAMPLES:-1000000000}" \
     --gpus "${GPUS:-1,2,4,default}" --repeat "${REPEAT:-2}" --out "$OUT/multi_gpu${TAG:-}.json" \
     > "$OUT/multi_gpu${TAG:-}.log" 2>&1
@@ -81,7 +84,7 @@ if [ "$(left)" -gt 90 ]; then
   fb=$ROOT/.data/snap/facebook_combined.txt.gz
   for cmd in "mce $fb --mode gpu" "mce $fb --mode hybrid" "count $fb 4-clique --mode gpu" \
              "sm $fb diamond --mode gpu" \
-             "gsword $ROOT/.data/labeled/hprd.graph $ROOT/.data/labeled/query_dense_16_1.graph --mode gpu --samples 100000000"; do
+             "gsword $ROOT/.data/labeled/hprd.graph $QUERY --mode gpu --samples 100000000"; do
     timeout "$(cap 40)" gthinker $cmd --json > /tmp/user.out 2> /tmp/user.err
     echo "gthinker ${cmd%% *} ...: exit status $?, Numba warning lines $(grep -c "Numba\|Grid size" /tmp/user.err), GPUs used $(python3 -c "import json,sys; print(len(json.load(open('/tmp/user.out')).get('stats', {}).get('gpus', [])))" 2>/dev/null), stderr: $(head -c 300 /tmp/user.err | tr '\n' ' ')"
   done 2>&1 | tee "$OUT/user_stderr${TAG:-}.log"
