@@ -35,7 +35,7 @@
 # MODES (MCE; default gpu,hybrid), RMAT (scale:edge-factor, default 22:16), PATTERN (default
 # 5-clique), SM (patterns on facebook: gthinker's names of T-DFS's 1, 2, 5, 6, 7; T-DFS's .g files
 # work too), GSWORD (DATA,QUERY; "" skips it), GSWORD_SAMPLES (default 10^9), BENCH=0 (skips 1),
-# MCEGPU=0 (skips 2), MGRUNS (runs of 4; 0 skips it), TAG (file name suffix). Logs in $OUT:
+# MCEGPU=0 (skips 2), USERS=0 (skips 3), MGRUNS (runs of 4; 0 skips it), TAG (file name suffix). Logs in $OUT:
 # multi_gpu${TAG}.json|log, mcegpu${TAG}.log, user_stderr${TAG}.log, mgtests${TAG}.log (each
 # run's summary) and mgtests_output${TAG}.log (each run's last lines).
 source "$(dirname "$0")/device_env.sh"
@@ -46,6 +46,7 @@ left() { echo $(( BUDGET - ($(date +%s) - START) )); }
 # min(CAP, left), at least 1 (timeout 0 would be no limit at all)
 cap() { local l; l=$(left); [ "$l" -lt 1 ] && l=1; [ "$1" -lt "$l" ] && echo "$1" || echo "$l"; }
 nvidia-smi -L || true
+WARNED="Numba[A-Za-z]*Warning\|Grid size [0-9]* will likely"  # a Numba warning's line
 QUERY=$ROOT/.data/labeled/query_dense_16_1.graph  # or where .data keeps hprd's queries
 [ -f "$QUERY" ] || QUERY=$ROOT/.data/labeled/queries/hprd/query_dense_16_1.graph
 
@@ -80,13 +81,14 @@ if [ "${MCEGPU:-1}" = 1 ] && [ "$(left)" -gt 60 ]; then
 fi
 
 # What a user sees: the commands' stderr on all GPUs (the default --gpus), Numba warnings counted.
-if [ "$(left)" -gt 90 ]; then
+if [ "${USERS:-1}" = 1 ] && [ "$(left)" -gt 90 ]; then
   fb=$ROOT/.data/snap/facebook_combined.txt.gz
   for cmd in "mce $fb --mode gpu" "mce $fb --mode hybrid" "count $fb 4-clique --mode gpu" \
              "sm $fb diamond --mode gpu" \
              "gsword $ROOT/.data/labeled/hprd.graph $QUERY --mode gpu --samples 100000000"; do
+    [ "$(left)" -lt 15 ] && break
     timeout "$(cap 40)" gthinker $cmd --json > /tmp/user.out 2> /tmp/user.err
-    echo "gthinker ${cmd%% *} ...: exit status $?, Numba warning lines $(grep -c "Numba\|Grid size" /tmp/user.err), GPUs used $(python3 -c "import json,sys; print(len(json.load(open('/tmp/user.out')).get('stats', {}).get('gpus', [])))" 2>/dev/null), stderr: $(head -c 300 /tmp/user.err | tr '\n' ' ')"
+    echo "gthinker ${cmd%% *} ...: exit status $?, Numba warning lines $(grep -c "$WARNED" /tmp/user.err), GPUs used $(python3 -c "import json,sys; print(len(json.load(open('/tmp/user.out')).get('stats', {}).get('gpus', [])))" 2>/dev/null), stderr: $(head -c 300 /tmp/user.err | tr '\n' ' ')"
   done 2>&1 | tee "$OUT/user_stderr${TAG:-}.log"
 fi
 
@@ -94,10 +96,10 @@ runs=${MGRUNS:-10}
 for i in $(seq 1 "$runs"); do
   [ "$(left)" -lt 45 ] && { echo "tests: run $i not started, $(left) s left"; break; }
   o=/tmp/mgtest.out; e=/tmp/mgtest.err
-  (cd "$ROOT" && GTHINKER_TEST_REAL_GPU=1 timeout -k 5 "$(cap 120)" python3 -X faulthandler -m pytest -q -x -n 0 \
+  (cd "$ROOT" && GTHINKER_TEST_REAL_GPU=1 timeout -k 5 "$(cap 180)" python3 -X faulthandler -m pytest -q -x -n 0 \
      -p no:cacheprovider tests/test_multi_gpu.py > "$o" 2> "$e")
   rc=$?
-  warned=$(cat "$o" "$e" | grep -c "NumbaPerformanceWarning\|NumbaWarning\|Grid size")
+  warned=$(cat "$o" "$e" | grep -c "$WARNED")
   echo "test run $i: exit status $rc, Numba warning lines $warned, stderr bytes $(wc -c < "$e"), $(tail -1 "$o")"
   { echo "== run $i (exit status $rc)"; tail -5 "$o"; tail -20 "$e"; } >> "$OUT/mgtests_output${TAG:-}.log"
 done 2>&1 | tee "$OUT/mgtests${TAG:-}.log"
