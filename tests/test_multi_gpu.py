@@ -556,3 +556,19 @@ def test_mce_run_whole_reports_progress():
     for snap in seen:
         assert 0 <= snap["counters"][0] <= want and snap["tasks_done"] == 0
         assert snap["gpu"]["launches"] >= 0 and snap["elapsed"] >= 0
+
+
+def test_profile_lines_only_at_a_jobs_end_and_when_asked(monkeypatch, capsys):
+    from gthinker.gpu.devices import PROFILE_ENV
+
+    figures = [{"wall_seconds": 1.5, "sync_seconds": 1.0, "launches": 3, "device": "X"},
+               {"wall_seconds": 1.25, "sync_seconds": 0.5, "launches": 2, "device": "X"}]
+    monkeypatch.delenv(PROFILE_ENV, raising=False)
+    device_totals(figures, [0, 1], final=True)
+    monkeypatch.setenv(PROFILE_ENV, "1")
+    device_totals(figures, [0, 1])  # a progress tick: nothing
+    assert capsys.readouterr().err == ""
+    device_totals(figures, [0, 1], final=True)
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["gthinker gpu profile: GPU 0: wall_seconds 1.5, sync_seconds 1, launches 3",
+                   "gthinker gpu profile: GPU 1: wall_seconds 1.25, sync_seconds 0.5, launches 2"]
