@@ -37,8 +37,9 @@ the GPU                     :class:`GPUContext` (a GPU app on the framework's GP
                             :class:`EngineResults`, ``NO_MAXIMUM`` (an engine of your own:
                             one per device of ``gpus``), :mod:`launch` (``launch.kernel``,
                             ``launch.blocks``, ``launch.Launch``: every kernel's compile
-                            cache, geometry and relaunch), :class:`SharedCursor` and
-                            :func:`guided_cuts` (work shared among devices by cost),
+                            cache, geometry and relaunch), :class:`SharedCursor`,
+                            :func:`guided_cuts`, :func:`deal` and :class:`WorkPool` (work
+                            shared among devices by cost),
                             :mod:`simulator` (``simulator.enabled()``, ``fast_switching``),
                             :class:`StopFlag` (a kernel that stops when the job does: the
                             device functions :func:`stop_requested`,
@@ -129,6 +130,8 @@ _NAMES = {
     "launch": ("gpu.launch", None),
     "SharedCursor": ("gpu.sharing", "SharedCursor"),
     "guided_cuts": ("gpu.sharing", "guided_cuts"),
+    "deal": ("gpu.sharing", "deal"),
+    "WorkPool": ("gpu.sharing", "WorkPool"),
     "simulator": ("gpu.simulator", None),
     "StopFlag": ("gpu.stop_flag", "StopFlag"),
     "POLL": ("gpu.stop_flag", "POLL"),

@@ -15,7 +15,6 @@ import pytest
 import gthinker
 from gthinker import gpu
 from gthinker.apps import count, mce, sm
-from gthinker.apps.mce import bitsets_gpu
 from gthinker.errors import DeviceUnavailableError
 from gthinker.gpu.devices import device_totals
 
@@ -74,7 +73,8 @@ def _per_device_sums(stats, key):
     assert stats["gpu"][key] == sum(s[key] for s in stats["gpus"])
 
 
-@pytest.mark.parametrize("engine, mode", [("levels", "hybrid"), ("bitsets", "gpu")])
+@pytest.mark.parametrize("engine, mode", [("levels", "hybrid"), ("bitsets", "gpu"),
+                                          ("bitsets", "hybrid")])
 def test_mce_on_two_gpu_workers(engine, mode):
     # levels: two GPUWorkers and a CPU worker, stealing through S both ways.
     G = _graph()
@@ -238,17 +238,46 @@ def test_mce_heavy_roots_spread_over_two_gpu_workers():
     assert all(s["launches"] > 0 for s in r.stats["gpus"])
 
 
-def test_mce_chunk_tails_wait_in_s_while_roots_remain(monkeypatch):
-    # A tiny node budget leaves records after every launch; with small chunks and roots
-    # still in the deque, a GPU parks them in S and takes the next chunk: same count.
-    # (With the kernel's queue on, a launch searches its records itself: none are left.)
-    monkeypatch.setattr(bitsets_gpu, "QUEUE", False)
-    G = nx.gnp_random_graph(60, 0.15, seed=7)
-    G.add_edges_from(itertools.combinations(range(45, 60), 2))
-    r = mce.run(G, mode="gpu", gpu_engine="bitsets", gpus=_two(), gpu_chunk=4,
+def test_mce_chunk_tails_wait_in_s_while_roots_remain():
+    # A chunk's tail of records, fewer than the warps, goes to S while roots wait in the
+    # deque (the master's path: hybrid mode, and gpu mode where it needs the master); the
+    # job run whole has no chunks. The engine's rule, with a handle that records it:
+    import gthinker.gpu.engine as engine_module
+    from gthinker.apps.mce.bitsets_gpu import BitsetsEngine, Work
+
+    G = gthinker.as_graph(nx.gnp_random_graph(20, 0.3, seed=7))
+
+    class Handle:
+        def __init__(self, unstarted):
+            self.unstarted, self.pushed = unstarted, []
+
+        def unstarted_vertices(self):
+            return self.unstarted
+
+        def push_tasks(self, data, starts):
+            self.pushed.append(len(starts) - 1)
+            return True
+
+    def engine(peers):
+        setup = engine_module.EngineSetup(np.zeros(0, np.int64), 8, 0,
+                                          gthinker.RunOptions(), None, peers)
+        return BitsetsEngine(G, setup)
+
+    tail = Work.of_records(np.array([1, 1, 0, 3, 5], np.int32), np.array([0, 5], np.int64))
+    e = engine(1)
+    assert e.dev.warps > 1 and e._park(tail, h := Handle(3)) and h.pushed == [1]
+    assert e.parked == 1
+    assert not e._park(tail, Handle(0))  # no roots left: the engine searches it
+    assert not engine(0)._park(tail, Handle(3))  # one GPU: nothing to make room for
+    wide = Work.of_records(np.tile(tail.data, e.dev.warps),
+                           np.arange(e.dev.warps + 1, dtype=np.int64) * 5)
+    assert not e._park(wide, Handle(3))  # enough records to fill the warps
+    # and the count, in hybrid mode with small chunks and a tiny node budget
+    H = nx.gnp_random_graph(60, 0.15, seed=7)
+    H.add_edges_from(itertools.combinations(range(45, 60), 2))
+    r = mce.run(H, mode="hybrid", threads=1, gpu_engine="bitsets", gpus=_two(), gpu_chunk=4,
                 gpu_node_budget=2)
-    assert r.count == sum(1 for _ in nx.find_cliques(G))
-    assert r.stats["gpu"]["parked"] > 0
+    assert r.count == sum(1 for _ in nx.find_cliques(H))
 
 
 _CHILD_JOB = """
@@ -285,3 +314,264 @@ def test_multi_gpu_process_exits_cleanly(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().endswith("done")
     assert "double free" not in done.stderr and "corruption" not in done.stderr
+
+
+# ---- the number of GPUs a job takes, by its estimated work --------------------------------
+
+
+@pytest.fixture
+def four_visible(monkeypatch):
+    """Four GPUs visible (the simulator has one: only for choosing, nothing runs on them)."""
+    from gthinker.gpu import devices
+
+    monkeypatch.setattr(devices, "visible_devices", lambda: 4)
+
+
+def test_default_gpus_take_as_many_gpus_as_the_work_fills(four_visible):
+    from gthinker.gpu.devices import job_devices
+    from gthinker.gpu.engine import GPUEngine
+
+    G = gthinker.as_graph(nx.gnp_random_graph(50, 0.2, seed=3))
+    wedges = float(np.sum(np.diff(G.indptr).astype(np.float64) ** 2))  # the default estimate
+    roots = range(G.num_vertices)
+    for per_gpu, want in ((wedges * 2, 1), (wedges / 2.5, 2), (wedges / 3.5, 3), (wedges / 99, 4)):
+        engine = GPUEngine.configured(spread_cost=per_gpu)
+        assert job_devices(None, engine, G, roots) == list(range(want))
+        assert job_devices("all", engine, G, roots) == list(range(want))
+        assert job_devices(4, engine, G, roots) == [0, 1, 2, 3]  # asked for: as asked
+        assert job_devices((2, 1), engine, G, roots) == [2, 1]
+    # the roots given, not the graph's: every other vertex, their wedges alone
+    engine = GPUEngine.configured(spread_cost=wedges / 6)
+    half = float(np.sum(np.diff(G.indptr)[::2].astype(np.float64) ** 2))
+    want = int(min(4, half // (wedges / 6)))
+    assert 1 < want < 4
+    assert job_devices(None, engine, G, range(0, G.num_vertices, 2)) == list(range(want))
+    assert job_devices(None, engine, G, np.arange(0, G.num_vertices, 2)) == list(range(want))
+    unweighed = type("Unweighed", (GPUEngine,), {"spread_cost": None})
+    assert job_devices(None, unweighed, G, roots) == [0, 1, 2, 3]
+
+
+def test_a_small_job_runs_on_one_gpu_with_the_default(four_visible):
+    # MCE (bitsets, run whole) and a clique count: the default takes one GPU of the four.
+    G = _graph()
+    r = mce.run(G, mode="gpu", gpu_engine="bitsets")
+    assert r.count == sum(1 for _ in nx.find_cliques(G))
+    assert [s["device_id"] for s in r.stats["gpus"]] == [0]
+    r = count.count(G, "4-clique", mode="gpu")
+    assert r.count == sum(1 for c in nx.enumerate_all_cliques(G) if len(c) == 4)
+    assert [s["device_id"] for s in r.stats["gpus"]] == [0]
+
+
+def test_gsword_takes_as_many_gpus_as_its_samples_fill(four_visible):
+    from gthinker.apps import gsword
+    from gthinker.apps.gsword.gpu import SPREAD_SAMPLES
+    from gthinker.gpu.devices import by_work
+
+    def fills(samples):
+        return lambda have: samples // SPREAD_SAMPLES
+
+    assert by_work(None, fills(1000)) == [0]
+    assert by_work(None, fills(2 * SPREAD_SAMPLES + 1)) == [0, 1]
+    assert by_work("all", fills(10**12)) == [0, 1, 2, 3]
+    assert by_work(3, fills(1000)) == [0, 1, 2]
+    # an estimate of 64 samples with the default gpus: one sampler, on the first GPU
+    r = gsword.estimate(_graph(), "diamond", "alley", samples=64, mode="gpu", trawl=False)
+    assert [s["device_id"] for s in r.stats["gpus"]] == [0]
+
+
+@pytest.mark.parametrize("gpus", [[0, 0, 0], [0, 0, 0, 0, 0]])
+def test_gsword_on_any_number_of_gpus_is_one_gpus_estimate(gpus):
+    # 96 samples: 3 rounds over 3 or 5 samplers (two of the five get none); a sample's
+    # value depends on the seed and its index alone: the same estimate to the bit.
+    from gthinker.apps import gsword
+    from gthinker.gpu.simulator import fast_switching
+
+    with fast_switching():
+        one = gsword.estimate(_graph(), "diamond", "alley", samples=96, mode="gpu",
+                              trawl=False, gpus=1, seed=7)
+        many = gsword.estimate(_graph(), "diamond", "alley", samples=96, mode="gpu",
+                               trawl=False, gpus=gpus, seed=7)
+    assert many.estimate == one.estimate and many.stderr == one.stderr
+    assert sum(s["rounds"] for s in many.stats["gpus"]) == 3
+    assert sorted(s["rounds"] for s in many.stats["gpus"])[-1] == 1
+    assert many.stats["gpu"]["valid"] == one.stats["gpu"]["valid"]
+
+
+# ---- MCE on several GPUs without the master (BitsetsEngine.run_whole) ---------------------
+
+
+def test_deal_gives_even_shares_heavy_first():
+    from gthinker.gpu.sharing import deal
+
+    rng = np.random.default_rng(5)
+    costs = np.exp2(rng.integers(0, 16, 3000)).astype(np.float64)
+    for workers in (1, 2, 3, 4, 7):
+        shares = deal(costs, workers)
+        together = np.sort(np.concatenate(shares))
+        assert together.tolist() == list(range(3000))  # every root once
+        loads = [costs[s].sum() for s in shares]
+        assert max(loads) - min(loads) <= costs.max()  # LPT: within the largest item
+        assert all(np.all(np.diff(costs[s]) <= 0) for s in shares)  # heavy first
+
+
+def test_work_pool_ends_when_every_thread_waits():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from gthinker.gpu.sharing import WorkPool
+
+    pool = WorkPool(3)
+    done = []
+
+    def worker(k):
+        # Thread 0 starts with 5 items of work and gives every other one away while
+        # the others wait; they finish what they take. No item lost, none twice.
+        work = list(range(5)) if k == 0 else []
+        while True:
+            if not work:
+                got = pool.take()
+                if got is None:
+                    return
+                work = [got]
+            item = work.pop()
+            done.append(item)
+            if work and pool.hungry():
+                pool.give(work.pop())
+
+    with ThreadPoolExecutor(3) as threads:
+        list(threads.map(worker, range(3)))
+    assert sorted(done) == [0, 1, 2, 3, 4]
+    closed = WorkPool(2)
+    closed.close()
+    assert closed.take() is None
+
+
+@pytest.mark.parametrize("gpus", [[0, 0], [0, 0, 0]])
+def test_mce_run_whole_on_several_gpus_shares_and_balances(gpus):
+    # A dense core under a few roots, as in facebook_combined: every engine searches, and
+    # the records the warps hand out move between them (a small node budget).
+    from gthinker.apps.mce.bitsets_gpu import BitsetsEngine
+
+    G = nx.gnp_random_graph(40, 0.08, seed=5)
+    G.add_edges_from(itertools.combinations(range(28, 40), 2))
+    want = sorted(len(c) for c in nx.find_cliques(G))
+    r = mce.run(G, mode="gpu", gpu_engine="bitsets", gpus=gpus, gpu_node_budget=4)
+    assert r.count == len(want) and r.max_size == want[-1]
+    assert [s["device_id"] for s in r.stats["gpus"]] == gpus
+    assert all(s["launches"] > 0 and s["wall_seconds"] > 0 for s in r.stats["gpus"])
+    given = sum(s["given"] for s in r.stats["gpus"])
+    assert given == sum(s["taken"] for s in r.stats["gpus"])
+    assert BitsetsEngine.gpus_for(gthinker.as_graph(G), slice(0, 40), 4) == 1  # small: one
+
+
+def test_mce_through_the_master_takes_one_chunk_of_even_cost_per_gpu():
+    # Gpu mode through the master: the roots dealt, one chunk a GPU; hybrid: in pieces.
+    from gthinker.apps.mce.bitsets_gpu import HYBRID_PIECES, BitsetsEngine
+
+    G = gthinker.as_graph(nx.barabasi_albert_graph(80, 4, seed=1))
+    roots = np.arange(G.num_vertices, dtype=np.int32)
+    costs = BitsetsEngine.root_costs(G, roots)
+    for workers in (2, 3, 4):
+        order, cuts = BitsetsEngine.share_roots(G, roots, workers, "gpu")
+        assert sorted(order.tolist()) == roots.tolist() and len(cuts) == workers
+        assert cuts[-1] == len(roots) and np.all(np.diff(cuts) > 0)
+        loads = [costs[part].sum() for part in np.split(order, cuts[:-1])]
+        assert max(loads) - min(loads) <= costs.max()
+        # hybrid: the same shares in HYBRID_PIECES chunks each, every share's first piece
+        # (its heaviest roots) before any second piece
+        hybrid, pieces = BitsetsEngine.share_roots(G, roots, workers, "hybrid")
+        assert len(pieces) == workers * HYBRID_PIECES and pieces[-1] == len(roots)
+        chunks = np.split(hybrid, pieces[:-1])
+        shares = [np.concatenate(chunks[k::workers]) for k in range(workers)]
+        assert [sorted(s.tolist()) for s in shares] == \
+            [sorted(p.tolist()) for p in np.split(order, cuts[:-1])]
+        firsts = [costs[c].max() for c in chunks[:workers]]
+        assert min(firsts) >= max(costs[c].max() for c in chunks[workers:])
+    order, cuts = BitsetsEngine.share_roots(G, roots[:2], 4, "gpu")  # fewer roots than GPUs
+    assert sorted(order.tolist()) == [0, 1] and cuts.tolist() == [1, 2]
+
+
+# ---- leaving the process: the teardown's order ------------------------------------------
+
+
+def test_exit_teardown_runs_in_order(monkeypatch):
+    # At exit: the hooks (kept buffers dropped), then each active device finished (its
+    # work synchronised, its deferred frees done) and its context pinned, device by device.
+    import contextlib
+
+    from gthinker.gpu import availability, devices, worker
+
+    assert worker._kept.clear in devices._exit_hooks
+    calls = []
+
+    class Context:
+        class deallocations:  # noqa: N801 - numba's attribute
+            @staticmethod
+            def clear():
+                calls.append(("free", current[0]))
+
+    current = [None]
+
+    class Device:
+        def __init__(self, d):
+            self.d = d
+
+        def __enter__(self):
+            current[0] = self.d
+
+        def __exit__(self, *exc):
+            current[0] = None
+
+    class Cuda:
+        gpus = [Device(0), Device(1)]
+
+        @staticmethod
+        def synchronize():
+            calls.append(("sync", current[0]))
+
+        @staticmethod
+        def current_context():
+            return Context
+
+    monkeypatch.setattr(availability, "numba_cuda", lambda: Cuda)
+    monkeypatch.setattr(devices, "_exit_hooks", [lambda: calls.append(("hook", None))])
+    monkeypatch.setattr(devices, "_active_devices", lambda cuda: [0, 1])
+    monkeypatch.setattr(devices, "_pin_primary_context",
+                        lambda cuda, d: calls.append(("pin", d)))
+    with contextlib.suppress(Exception):
+        devices._leave()
+    assert calls == [("hook", None), ("sync", 0), ("free", 0), ("pin", 0),
+                     ("sync", 1), ("free", 1), ("pin", 1)]
+
+
+def test_mce_run_whole_reports_progress(monkeypatch):
+    # Without the master, the engine's watch passes the cliques so far and the devices'
+    # figures to the job's progress callback, in the master's snapshot form.
+    from gthinker.apps.mce import bitsets_gpu
+
+    monkeypatch.setattr(bitsets_gpu, "PROGRESS_LOOK_SECONDS", 0.01)  # looks in any run
+    G = nx.gnp_random_graph(14, 0.4, seed=1)
+    want = sum(1 for _ in nx.find_cliques(G))
+    seen = []
+    r = mce.run(G, mode="gpu", gpu_engine="bitsets", gpus=[0, 0], progress=seen.append,
+                progress_interval=0.0)
+    assert r.count == want and "wall_seconds" in r.stats["gpus"][0]  # run whole
+    assert seen, "no progress line"
+    for snap in seen:
+        assert 0 <= snap["counters"][0] <= want and snap["tasks_done"] == 0
+        assert snap["gpu"]["launches"] >= 0 and snap["elapsed"] >= 0
+
+
+def test_profile_lines_only_at_a_jobs_end_and_when_asked(monkeypatch, capsys):
+    from gthinker.gpu.devices import PROFILE_ENV
+
+    figures = [{"wall_seconds": 1.5, "sync_seconds": 1.0, "launches": 3, "device": "X"},
+               {"wall_seconds": 1.25, "sync_seconds": 0.5, "launches": 2, "device": "X"}]
+    monkeypatch.delenv(PROFILE_ENV, raising=False)
+    device_totals(figures, [0, 1], final=True)
+    monkeypatch.setenv(PROFILE_ENV, "1")
+    device_totals(figures, [0, 1])  # a progress tick: nothing
+    assert capsys.readouterr().err == ""
+    device_totals(figures, [0, 1], final=True)
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["gthinker gpu profile: GPU 0: wall_seconds 1.5, sync_seconds 1, launches 3",
+                   "gthinker gpu profile: GPU 1: wall_seconds 1.25, sync_seconds 0.5, launches 2"]

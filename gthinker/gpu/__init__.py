@@ -30,6 +30,7 @@ from .availability import (
 )
 from .context import GPUContext
 from .devices import (
+    by_work,
     current_device,
     device_totals,
     driving,
@@ -40,7 +41,8 @@ from .devices import (
 )
 from .simulator import enabled as _simulated
 
-__all__ = ["GPUContext", "SMALL_GRAPH_EDGES", "check_mode", "current_device", "device_status",
+__all__ = ["GPUContext", "SMALL_GRAPH_EDGES", "by_work", "check_mode", "current_device",
+           "device_status",
            "device_totals", "driving", "graph_on_device", "numba_cuda", "on_device",
            "release_buffers",
            "require_device", "resolve_devices", "resolve_mode", "small_graph", "visible_devices"]

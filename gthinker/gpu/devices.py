@@ -14,6 +14,8 @@ from __future__ import annotations
 import atexit
 import contextlib
 import numbers
+import os
+import sys
 import threading
 from collections.abc import Sequence
 
@@ -22,8 +24,17 @@ import numpy as np
 from ..errors import DeviceUnavailableError
 from ..options import ALL_GPUS
 
-__all__ = ["visible_devices", "resolve_devices", "current_device", "on_device", "driving",
-           "graph_on_device", "device_totals"]
+__all__ = ["visible_devices", "resolve_devices", "by_work", "job_devices", "current_device",
+           "on_device", "driving", "graph_on_device", "device_totals", "profile_line",
+           "PROFILE_ENV", "at_exit"]
+
+#: Set to 1 to have each GPU's figures of every multi-GPU job printed to stderr when the job
+#: ends (:func:`profile_line`: busy, launch, wait, copy and host seconds per GPU).
+PROFILE_ENV = "GTHINKER_GPU_PROFILE"
+#: The figures :func:`profile_line` prints, where a device's figures have them.
+PROFILE_FIGURES = ("wall_seconds", "busy_seconds", "kernel_seconds", "launch_seconds",
+                   "sync_seconds", "copy_seconds", "host_seconds", "thread_cpu_seconds",
+                   "launches", "given", "taken")
 
 
 def visible_devices() -> int:
@@ -61,6 +72,28 @@ def resolve_devices(gpus=None) -> list[int]:
     return wanted
 
 
+def by_work(gpus, fills) -> list[int]:
+    """:func:`resolve_devices`, and where ``gpus`` is the default (None or ``"all"``),
+    the first ``fills(n)`` of its ``n`` devices (at least one): how many the job's
+    estimated work fills, so that a small job runs on the first device alone, the others
+    not even initialised (an explicit number or list of devices is taken as it is)."""
+    devices = resolve_devices(gpus)
+    if len(devices) > 1 and (gpus is None or gpus == ALL_GPUS):
+        devices = devices[: max(1, min(len(devices), int(fills(len(devices)))))]
+    return devices
+
+
+def job_devices(gpus, engine, graph, roots) -> list[int]:
+    """:func:`by_work` for a gpu or hybrid job of ``engine`` (a
+    :class:`~gthinker.gpu.engine.GPUEngine` class) over ``roots`` (its initial vertices:
+    a range or an array): :meth:`GPUEngine.gpus_for
+    <gthinker.gpu.engine.GPUEngine.gpus_for>` says how many its estimated work fills."""
+    if isinstance(roots, range):
+        roots = (slice(roots.start, roots.stop) if roots.step == 1
+                 else np.arange(roots.start, roots.stop, roots.step))
+    return by_work(gpus, lambda have: engine.gpus_for(graph, roots, have))
+
+
 def current_device() -> int:
     """The id of this thread's CUDA device (0 on the simulator; with one GPU, 0
     without asking the driver, which costs tens of microseconds)."""
@@ -85,6 +118,7 @@ def graph_on_device(graph):
     from .availability import numba_cuda
 
     gpu = current_device()
+    _note_driven(gpu)
     with _KEEPING:
         kept = graph.derived("gpu.on_device", lambda _: {})
         if gpu not in kept:
@@ -121,6 +155,7 @@ def on_device(device: int | None):
     """A context in which this thread's CUDA calls go to ``device`` (None: the
     current device, as before multi-GPU)."""
     if device is None:
+        _note_driven(None)
         return contextlib.nullcontext()
     from .availability import numba_cuda
 
@@ -135,42 +170,85 @@ def on_device(device: int | None):
 # cuda.bindings' Cython wrapper. The main thread's cache is destroyed by libc after
 # Py_Finalize, where that wrapper touches a finalized interpreter's thread state: the
 # process aborts at exit (NVIDIA/cuda-python#2743, fixed upstream by #2744; seen here as
-# "double free or corruption (!prev)" after tests/test_multi_gpu.py passed on 2 H200s, where
-# the runtime closes every engine on the main thread, inside its device). While Python is alive
-# (atexit), one more reference to the main thread's handle of each device this process drove
-# is taken and never given back, so no release runs after finalization; the driver frees the
-# contexts when the process ends, as it does for any process.
+# "double free or corruption (!prev)" and as a segmentation fault, rc 139, after
+# tests/test_multi_gpu.py passed on real GPUs). So at exit, while Python is alive, in this
+# order (:func:`_leave`): the hooks of :func:`at_exit` run (the GPU worker's kept subgraph
+# buffers are dropped), each device with an active primary context (whichever thread made
+# it: a GPU worker made on the main thread without a device id makes device 0's) finishes
+# its work and frees what its context has deferred, and one more reference to the main
+# thread's handle of each is taken and never given back, so that no release runs after
+# finalization; the driver frees the contexts when the process ends, as for any process.
 
-_driven: set = set()  # real CUDA devices this process drove
+_driven: set = set()  # real CUDA devices this process drove (None: the current one)
+_exit_hooks: list = []
 
 
-def _note_driven(device: int) -> None:
+def at_exit(hook) -> None:
+    """Runs ``hook()`` at exit before the devices are finished and their contexts pinned
+    (:func:`_leave`): what holds device memory in a module (kept buffers) lets go of it."""
+    _exit_hooks.append(hook)
+
+
+def _note_driven(device: int | None) -> None:
     from . import simulator
 
     if device in _driven or simulator.enabled():
         return
     with _KEEPING:
         if not _driven:
-            atexit.register(_pin_primary_contexts)
-        _driven.add(int(device))
+            atexit.register(_leave)
+        _driven.add(None if device is None else int(device))
 
 
-def _pin_primary_contexts() -> None:
-    """At exit: the main thread's primary-context handle of each device in ``_driven``,
-    with a reference that outlives the interpreter (see above)."""
-    import ctypes
+def _active_devices(cuda) -> list[int]:
+    """The devices whose primary context is active in this process, asked of the driver
+    without making any (where it cannot say: those this process drove by id)."""
+    known = {d for d in _driven if d is not None}
+    try:
+        from cuda.bindings import driver as cu
 
+        found = set()
+        for device in range(len(cuda.gpus)):
+            err, _flags, active = cu.cuDevicePrimaryCtxGetState(cu.CUdevice(device))
+            if err == cu.CUresult.CUDA_SUCCESS and active:
+                found.add(device)
+        return sorted(found | known)
+    except Exception:  # noqa: BLE001 - another binding: the devices noted on the way
+        return sorted(known | ({0} if None in _driven else set()))
+
+
+def _leave() -> None:
+    """At exit: the teardown in order (see above)."""
     from .availability import numba_cuda
 
-    cuda = numba_cuda()
-    for device in sorted(_driven):
+    for hook in _exit_hooks:
         try:
-            core = type(cuda.gpus[device]._device._dev)(device)  # cuda.core's, this thread's
-            core.set_current()
-            context = core.context
-        except Exception:  # noqa: BLE001 - another numba-cuda or cuda.core: nothing to pin
-            continue
-        ctypes.pythonapi.Py_IncRef(ctypes.py_object(context))
+            hook()
+        except Exception:  # noqa: BLE001 - leaving anyway
+            pass
+    cuda = numba_cuda()
+    for device in _active_devices(cuda):
+        try:
+            with cuda.gpus[device]:
+                cuda.synchronize()
+                cuda.current_context().deallocations.clear()
+        except Exception:  # noqa: BLE001 - leaving anyway
+            pass
+        _pin_primary_context(cuda, device)
+
+
+def _pin_primary_context(cuda, device: int) -> None:
+    """The main thread's primary-context handle of ``device``, with a reference that
+    outlives the interpreter (see above)."""
+    import ctypes
+
+    try:
+        core = type(cuda.gpus[device]._device._dev)(device)  # cuda.core's, this thread's
+        core.set_current()
+        context = core.context
+    except Exception:  # noqa: BLE001 - another numba-cuda or cuda.core: nothing to pin
+        return
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(context))
 
 
 @contextlib.contextmanager
@@ -214,11 +292,25 @@ def _total(key, values):
     return values[0]
 
 
-def device_totals(per_device: Sequence[dict], devices: Sequence[int]) -> tuple[dict, list]:
+def profile_line(device: int, figures: dict) -> None:
+    """Prints ``device``'s :data:`PROFILE_FIGURES` in ``figures`` to stderr where
+    :data:`PROFILE_ENV` is set (to anything but 0)."""
+    if os.environ.get(PROFILE_ENV, "0").strip() in ("", "0"):
+        return
+    shown = [f"{k} {figures[k]:.4g}" for k in PROFILE_FIGURES
+             if isinstance(figures.get(k), (int, float))]
+    print(f"gthinker gpu profile: GPU {device}: {', '.join(shown)}", file=sys.stderr, flush=True)
+
+
+def device_totals(per_device: Sequence[dict], devices: Sequence[int],
+                  final: bool = False) -> tuple[dict, list]:
     """``(totals, per_device)``: the figures of several GPU workers as one dict
     with the same keys (numbers summed, maxima kept as maxima, device names
-    joined), and the list of each worker's figures with its ``device_id``."""
+    joined), and the list of each worker's figures with its ``device_id``; ``final``
+    (a job's end): each printed by :func:`profile_line` where :data:`PROFILE_ENV` asks."""
     listed = [{**s, "device_id": int(d)} for s, d in zip(per_device, devices, strict=True)]
+    for s, d in zip(per_device, devices, strict=True) if final else ():
+        profile_line(d, s)
     if len(per_device) == 1:
         return dict(per_device[0]), listed
     keys = [k for k in per_device[0] if all(k in s for s in per_device)]

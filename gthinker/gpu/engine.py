@@ -34,6 +34,7 @@ needs the master). Kernels come from :mod:`gthinker.gpu.launch`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
@@ -60,6 +61,11 @@ class EngineSetup(NamedTuple):
     #: ``array`` (or a kept flag :meth:`~gthinker.gpu.stop_flag.StopFlag.link`\ ed to it)
     #: goes to the kernels, which leave when they see it (None: a setup made by hand).
     stop: StopFlag | None = None
+    #: A job run whole (:meth:`GPUEngine.run_whole`): ``progress(counters, figures)``, to
+    #: call with the counters found so far and the figures summed over the devices as
+    #: often as convenient (the runtime passes them on to the job's progress callback every
+    #: ``progress_interval``; it may raise, to stop the job). None: no progress wanted.
+    progress: Callable[[np.ndarray, dict], None] | None = None
 
 
 class EngineResults(NamedTuple):
@@ -69,6 +75,10 @@ class EngineResults(NamedTuple):
     maxima: np.ndarray  #: int64, one per maximum (int64 min: none seen)
     histograms: list  #: one int64 array per histogram
 
+
+#: :attr:`GPUEngine.spread_cost` of an engine that keeps the default :meth:`root_costs`
+#: (the wedges at the roots, sum of squared degrees): see docs/gpu.md ("Several GPUs").
+SPREAD_WEDGES = 5e8
 
 #: A maximum no engine saw (what a CPU worker's maxima start from).
 NO_MAXIMUM = np.iinfo(np.int64).min
@@ -85,6 +95,11 @@ class GPUEngine:
     #: One engine per distinct device even where ``gpus`` names a device twice (an
     #: engine that holds its device's state for the whole job).
     one_per_device = False
+    #: The estimated work (the sum of :meth:`root_costs`) each GPU of a job with the
+    #: default ``gpus`` gets at least (:meth:`gpus_for`): a GPU more costs its start-up,
+    #: its launches and a share of a small job's tail, which a smaller share does not pay
+    #: back (None: every visible GPU).
+    spread_cost: float | None = SPREAD_WEDGES
     #: Whether it reads the GPU worker's options (``GPUOptions.WORKER_FIELDS`` and
     #: ``HybridOptions``): only the GPU worker does; a job that sets them for another
     #: engine is an error (they would do nothing).
@@ -137,6 +152,37 @@ class GPUEngine:
         the roots' order and equal chunks. Default: the squared degree (the wedges at
         a root, what a search of two levels or more grows with)."""
         return np.diff(graph.indptr)[roots].astype(np.float64) ** 2
+
+    @classmethod
+    def share_roots(cls, graph, roots: np.ndarray, workers: int, mode: str):
+        """How a job through the master shares ``roots`` (int32, in the master's order)
+        among ``workers`` GPUs: ``(roots in deque order, chunk ends)`` (the master hands
+        the next chunk to whichever GPU asks), or None (the roots' order, equal chunks).
+        Default: by :meth:`root_costs` (:mod:`gthinker.gpu.sharing`), heavy first in gpu
+        mode (hybrid mode keeps their order, whose back the CPU workers take), in chunks of
+        guided size (:func:`~gthinker.gpu.sharing.guided_cuts`)."""
+        from .sharing import guided_cuts, heavy_first
+
+        costs = cls.root_costs(graph, roots)
+        if costs is None:
+            return None
+        if mode == "gpu":
+            order = heavy_first(costs)
+            roots, costs = roots[order], costs[order]
+        return roots, guided_cuts(costs, workers)
+
+    @classmethod
+    def gpus_for(cls, graph, roots, have: int) -> int:
+        """How many of ``have`` GPUs a job over ``roots`` (an array or a slice of
+        vertices) takes with the default ``gpus``: its estimated work (the sum of
+        :meth:`root_costs`) over :attr:`spread_cost`, at least one and at most ``have``
+        (all where either is None)."""
+        if have <= 1 or cls.spread_cost is None:
+            return have
+        costs = cls.root_costs(graph, roots)
+        if costs is None:
+            return have
+        return int(min(have, max(1, float(np.sum(costs)) // cls.spread_cost)))
 
     @classmethod
     def run_whole(cls, graph, setup: EngineSetup, devices, vertices):

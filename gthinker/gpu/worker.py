@@ -59,7 +59,7 @@ from .device_helpers import (
     VOL_LIMIT,
     VTAIL,
 )
-from .devices import driving, graph_on_device, on_device
+from .devices import at_exit, driving, graph_on_device, on_device
 from .engine import EngineResults, EngineSetup, GPUEngine
 from .simulator import enabled as simulator_enabled
 from .simulator import fast_switching
@@ -172,6 +172,9 @@ def release_buffers() -> None:
     for device in devices or [None]:
         with on_device(device):
             cuda.current_context().deallocations.clear()
+
+
+at_exit(_kept.clear)  # dropped before the devices are finished at exit (devices.py)
 
 
 def _new_buffer(budget):

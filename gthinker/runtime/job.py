@@ -526,22 +526,16 @@ class Job:
                                  [w for w in self.external if hasattr(w, "timeline")])
 
     def _share_roots(self):
-        """With several GPUs: the roots by the engine's cost estimate, heavy first (gpu
-        mode; hybrid mode keeps their order, whose back the CPU workers take), and the
-        GPUs' chunks cut to even estimated cost (:mod:`gthinker.gpu.sharing`), so that
-        the heavy roots spread over every GPU and each GPU takes the next chunk from
-        the master's deque as it finishes one."""
-        from gthinker.gpu.sharing import guided_cuts, heavy_first
-
+        """With several GPUs: the roots in the order and the GPUs' chunks the engine
+        shares them in (:meth:`GPUEngine.share_roots
+        <gthinker.gpu.engine.GPUEngine.share_roots>`: by estimated cost, so that the heavy
+        roots spread over every GPU; each GPU takes the next chunk from the master's deque
+        as it finishes one)."""
         if len(self.devices) < 2 or not len(self.init):
             return
-        costs = self.engine.root_costs(self.graph, self.init)
-        if costs is None:
-            return
-        if self.mode == "gpu":
-            order = heavy_first(costs)
-            self.init, costs = self.init[order], costs[order]
-        self.gpu_cuts = guided_cuts(costs, len(self.devices))
+        shared = self.engine.share_roots(self.graph, self.init, len(self.devices), self.mode)
+        if shared is not None:
+            self.init, self.gpu_cuts = shared
 
     def _engine_setup(self, device):
         from gthinker.gpu.engine import EngineSetup
@@ -660,10 +654,11 @@ class Job:
 
     def _run(self, sigints_before: int) -> JobResult:
         if self.mode in ("gpu", "hybrid"):
-            from gthinker.gpu import resolve_devices
+            from gthinker.gpu.devices import job_devices
             from gthinker.gpu.stop_flag import StopFlag
 
-            self.devices = resolve_devices(self.options.gpu.gpus)
+            self.devices = job_devices(self.options.gpu.gpus, self.engine, self.graph,
+                                       self.roots)
             self.stop_flag = StopFlag()
             whole = self._run_whole(sigints_before)
             if whole is not None:
@@ -739,8 +734,8 @@ class Job:
             self.stop.attach(flag)
         try:
             with stopping.running(flag, sigints_before) as watch:
-                done = self.engine.run_whole(self.graph, self._engine_setup(None),
-                                             self.devices, self.roots)
+                setup = self._engine_setup(None)._replace(progress=self._whole_progress(start))
+                done = self.engine.run_whole(self.graph, setup, self.devices, self.roots)
         finally:
             if self.stop is not None:
                 self.stop.detach(flag)
@@ -751,8 +746,28 @@ class Job:
         results, figures = done
         seconds = time.perf_counter() - start - (compiler.compile_seconds() - compiled)
         stats: dict = {}
-        stats["gpu"], stats["gpus"] = device_totals(figures, self.devices)
+        stats["gpu"], stats["gpus"] = device_totals(figures, self.devices, final=True)
         return self._named(results, stats, seconds, "stop" if flag.is_set() else None)
+
+    def _whole_progress(self, start: float):
+        """``report(counters, gpu)`` for an engine that runs the job whole: calls the job's
+        progress callback with a snapshot of the master's form (its task and spill
+        figures 0: there is no master) every ``progress_interval``; None without one."""
+        if self.progress is None:
+            return None
+        interval = self.options.progress_interval
+        due = [start + interval]
+
+        def report(counters, gpu):
+            now = time.perf_counter()
+            if now < due[0]:
+                return
+            due[0] = now + interval
+            self.progress({"elapsed": now - start, "tasks_done": 0, "tasks_decomposed": 0,
+                           "spill_tasks": 0, "spill_bytes": 0, "idle_cpu_workers": 0,
+                           "counters": [int(c) for c in counters], "gpu": gpu})
+
+        return report
 
     def _result(self, res, stats, seconds, stopped) -> JobResult:
         """The CPU workers' results plus the GPU engines', by the names the app declared."""
@@ -765,7 +780,7 @@ class Job:
             maxima_values = np.maximum(maxima_values, g_maxima)
             hists = [h + g_hists[i][: len(h)] for i, h in enumerate(hists)]
         if self.gpu_workers:
-            stats["gpu"], stats["gpus"] = self._gpu_snapshots()
+            stats["gpu"], stats["gpus"] = self._gpu_snapshots(final=True)
         return self._named((counter_values, maxima_values, hists), stats, seconds, stopped)
 
     def _named(self, results, stats, seconds, stopped) -> JobResult:
@@ -789,11 +804,12 @@ class Job:
             compile_seconds=compiler.compile_seconds() - self.compiled_before,
         )
 
-    def _gpu_snapshots(self) -> tuple[dict, list[dict]]:
-        """The GPU workers' figures: summed over the devices, and per device."""
+    def _gpu_snapshots(self, final: bool = False) -> tuple[dict, list[dict]]:
+        """The GPU workers' figures: summed over the devices, and per device (``final``:
+        the job's end)."""
         from gthinker.gpu import device_totals
 
-        return device_totals([w.snapshot() for w in self.gpu_workers], self.devices)
+        return device_totals([w.snapshot() for w in self.gpu_workers], self.devices, final)
 
     def _with_gpu(self, snap):
         """Adds the GPU workers' figures to a master snapshot, and their counters

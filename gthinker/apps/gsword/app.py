@@ -416,7 +416,8 @@ class _Pipeline:
             from .gpu import GPUSampler
 
             self.sampler = GPUSampler(est, cg, inheritance=opts.inheritance,
-                                      streaming=opts.streaming, options=options)
+                                      streaming=opts.streaming, options=options,
+                                      samples=opts.samples)
         else:
             self.sampler = CPUSampler(est, cg, data, threads)
         self.ns_cpu = namespace(est, "cpu") if plan_params is not None else None

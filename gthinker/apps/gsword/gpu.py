@@ -67,6 +67,11 @@ WARPS = 8  # warps per block (256 threads)
 BLOCKS_PER_SM = 8  # most blocks a sampling launch has per multiprocessor
 TRAWL_BLOCKS_PER_SM = 2  # blocks of the trawl and walks kernels (grid-stride loops)
 TRAWL_THREADS = 128
+#: Samples each GPU of an estimate with the default ``gpus`` gets at least: one H100
+#: sampled 10^6 samples of hprd's query_dense_16_1 in about 1.2 ms, so a share of this
+#: many takes some 25 ms, several times a GPU's start-up (a smaller estimate takes
+#: fewer GPUs, one at the least).
+SPREAD_SAMPLES = 20_000_000
 
 _FUNCTIONS: dict = {}  # the kernel function of each (estimator, options)
 _LOCK = threading.Lock()
@@ -564,10 +569,12 @@ class GPUSampler:
     it). Launches return at once, :meth:`collect` waits for a batch's round sums;
     :meth:`trawl` draws the trawled samples of all batches first (and waits for them)."""
 
-    def __init__(self, est, cg, inheritance=True, streaming=True, options=None):
+    def __init__(self, est, cg, inheritance=True, streaming=True, options=None, samples=None):
         options = RunOptions() if options is None else options
         self.cg = cg
-        self.devices = gpu.resolve_devices(options.gpu.gpus)
+        # With the default gpus, as many GPUs as the samples fill (SPREAD_SAMPLES each).
+        self.devices = gpu.by_work(options.gpu.gpus, lambda have: have if samples is None
+                               else samples // SPREAD_SAMPLES)
         engine = SamplingEngine.configured(estimator=est, inheritance=inheritance,
                                            streaming=streaming)
 
@@ -596,7 +603,8 @@ class GPUSampler:
 
     def stats(self) -> tuple[dict, list]:
         """``(totals, per device)``: its engines' figures (:func:`gthinker.gpu.device_totals`)."""
-        return gpu.device_totals(self._each(lambda e, _: e.snapshot()), self.devices)
+        return gpu.device_totals(self._each(lambda e, _: e.snapshot()), self.devices,
+                                 final=True)
 
     def trawl(self, batches, seed, walks):
         """Draws the trawled samples of ``batches`` (those with ``every > 0``) and

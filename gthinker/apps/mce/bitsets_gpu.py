@@ -36,13 +36,25 @@ from __future__ import annotations
 
 import math
 import time
+from concurrent.futures import ThreadPoolExecutor, wait
 
 import numpy as np
 from numba import cuda
 
 import gthinker
 from gthinker import setops
-from gthinker.extending import NO_MAXIMUM, EngineResults, GPUEngine, launch, simulator, steps
+from gthinker.extending import (
+    NO_MAXIMUM,
+    EngineResults,
+    GPUEngine,
+    StopFlag,
+    WorkPool,
+    deal,
+    kernels_done,
+    launch,
+    simulator,
+    steps,
+)
 from gthinker.gpu.device_helpers import (
     FULL_MASK,
     adjacency_row,
@@ -106,6 +118,13 @@ O_USED, O_SKIPPED, O_PUBLISHED, O_CLAIMED, O_BUSY, O_RETURNED, O_REFUSED = range
 N_OCTL = 7
 #: Record words one step of the host's work on big subtrees takes (steps run on threads).
 HOST_STEP_WORDS = 1 << 20
+#: Seconds between two looks of a job run whole (:meth:`BitsetsEngine.run_whole`) at its
+#: devices' threads, for progress lines.
+PROGRESS_LOOK_SECONDS = 0.25
+#: Chunks of each GPU's share of the roots in hybrid mode with several GPUs
+#: (:meth:`BitsetsEngine.share_roots`): the first of every share go first, the last, the
+#: lightest roots, are where the CPU workers take from.
+HYBRID_PIECES = 4
 #: Candidates per doubling of a root's estimated work, 2^(|P| / COST_HALVING): the
 #: maximal cliques under a root of facebook_combined grow as 2^(0.19 |P|) (a least-squares
 #: fit of log2 over its 4,039 roots, R^2 0.83); ordering by it puts the 125 roots that hold
@@ -602,6 +621,23 @@ def _subtrees(indptr, indices, verts, nverts, data, starts, nrec, cursor, ids_bu
         _done(octl, queue, lane)
 
 
+def _watch(futures, setup, engines, devices, pool) -> None:
+    """Waits for the devices' threads of :meth:`BitsetsEngine.run_whole`, passing their
+    cliques so far and figures to ``setup.progress`` meanwhile; where that raises (or
+    Ctrl-C), sets the job's stop flag, waits for the threads and raises it."""
+    try:
+        while wait(futures, timeout=PROGRESS_LOOK_SECONDS).not_done:
+            if setup.progress is not None:
+                figures = gthinker.gpu.device_totals([e.snapshot() for e in engines], devices)
+                setup.progress(sum(e.live_counters for e in engines), figures[0])
+    except BaseException:
+        if setup.stop is not None:
+            setup.stop.set()
+        pool.close()
+        wait(futures)
+        raise
+
+
 def kernel():
     """The subtree kernel, compiled once per process (or loaded from the compile cache)."""
     return launch.kernel(_subtrees, name="mce_subtrees", label="MCE (GPU bitset kernel)")
@@ -664,7 +700,11 @@ class Work:
         return record_need(*self.sizes(later, earlier))
 
     def take(self, mask):
-        """The subtrees where ``mask`` (records first, then vertices) is true."""
+        """The subtrees where ``mask`` (records first, then vertices) is true (this work
+        itself where it is all true: no copy of the records, which a launch's host work
+        between two launches would otherwise make for every record each time)."""
+        if mask.all():
+            return self
         nrec = self.num_records
         keep = np.flatnonzero(mask[:nrec])
         lens = self.starts[keep + 1] - self.starts[keep]
@@ -674,6 +714,10 @@ class Work:
         return Work(self.verts[mask[nrec:]], self.data[idx], starts)
 
     def __add__(self, other: Work) -> Work:
+        if not len(other):
+            return self
+        if not len(self):
+            return other
         return Work(np.concatenate([self.verts, other.verts]),
                     np.concatenate([self.data, other.data]),
                     np.concatenate([self.starts, other.starts[1:] + self.starts[-1]]))
@@ -745,8 +789,12 @@ class BitsetDevice:
     out (see :meth:`run`)."""
 
     def __init__(self, graph, nbins, blocks=None, budget=NODE_BUDGET,
-                 scratch_bytes=SCRATCH_BYTES, id_share=ID_SHARE, host_threads=1, consume=None):
+                 scratch_bytes=SCRATCH_BYTES, id_share=ID_SHARE, host_threads=1, consume=None,
+                 stop=None):
         self.graph = graph
+        #: What its waits for a launch look at (a launch is waited for by polling, which
+        #: leaves the GIL to the other GPUs' threads: see :meth:`_wait`).
+        self.stop = stop if stop is not None else StopFlag()
         self.host_threads = int(host_threads)
         self.indptr, self.indices, _labels = gthinker.gpu.graph_on_device(graph)
         self.later, self.earlier = graph.derived("mce_bitsets_gpu.sides", _sides)
@@ -778,6 +826,9 @@ class BitsetDevice:
         self.queue = cuda.to_device(np.full(slots, -1, np.int64))
         self.no_queue = cuda.device_array(0, np.int64)
         self.back = cuda.device_array(slots, np.int64)
+        #: A launch's subtrees are copied into these (grown by doubling, kept): no device
+        #: allocation, and no deferred free, per launch.
+        self.staging: dict = {}
         self.scratch_bytes = 4 * (self.ids.size + self.bits.size)
         self.fixed_bytes = (graph.indptr.nbytes + graph.indices.nbytes + self.scratch_bytes
                             + 8 * self.hist.size + 4 * self.out.size + 8 * N_OCTL + 8
@@ -785,6 +836,10 @@ class BitsetDevice:
         self.peak_bytes = self.fixed_bytes
         self.launches = 0
         self.seconds = 0.0
+        # Where the time of run() goes (the profile of a multi-GPU run): in the launch
+        # call (argument marshalling), waiting for the kernels, and copying to and from
+        # the device; the rest of ``seconds`` is host work (and waits for the GIL).
+        self.launch_seconds = self.sync_seconds = self.copy_seconds = 0.0
         self.timeline: list[tuple[float, float]] = []  # busy intervals, for the trace
         self.spilled = 0
         self.buffer_peak_words = 0  # record words in out at its fullest (of SPILL_WORDS)
@@ -805,8 +860,8 @@ class BitsetDevice:
         hybrid mode the records come back to the host, which gives the idle CPU workers
         their share (the engine's loop), and the next launch searches the rest."""
         self.queue_on = self.consume and to_cpu is None
-        self.octl.copy_to_device(np.zeros(N_OCTL, np.int64))
         t0 = time.perf_counter()
+        self.octl.copy_to_device(np.zeros(N_OCTL, np.int64))
         p, nx = work.sizes(self.later, self.earlier)
         # Ids must fit to load the subtree; the bitsets need X' (known on the device,
         # which hands back the subtrees whose X' is too wide): P alone must fit here.
@@ -815,15 +870,17 @@ class BitsetDevice:
         back = self._launch(work.take(fits), self.id_stride, self.bit_stride, self.warps)
         self.big["returned_by_warps"] += len(back)
         left = self._too_big(work.take(~fits) + back, to_cpu)
+        t = time.perf_counter()
         used = 0
         if not self.queue_on:  # the launches' records, all in out
             ctl = self.octl.copy_to_host()
             used = int(ctl[O_USED])
             self._note_buffer(ctl)
+        data = self.out[:used].copy_to_host() if used else np.zeros(0, np.int32)
         t1 = time.perf_counter()
+        self.copy_seconds += t1 - t
         self.seconds += t1 - t0
         self.timeline.append((t0, t1))
-        data = self.out[:used].copy_to_host() if used else np.zeros(0, np.int32)
         handed = Work.of_records(data, _record_starts(data, used))
         self.spilled += handed.num_records
         return handed + left
@@ -911,34 +968,60 @@ class BitsetDevice:
                 back = back + self._launch_part(part, id_stride, bit_stride, warps)
         return back
 
+    def _staged(self, name, array, dtype, length=0):
+        """A device view of ``array``'s length (or ``length``; at least 1) in this
+        device's staging buffer ``name``, with ``array`` copied in (None: nothing)."""
+        n = max(1, length, len(array) if array is not None else 0)
+        buf = self.staging.get(name)
+        if buf is None or buf.size < n:
+            buf = self.staging[name] = cuda.device_array(max(n, 2 * (0 if buf is None
+                                                                       else buf.size)), dtype)
+            self.peak_bytes = max(self.peak_bytes, self.fixed_bytes + sum(
+                b.size * b.dtype.itemsize for b in self.staging.values()))
+        if array is not None and len(array):
+            buf[: len(array)].copy_to_device(np.ascontiguousarray(array, dtype))
+        return buf[:n]
+
+    def _wait(self):
+        """Waits for this thread's launches by polling (:meth:`StopFlag.wait`), not by a
+        blocking synchronisation, which may hold the GIL while it waits: the other
+        GPUs' threads then could not launch (a job on several GPUs ran no faster)."""
+        t = time.perf_counter()
+        self.stop.wait(kernels_done())
+        self.sync_seconds += time.perf_counter() - t
+
     def _launch_part(self, work, id_stride, bit_stride, warps) -> Work:
         per_block = min(self.per_block, warps)  # the launch's warps fit its scratch
         # With the queue every warp gets work, from the input or from branches of it.
         wanted = warps if self.queue_on else math.ceil(len(work) / per_block)
         blocks = max(1, min(warps // per_block, wanted))
+        t = time.perf_counter()
         self.cursor.copy_to_device(np.zeros(1, np.int64))
         if self.queue_on:  # every record of a launch is searched by it: out starts empty
             self.octl.copy_to_device(np.zeros(N_OCTL, np.int64))
         else:
             self.octl[O_SKIPPED : O_SKIPPED + 1].copy_to_device(np.zeros(1, np.int64))
-        data = work.data if work.data.size else np.zeros(1, np.int32)
-        args = (cuda.to_device(work.verts), cuda.to_device(data), cuda.to_device(work.starts),
-                cuda.device_array(len(work), np.int32))
-        self.peak_bytes = max(self.peak_bytes,
-                              self.fixed_bytes + sum(a.size * a.dtype.itemsize for a in args))
-        verts, data, starts, skipped = args
+        verts = self._staged("verts", work.verts, np.int32)
+        data = self._staged("data", work.data, np.int32)
+        starts = self._staged("starts", work.starts, np.int64)
+        skipped = self._staged("skipped", None, np.int32, len(work))
+        t1 = time.perf_counter()
+        self.copy_seconds += t1 - t
         kernel()[blocks, 32 * per_block](
             self.indptr, self.indices, verts, np.int64(len(work.verts)), data, starts,
             np.int64(work.num_records), self.cursor, self.ids, np.int64(id_stride), self.bits,
             np.int64(bit_stride), self.hist, np.int64(self.nbins), np.int64(self.budget),
             self.out, self.octl, skipped, self.queue if self.queue_on else self.no_queue,
             self.back)
-        cuda.synchronize()
+        self.launch_seconds += time.perf_counter() - t1
+        self._wait()
         self.launches += 1
+        t = time.perf_counter()
         ctl = self.octl.copy_to_host()
         mask = np.zeros(len(work), bool)
         if ctl[O_SKIPPED]:
             mask[skipped[: ctl[O_SKIPPED]].copy_to_host()] = True
+        self.copy_seconds += time.perf_counter() - t
         if not self.queue_on:
             return work.take(mask)
         if ctl[O_CLAIMED] != ctl[O_PUBLISHED] or ctl[O_BUSY] != 0:
@@ -974,7 +1057,8 @@ class BitsetDevice:
                 "spills_refused": self.spills_refused,
                 "warp_scratch_bytes": 4 * (self.id_stride + self.bit_stride),
                 "peak_bytes": self.peak_bytes, "host_seconds": self.host_seconds,
-                **self.big}
+                "launch_seconds": self.launch_seconds, "sync_seconds": self.sync_seconds,
+                "copy_seconds": self.copy_seconds, **self.big}
 
 
 class BitsetsEngine(GPUEngine):
@@ -998,15 +1082,24 @@ class BitsetsEngine(GPUEngine):
 
     #: Bytes of device memory for the warps' scratch (see :class:`BitsetDevice`).
     scratch_bytes = SCRATCH_BYTES
+    #: Estimated work (:meth:`root_costs` summed) per GPU of a job with the default
+    #: ``gpus``: facebook_combined's roots sum to 4.0e8 and took 4.1 s on one H100, so
+    #: each GPU gets about 0.1 s of work or more.
+    spread_cost = 1e7
 
     def __init__(self, graph, setup):
         super().__init__(graph, setup)
         host_threads = 1 if setup.cpu_threads else gthinker.options.available_cores()
         self.dev = BitsetDevice(graph, setup.histogram_bins, self.blocks, self.budget,
-                                self.scratch_bytes, host_threads=host_threads)
+                                self.scratch_bytes, host_threads=host_threads, stop=setup.stop)
         self.dev.timeline = self.timeline  # its launches' busy intervals
         self.pushed = 0
         self.parked = 0  # records of a chunk's tail left in S for later (see _park)
+        # A job run whole (run_whole): records given to and taken from the other GPUs,
+        # the thread's wall and CPU seconds, and its histogram (read on its device).
+        self.given = self.taken = 0
+        self.wall_seconds = self.thread_cpu_seconds = 0.0
+        self.hist = None
 
     @classmethod
     def root_costs(cls, graph, roots):
@@ -1055,14 +1148,108 @@ class BitsetsEngine(GPUEngine):
         self.parked += work.num_records
         return True
 
-    def results(self) -> EngineResults:
-        hist = self.dev.histogram()
+    @classmethod
+    def share_roots(cls, graph, roots, workers, mode):
+        """The roots dealt in shares of about even estimated cost, one per GPU, each to be
+        searched as one GPU searches a whole job (see :meth:`run_whole`): in gpu mode (a
+        job through the master) a chunk per share; in hybrid mode each share in
+        :data:`HYBRID_PIECES` chunks, the first pieces of every share first (their
+        heaviest roots: every GPU starts on its heavy part), so that the CPU workers take
+        from the back the last pieces, the lightest roots."""
+        shares = deal(cls.root_costs(graph, roots), workers)
+        pieces = HYBRID_PIECES if mode == "hybrid" else 1
+        parts = [np.array_split(share, pieces) for share in shares]
+        chunks = [part[j] for j in range(pieces) for part in parts if len(part[j])]
+        ends = np.cumsum([len(c) for c in chunks]).astype(np.int64)
+        return roots[np.concatenate(chunks)], ends
+
+    @classmethod
+    def run_whole(cls, graph, setup, devices, vertices):
+        """A gpu-mode job without the master: the roots dealt to the devices in shares
+        of about even estimated cost (:func:`gthinker.gpu.sharing.deal`), each searched
+        as one GPU searches a whole job (the share's heavy roots side by side in its
+        first launch), one thread per device; a device whose share is done takes half
+        of the records another has left (:class:`~gthinker.gpu.sharing.WorkPool`)."""
+        roots = (np.arange(vertices.start, vertices.stop, dtype=np.int32)
+                 if isinstance(vertices, range) else np.asarray(vertices, np.int32))
+        shares = deal(cls.root_costs(graph, roots), len(devices))
+        n = len(devices)
+        host_threads = max(1, gthinker.options.available_cores() // n)
+
+        def made(k):
+            with gthinker.gpu.on_device(devices[k]):
+                engine = cls(graph, setup._replace(device=devices[k], peers=n - 1))
+            engine.dev.host_threads = host_threads  # the cores shared among the devices
+            return engine
+
+        pool = WorkPool(n)
+
+        def drive(k):
+            try:
+                engine = engines[k]
+                with gthinker.gpu.driving(engine.device):
+                    engine.whole(Work(roots[shares[k]], _NO_IDS, np.zeros(1, np.int64)), pool)
+            finally:
+                pool.close()  # (a failed thread: the others stop waiting for it)
+
+        if n == 1 or simulator.enabled():  # the simulator: set up one at a time
+            engines = [made(k) for k in range(n)]
+        else:  # each device uploads its copy of the graph at the same time
+            with ThreadPoolExecutor(n, "gthinker-mce-setup") as threads:
+                engines = list(threads.map(made, range(n)))
+        with ThreadPoolExecutor(n, "gthinker-mce-gpu") as threads:
+            futures = [threads.submit(drive, k) for k in range(n)]
+            _watch(futures, setup, engines, devices, pool)
+        for f in futures:
+            f.result()  # a thread's error
+        figures = [e.snapshot() for e in engines]
+        hist = np.sum([e.hist for e in engines], axis=0)
+        return cls._results_of(hist), figures
+
+    def whole(self, work: Work, pool: WorkPool) -> None:
+        """This device's part of :meth:`run_whole` (on its thread, on its device): its
+        share, then what the other devices give, until every device waits; while another
+        waits, half of its records after each launch go to the pool. Its histogram is
+        read at the end (:attr:`hist`)."""
+        t0, c0 = time.perf_counter(), time.thread_time()
+        stop = self.setup.stop
+        stopped = stop.is_set if stop is not None else (lambda: False)
+        live_at = t0
+        while not stopped():
+            if not len(work):
+                with simulator.turn_given_up():
+                    got = pool.take(stopped)
+                if got is None:
+                    break
+                work = got
+                self.taken += got.num_records
+            work = self.dev.run(work)
+            if self.setup.progress is not None and time.perf_counter() - live_at > 1.0:
+                live_at = time.perf_counter()  # cliques so far, for progress lines
+                self.live_counters = np.array([self.dev.histogram().sum()], np.int64)
+            if work.num_records > 1 and pool.hungry():
+                share = np.zeros(len(work), bool)
+                share[: work.num_records // 2] = True
+                pool.give(work.take(share))
+                self.given += work.num_records // 2
+                work = work.take(~share)
+        self.hist = self.dev.histogram()
+        self.wall_seconds = time.perf_counter() - t0
+        self.thread_cpu_seconds = time.thread_time() - c0
+
+    @staticmethod
+    def _results_of(hist) -> EngineResults:
         sizes = np.flatnonzero(hist)
         return EngineResults(np.array([hist.sum()], np.int64),
                              np.array([sizes[-1] if sizes.size else NO_MAXIMUM], np.int64),
                              [hist])
 
+    def results(self) -> EngineResults:
+        return self._results_of(self.dev.histogram())
+
     def snapshot(self) -> dict:
         return {"kernel_seconds": self.dev.seconds, "launches": self.dev.launches,
                 "spilled": self.dev.spilled, "pushed": self.pushed, "parked": self.parked,
+                "given": self.given, "taken": self.taken, "wall_seconds": self.wall_seconds,
+                "thread_cpu_seconds": self.thread_cpu_seconds,
                 "device": gthinker.gpu.device_status()[1], **self.dev.figures()}
