@@ -160,30 +160,49 @@ def _bytes(graph, k: int, entries: int, per_vertex: float) -> int:
     return int(8 * (k + 1) + 4 * entries + labels + per_vertex * k)
 
 
+#: A range grows until it is within this share of the largest that fits (a binary
+#: search on its end stops there: ranges a little short of the cap, found in fewer
+#: neighbourhoods).
+CLOSE_ENOUGH = 1 / 8
+
+
 def cut(graph: gthinker.Graph, roots, hops: int, cap: int, allowed=None,
         per_vertex: float = 0.0) -> list[np.ndarray]:
-    """``roots`` (sorted) cut into ranges whose neighbourhoods (:func:`ball`) take at most
-    ``cap`` bytes on the device, in order; GraphTooLargeError when one root's alone does
+    """``roots`` (sorted) cut into consecutive ranges whose neighbourhoods (:func:`ball`)
+    take at most ``cap`` bytes on the device, each about the largest that fits (from
+    the last range's size, doubled while it fits, then halved back: within
+    :data:`CLOSE_ENOUGH` of the largest); GraphTooLargeError when one root's alone does
     not fit."""
     roots = np.asarray(roots, np.int32)
     scratch = _Scratch(graph.num_vertices)
-    todo, done = [roots], []
-    while todo:
-        part = todo.pop()
-        if not part.size:
-            continue
+
+    def need(part) -> int:
         ids, entries = ball(graph, part, hops, allowed, scratch)
-        need = _bytes(graph, ids.size, entries, per_vertex)
-        if need <= cap:
-            done.append(part)
-        elif part.size == 1:
+        return _bytes(graph, ids.size, entries, per_vertex)
+
+    done, start, size = [], 0, 1
+    while start < roots.size:
+        left = roots.size - start
+        ok, bad, size = 0, left + 1, min(size, left)
+        while bad - ok > max(1, int(ok * CLOSE_ENOUGH)):
+            if need(roots[start:start + size]) <= cap:
+                ok = size
+                size = min(2 * size, left) if bad > left else (ok + bad) // 2
+                if ok == left:
+                    break
+            else:
+                bad = size
+                size = (ok + bad) // 2
+            if size <= ok:
+                break
+        if ok == 0:
+            v = int(graph.ids[roots[start]])
             raise GraphTooLargeError(
-                f"the {hops}-hop neighbourhood of vertex {int(graph.ids[part[0]])} alone needs "
-                f"{need:,} bytes of GPU memory, more than the {cap:,} a part may take; "
-                "raise --gpu-memory, or run it with --mode cpu")
-        else:
-            half = part.size // 2
-            todo += [part[half:], part[:half]]
+                f"the {hops}-hop neighbourhood of vertex {v} alone needs "
+                f"{need(roots[start:start + 1]):,} bytes of GPU memory, more than the "
+                f"{cap:,} a part may take; raise --gpu-memory, or run it with --mode cpu")
+        done.append(roots[start:start + ok])
+        start, size = start + ok, ok
     return done
 
 
