@@ -183,3 +183,39 @@ def test_help_lists_gpu_memory():
 
     for options in (SMOptions, CountOptions):
         assert "gpu_memory" in {f.name for f in options.__dataclass_fields__.values()}
+
+
+def _hub(n, seed):
+    """A path 0..n-1 with chords, and hub n joined to every third vertex: its two hops
+    reach everything, so it alone exceeds a cap its edges fit."""
+    rng = random.Random(seed)
+    G = nx.path_graph(n)
+    G.add_edges_from((v, v + 2) for v in range(n - 2) if rng.random() < 0.5)
+    G.add_edges_from((n, v) for v in range(0, n, 3))
+    return G
+
+
+def test_a_hub_is_searched_from_its_edges():
+    hubs = 0
+    for seed in range(8):
+        G = _hub(30, seed)
+        data = gthinker.as_graph(G)
+        for name in ("4-cycle", "house", "tailed-triangle"):
+            Q = sm.pattern(name)
+            for unique in (True, False):
+                p = plan(data, Q, unique)
+                res, parts = partitions.search_in_parts(data, p, _cap(data, 0.5), "cpu",
+                                                        threads=1)
+                got = res.counters["matches"] * (p.automorphisms if unique else 1)
+                assert got == _embeddings(G, Q.to_networkx()), (seed, name, unique)
+                hubs += any(f["from_records"] for f in res.stats["parts"])
+    assert hubs >= 10
+
+
+def test_gpu_hub_edges_in_parts():
+    G = _hub(12, 1)
+    g = gthinker.as_graph(G)
+    whole = sm.count(G, "4-cycle", mode="cpu", threads=1)
+    res = sm.count(G, "4-cycle", mode="gpu", gpu_mode="dfs", gpu_memory=_cap(g, 0.6))
+    assert res.count == whole.count == _embeddings(G, sm.pattern("4-cycle").to_networkx())
+    assert any(f["from_records"] for f in res.stats["parts"])

@@ -167,17 +167,19 @@ CLOSE_ENOUGH = 1 / 8
 
 
 def cut(graph: gthinker.Graph, roots, hops: int, cap: int, allowed=None,
-        per_vertex: float = 0.0) -> list[np.ndarray]:
+        per_vertex: float = 0.0, always=(), oversized=None) -> list[np.ndarray]:
     """``roots`` (sorted) cut into consecutive ranges whose neighbourhoods (:func:`ball`)
     take at most ``cap`` bytes on the device, each about the largest that fits (from
     the last range's size, doubled while it fits, then halved back: within
-    :data:`CLOSE_ENOUGH` of the largest); GraphTooLargeError when one root's alone does
-    not fit."""
+    :data:`CLOSE_ENOUGH` of the largest). ``always``: vertices every range's
+    neighbourhood starts from too. A root whose neighbourhood alone does not fit goes to
+    the list ``oversized`` where one is given, else raises GraphTooLargeError."""
     roots = np.asarray(roots, np.int32)
+    always = np.asarray(always, np.int32)
     scratch = _Scratch(graph.num_vertices)
 
     def need(part) -> int:
-        ids, entries = ball(graph, part, hops, allowed, scratch)
+        ids, entries = ball(graph, np.concatenate([always, part]), hops, allowed, scratch)
         return _bytes(graph, ids.size, entries, per_vertex)
 
     done, start, size = [], 0, 1
@@ -195,6 +197,10 @@ def cut(graph: gthinker.Graph, roots, hops: int, cap: int, allowed=None,
                 size = (ok + bad) // 2
             if size <= ok:
                 break
+        if ok == 0 and oversized is not None:
+            oversized.append(int(roots[start]))
+            start += 1
+            continue
         if ok == 0:
             v = int(graph.ids[roots[start]])
             raise GraphTooLargeError(
@@ -234,28 +240,30 @@ def induced(graph: gthinker.Graph, roots, hops: int, allowed=None) -> Part:
 
 # ---- the job in parts -----------------------------------------------------------------
 
-def run_parts(graph: gthinker.Graph, ranges: list, hops: int, job, allowed=None
-              ) -> gthinker.JobResult:
-    """``job(part)`` (a :class:`Part`; returns a :class:`gthinker.JobResult`) for each of
-    ``ranges`` in turn, the next part built on a host thread while the job runs; the
-    results merged: counters summed, the figures of each part in
-    ``stats["parts"]``. Stops after a part that stopped (a limit, a stop token)."""
+def run_parts(graph: gthinker.Graph, jobs: list, job, allowed=None) -> gthinker.JobResult:
+    """``job(part, extra)`` (returns a :class:`gthinker.JobResult`) for each of ``jobs``,
+    ``(roots, hops, extra)``: the part of ``roots`` and ``hops`` (:func:`induced`), in
+    turn, the next part built on a host thread while the job runs; the results merged:
+    counters summed, the figures of each part in ``stats["parts"]`` (``from_records``:
+    given ``extra``, a hub's edges). Stops after a part that stopped (a limit, a stop
+    token)."""
     results, figures = [], []
-    ranges = ranges or [np.zeros(0, np.int32)]  # no roots: one empty part, for the names
+    jobs = jobs or [(np.zeros(0, np.int32), 0, None)]  # no roots: one empty part
     start = time.perf_counter()
     with ThreadPoolExecutor(1, thread_name_prefix="gthinker-parts") as pool:
-        def build(roots):
+        def build(item):
             t0 = time.perf_counter()
-            return t0, induced(graph, roots, hops, allowed), time.perf_counter()
+            return t0, induced(graph, item[0], item[1], allowed), time.perf_counter()
 
-        ahead = pool.submit(build, ranges[0])
-        for i in range(len(ranges)):
+        ahead = pool.submit(build, jobs[0])
+        for i in range(len(jobs)):
             t0, part, t1 = ahead.result()
-            ahead = pool.submit(build, ranges[i + 1]) if i + 1 < len(ranges) else None
-            res = job(part)
+            ahead = pool.submit(build, jobs[i + 1]) if i + 1 < len(jobs) else None
+            res = job(part, jobs[i][2])
             results.append(res)
             figures.append({"roots": int(part.roots.size), "vertices": part.graph.num_vertices,
                             "edges": part.graph.num_edges, "bytes": graph_bytes(part.graph),
+                            "from_records": jobs[i][2] is not None,
                             "build_seconds": t1 - t0, "seconds": res.seconds})
             del part
             if res.stopped:
@@ -283,16 +291,17 @@ def _merged(results: list, figures: list, wall: float) -> gthinker.JobResult:
         stopped=next((r.stopped for r in results if r.stopped), None))
 
 
-def hops_of(backward) -> int:
-    """The eccentricity of position 0 of a matching order whose position d has the
-    earlier neighbours ``backward[d]`` (positions): how far from its root a match
-    reaches."""
+def hops_of(backward, first: int = 1) -> int:
+    """The eccentricity of positions ``0..first-1`` of a matching order whose position d
+    has the earlier neighbours ``backward[d]`` (positions): how far from its root (its
+    first ``first`` vertices) a match reaches."""
     adj = [set() for _ in backward]
     for d, back in enumerate(backward):
         for b in back:
             adj[d].add(b)
             adj[b].add(d)
-    seen, front, hops = {0}, {0}, 0
+    seen = set(range(min(first, len(backward))))
+    front, hops = set(seen), 0
     while True:
         front = {w for u in front for w in adj[u]} - seen
         if not front:
@@ -318,7 +327,8 @@ def search_in_parts(data: gthinker.Graph, p: Plan, cap: int, mode: str, **option
     """The matching search of plan ``p`` in parts of at most ``cap`` bytes (see the
     module docstring): ``(the merged job result, parts)``. ``options`` go to each
     part's :func:`gthinker.run` (``gpu``, ``threads``, ...); ``vertices``, if given,
-    limits the roots."""
+    limits the roots. A root whose neighbourhood alone does not fit (a hub, two hops
+    out) is searched from its edges instead (:func:`_edge_parts`)."""
     if p.pattern is None:
         raise ValueError("matching in parts needs the plan's pattern plan (plan())")
     roots = p.candidates[int(p.order[0])]
@@ -328,15 +338,52 @@ def search_in_parts(data: gthinker.Graph, p: Plan, cap: int, mode: str, **option
     allowed = np.zeros(data.num_vertices, np.bool_)
     for c in p.candidates:
         allowed[c] = True
-    hops = hops_of(p.pattern.backward)
-    ranges = cut(data, roots, hops, cap, allowed, _bitmap_bytes(p))
+    backward = p.pattern.backward
+    hops = hops_of(backward)
+    oversized = [] if len(p.order) > 1 else None
+    ranges = cut(data, roots, hops, cap, allowed, _bitmap_bytes(p), oversized=oversized)
+    jobs = [(r, hops, None) for r in ranges]
+    for v in oversized or ():
+        jobs += _edge_parts(data, p, v, cap, allowed)
 
-    def job(part: Part) -> gthinker.JobResult:
+    def job(part: Part, records) -> gthinker.JobResult:
         sub = plan_within(p, part.vertices)
+        if records is None:
+            return gthinker.run(SubgraphMatching, part.graph, mode=mode, params=sub.params,
+                                vertices=part.roots, **options)
         return gthinker.run(SubgraphMatching, part.graph, mode=mode, params=sub.params,
-                            vertices=part.roots, **options)
+                            vertices=[], records=records(part), **options)
 
-    return run_parts(data, ranges, hops, job, allowed), len(ranges)
+    return run_parts(data, jobs, job, allowed), len(jobs)
+
+
+def _edge_parts(data: gthinker.Graph, p: Plan, v: int, cap: int, allowed) -> list:
+    """The parts of root ``v`` searched from its edges: the partial matches ``[2, v, w]``
+    (``w`` its neighbours that may take the order's second position), cut into ranges of
+    ``w`` whose neighbourhood with ``v``, as far as the rest of the match reaches from
+    the first two positions, fits."""
+    u0, u1 = int(p.order[0]), int(p.order[1])
+    nb = data.neighbors(v)
+    ws = nb[np.isin(nb, p.candidates[u1], assume_unique=True) & (nb != v)]
+    for a, b in p.constraints:
+        if (a, b) == (u0, u1):
+            ws = ws[ws > v]
+        elif (a, b) == (u1, u0):
+            ws = ws[ws < v]
+    hops = hops_of(p.pattern.backward, 2)
+    try:
+        ranges = cut(data, ws, hops, cap, allowed, _bitmap_bytes(p), always=[v])
+    except GraphTooLargeError as e:
+        raise GraphTooLargeError(f"{e} (searched from the edges of vertex "
+                                 f"{int(data.ids[v])}, whose neighbourhood is larger)") from None
+
+    def records(part: Part):
+        # part.roots: [v, w...] renumbered (v first: induced() keeps the roots' order)
+        pairs = np.empty((part.roots.size - 1, 3), np.int32)
+        pairs[:, 0], pairs[:, 1], pairs[:, 2] = 2, part.roots[0], part.roots[1:]
+        return pairs.ravel(), np.arange(0, pairs.size + 1, 3, dtype=np.int64)
+
+    return [(np.concatenate([[v], r]).astype(np.int32), hops, records) for r in ranges]
 
 
 # ---- the clique count in parts --------------------------------------------------------
@@ -353,8 +400,8 @@ def cliques_in_parts(dag: gthinker.Graph, k: int, cap: int, job, within=None
         else np.asarray(within, np.int64)
     roots = roots[np.diff(dag.indptr)[roots] >= k - 1]
     ranges = cut(dag, roots, 1, cap)
-    return run_parts(dag, ranges, 1, lambda part: job(part, range_records(part.roots))), \
-        len(ranges)
+    return run_parts(dag, [(r, 1, None) for r in ranges],
+                     lambda part, _: job(part, range_records(np.sort(part.roots)))), len(ranges)
 
 
 def range_records(roots) -> tuple[np.ndarray, np.ndarray]:
