@@ -89,7 +89,10 @@ def _stopped_after(limit, fn, **kw):
 def _timed(fn, repeat, limit, **kw):
     """A first run, then ``repeat`` warm ones: the count, the warm seconds and the
     figures of the last."""
-    first = _stopped_after(limit, fn, **kw)
+    try:
+        first = _stopped_after(limit, fn, **kw)
+    except gthinker.GraphTooLargeError as e:  # a part's neighbourhood above the cap
+        return {"error": str(e)}
     if getattr(first, "stopped", None):
         return {"stopped": True}
     runs = [_stopped_after(limit, fn, **kw) for _ in range(repeat)]
@@ -236,7 +239,7 @@ def _md(result) -> str:
             continue
         u, c = r.get("uncapped", {}), r["capped"]
         out.append(f"| {r['graph']} | {r['query']} | {u.get('count', '-')} | "
-                   f"{u.get('warm_min', '-')} | {c.get('count', 'stopped')} | "
+                   f"{u.get('warm_min', '-')} | {c.get('count', c.get('error', 'stopped'))} | "
                    f"{c.get('warm_min')} | {c.get('parts')} | {r.get('ratio', '-')} |")
     return "\n".join(out) + "\n"
 

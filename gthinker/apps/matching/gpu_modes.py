@@ -1,7 +1,9 @@
-"""The GPU engines of the matching search, by name (``gpu_mode``, ``--gpu-mode``).
+"""The GPU engines of the matching search, by name (``gpu_mode``, ``--gpu-mode``), and the
+``gpu_memory`` option (``--gpu-memory``) of the apps that search on them.
 
 A module of its own so that the command (which must stay light) and the engine
-(:mod:`gthinker.apps.matching.dispatch`) read the one list without importing each other.
+(:mod:`gthinker.apps.matching.dispatch`) read the one list (and the one option) without
+importing each other.
 """
 
 from __future__ import annotations

@@ -14,7 +14,10 @@ in the same vertex order (so that the symmetry-breaking restrictions compare ali
 ``ids`` keep the original ids), :func:`run_parts` runs the job on one part after the
 other with only the range as first vertices, building the next part on a host thread
 while the device searches the current one, and sums the counts. A match is counted
-in the part of its root only, so the sum is the count of the whole graph.
+in the part of its root only, so the sum is the count of the whole graph. A root whose
+neighbourhood alone does not fit (a hub, two hops out) is searched from its edges: the
+partial matches ``[2, v, w]``, in ranges of ``w`` whose neighbourhood with ``v`` fits
+(:func:`_edge_parts`). docs/gpu.md, "Graphs larger than the GPU", tells the whole scheme.
 
 The parts' neighbourhoods overlap (a hub near many ranges is copied with each): on a
 graph with hubs and a two-hop query the parts can be many. SGSI (Zeng et al.) cuts
