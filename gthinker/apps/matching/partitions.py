@@ -63,16 +63,16 @@ def cap_for(graph: gthinker.Graph, gpu_memory: int | None, per_vertex: float = 0
             ) -> int | None:
     """The device bytes a part may take when ``graph`` is matched in parts, or None when
     it is matched whole: ``gpu_memory`` when the graph's copy is larger; without it, the
-    device's free memory less :data:`WORKING_BYTES` when the graph's copy is larger than
-    that (never on the simulator, which has no figures)."""
+    device's free memory less :data:`WORKING_BYTES` (at most half of it) when the graph's
+    copy is larger than that (never on the simulator, which has no figures)."""
     need = graph_bytes(graph, per_vertex)
     if gpu_memory is not None:
         return int(gpu_memory) if need > gpu_memory else None
     figures = gthinker.gpu.memory_info()
     if figures is None:
         return None
-    room = figures[0] - WORKING_BYTES
-    return max(room, 1) if need > room else None
+    room = figures[0] - min(WORKING_BYTES, figures[0] // 2)
+    return room if need > room else None
 
 
 # ---- neighbourhoods -------------------------------------------------------------------
