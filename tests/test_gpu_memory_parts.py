@@ -219,3 +219,14 @@ def test_gpu_hub_edges_in_parts():
     res = sm.count(G, "4-cycle", mode="gpu", gpu_mode="dfs", gpu_memory=_cap(g, 0.6))
     assert res.count == whole.count == _embeddings(G, sm.pattern("4-cycle").to_networkx())
     assert any(f["from_records"] for f in res.stats["parts"])
+
+
+def test_without_a_cap_parts_follow_the_free_memory(monkeypatch):
+    g = gthinker.as_graph(_local(6, 3, 0))
+    need = partitions.graph_bytes(g)
+    for free, want in ((3 * need, None), (need, need - need // 2),
+                       (need + partitions.WORKING_BYTES * 3, None)):
+        monkeypatch.setattr(gthinker.gpu, "memory_info", lambda free=free: (free, 2 * free))
+        assert partitions.cap_for(g, None) == want, free
+    monkeypatch.setattr(gthinker.gpu, "memory_info", lambda: None)  # the simulator
+    assert partitions.cap_for(g, None) is None
