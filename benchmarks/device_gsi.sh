@@ -16,7 +16,8 @@
 #        labels, GSI's sample shapes and the T-DFS shapes beside `sm` on the GPU; the
 #        triangles and 4-cycles of R-MAT PARTS (default 22:16) with and without a cap of half
 #        the graph's bytes; the triangles of R-MAT CAPPED (default 24:16) capped. REPEAT warm
-#        runs (default 2), RUN_LIMIT s a run (default 120), BUDGET s in all (default 480).
+#        runs (default 2), RUN_LIMIT s a run (default 120), BUDGET s in all (default 480);
+#        RMAT=, PARTS= or CAPPED= (empty) leaves that table out.
 #        JSON and a table in $OUT/sm_gsi$TAG.{json,md}.
 source "$(dirname "$0")/device_env.sh"
 GSI_DIR=${GSI_DIR:-$ROOT/.peers/gsi-build}
@@ -34,8 +35,8 @@ for step in $steps; do
       ;;
     bench)
       python3 "$ROOT/benchmarks/sm_gsi.py" --gsi "$GSI_DIR" --work /tmp/sm_gsi \
-        --rmat "${RMAT:-20:16}" --vertex-labels 4 --parts "${PARTS:-22:16}" \
-        --capped "${CAPPED:-24:16}" --repeat "${REPEAT:-2}" --run-limit "${RUN_LIMIT:-120}" \
+        --rmat "${RMAT-20:16}" --vertex-labels 4 --parts "${PARTS-22:16}" \
+        --capped "${CAPPED-24:16}" --repeat "${REPEAT:-2}" --run-limit "${RUN_LIMIT:-120}" \
         --budget "${BUDGET:-480}" --out "$OUT/sm_gsi${TAG:-}" 2>&1 | tee "$OUT/sm_gsi${TAG:-}.log"
       ;;
     *) echo "device_gsi.sh: unknown step $step (tests, bench)" >&2; exit 2 ;;

@@ -51,13 +51,23 @@ from gthinker.apps.matching.partitions import graph_bytes
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "peers"))
-from common import rmat_file  # noqa: E402
 from gsi_convert import monomorphisms, read_g, vertex_labels, write_g, write_graph  # noqa: E402
 
 GSI = HERE / "peers" / "gsi.sh"
 SAMPLES = ("query.g", "star.g", "triangle.g", "wedge.g")
 SHAPES = ("3-path", "triangle", "diamond", "4-clique")
 EDGE_LABELS = 4
+
+
+def _rmat(work: Path, scale: int, ef: int):
+    """``gthinker generate rmat`` (seed 1, the generator's default skew) to a binary graph,
+    once: ``(path, name, command)``."""
+    path = work / f"rmat_s{scale}_ef{ef}.csr"
+    cmd = ["gthinker", "generate", "rmat", "--scale", str(scale), "--edge-factor", str(ef),
+           "--seed", "1", "-o", str(path)]
+    if not path.exists():
+        subprocess.run(cmd, check=True)
+    return path, f"R-MAT {scale} ef{ef}", " ".join(cmd)
 
 
 def _gsi(gsi_dir, data, queries, limit):
@@ -135,7 +145,7 @@ def _query(name, k, edge_labeled):
 
 def _rmat_rows(a, work, spec, deadline):
     scale, ef = (int(x) for x in spec.split(":"))
-    path, name, cmd = rmat_file(work, scale, ef, 0.57, 0.19, 0.19)
+    path, name, cmd = _rmat(work, scale, ef)
     variants = [("unlabeled", 0, None)]
     if a.vertex_labels:
         variants.append((f"{a.vertex_labels} vertex labels", a.vertex_labels, None))
@@ -183,9 +193,10 @@ def _rmat_rows(a, work, spec, deadline):
 
 def _parts_rows(a, work, deadline):
     rows = []
-    for spec, capped_only in [(s, False) for s in a.parts] + [(s, True) for s in a.capped]:
+    specs = [(s, False) for s in a.parts] + [(s, True) for s in a.capped]
+    for spec, capped_only in [(s, c) for s, c in specs if s]:
         scale, ef = (int(x) for x in spec.split(":"))
-        path, name, _ = rmat_file(work, scale, ef, 0.57, 0.19, 0.19)
+        path, name, _ = _rmat(work, scale, ef)
         graph = gthinker.Graph.read(path)
         cap = graph_bytes(graph) // 2
         jobs = [("triangle", lambda stop, graph=graph, **kw: count.count(
@@ -262,7 +273,7 @@ def main(argv=None):
     deadline = time.time() + a.budget
     result = {"machine": f"{platform.node()}, {gthinker.gpu.device_status()[1]}",
               "samples": _samples(a, work), "rmat": [], "parts": []}
-    for spec in a.rmat:
+    for spec in filter(None, a.rmat):  # (an empty one: none)
         result["rmat"] += _rmat_rows(a, work, spec, deadline)
     result["parts"] = _parts_rows(a, work, deadline)
     Path(a.out + ".json").write_text(json.dumps(result, indent=1, default=str))
