@@ -81,7 +81,7 @@ def _gsi(gsi_dir, data, queries, limit):
     ms = re.search(r"^gsi_match_ms = (\d+)$", out.stdout, re.M)
     wall = re.search(r"^gsi_wall_seconds = ([0-9.]+)$", out.stdout, re.M)
     if out.returncode or not counts:
-        return {"error": (out.stdout + out.stderr)[-400:]}
+        return {"error": " ".join((out.stdout + out.stderr).split())[-300:]}
     return {"counts": counts, "match_seconds": int(ms.group(1)) / 1e3 if ms else None,
             "wall": float(wall.group(1)) if wall else None}
 
