@@ -35,6 +35,7 @@ from .devices import (
     device_totals,
     driving,
     graph_on_device,
+    memory_info,
     on_device,
     resolve_devices,
     visible_devices,
@@ -42,8 +43,8 @@ from .devices import (
 from .simulator import enabled as _simulated
 
 __all__ = ["GPUContext", "SMALL_GRAPH_EDGES", "by_work", "check_mode", "current_device",
-           "device_status",
-           "device_totals", "driving", "graph_on_device", "numba_cuda", "on_device",
+           "device_status", "device_totals", "driving", "graph_on_device", "memory_info",
+           "numba_cuda", "on_device",
            "release_buffers",
            "require_device", "resolve_devices", "resolve_mode", "small_graph", "visible_devices"]
 

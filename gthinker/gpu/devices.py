@@ -26,7 +26,7 @@ from ..options import ALL_GPUS
 
 __all__ = ["visible_devices", "resolve_devices", "by_work", "job_devices", "current_device",
            "on_device", "driving", "graph_on_device", "device_totals", "profile_line",
-           "PROFILE_ENV", "at_exit"]
+           "PROFILE_ENV", "at_exit", "memory_info"]
 
 #: Set to 1 to have each GPU's figures of every multi-GPU job printed to stderr when the job
 #: ends (:func:`profile_line`: busy, launch, wait, copy and host seconds per GPU).
@@ -129,19 +129,33 @@ def graph_on_device(graph):
         return kept[gpu]
 
 
+def memory_info() -> tuple[int, int] | None:
+    """``(free, total)`` bytes of this thread's CUDA device, or None where there are no
+    figures (the simulator)."""
+    from . import simulator
+    from .availability import numba_cuda
+
+    if simulator.enabled():
+        return None
+    try:
+        free, total = numba_cuda().current_context().get_memory_info()
+    except (AttributeError, NotImplementedError, TypeError):
+        return None
+    return int(free), int(total)
+
+
 def _check_fits(graph, gpu) -> None:
     """Raises GraphTooLargeError, before anything is copied, when the graph's arrays
     would not fit in the device's free memory (the simulator has no figures)."""
     from ..errors import GraphTooLargeError
     from ..memory import describe
-    from .availability import numba_cuda
 
     need = graph.indptr.nbytes + graph.indices.nbytes + (
         graph.labels.nbytes if graph.labels is not None else 0)
-    try:
-        free, total = numba_cuda().current_context().get_memory_info()
-    except (AttributeError, NotImplementedError, TypeError):
+    figures = memory_info()
+    if figures is None:
         return
+    free, total = figures
     if need > free:
         raise GraphTooLargeError(
             f"the graph ({graph.num_vertices:,} vertices, {graph.num_edges:,} edges) needs "

@@ -178,7 +178,9 @@ def count(graph, pattern="triangle", *, per_vertex: bool = False, vertices: rang
         ``induced`` (with ``pattern="motifs"``: induced counts, the default, as igraph's
         ``motifs_randesu`` and ESCAPE give them: each connected vertex set counted once,
         in the motif its induced subgraph is; or non-induced, distinct subgraphs, as for
-        a single pattern); and those of :func:`gthinker.run` (``threads``,
+        a single pattern), ``gpu_memory`` (the GPU memory the graph's copy may take: a
+        graph larger is counted in parts, :mod:`gthinker.apps.matching.partitions`; the
+        GPU clique engine and the matching search); and those of :func:`gthinker.run` (``threads``,
         ``time_budget``, ``spill_limit``, ``cpu_chunk``, ``stop``, ...).
 
     >>> import networkx as nx
@@ -214,15 +216,18 @@ def count(graph, pattern="triangle", *, per_vertex: bool = False, vertices: rang
     if per_vertex:
         return _per_vertex(graph, name, k, mode, threads, time_budget, progress, options)
     if pattern == "motifs":
-        return _motifs(graph, size, induced, mode, threads, time_budget, progress, options)
+        return _motifs(graph, size, induced, mode, threads, time_budget, progress, options,
+                       opts.gpu_memory)
     if pattern == "cliques":
         return _every_clique_size(graph, mode, threads, time_budget, progress, options)
     if k is not None:
-        return count_k_cliques(graph, name, k, mode, threads, time_budget, progress, options)
+        return count_k_cliques(graph, name, k, mode, threads, time_budget, progress, options,
+                               opts.gpu_memory)
     t0 = time.perf_counter()
     pp = pattern_plan(_query_of(pattern, graph))
     options["prepare_seconds"] = time.perf_counter() - t0
-    return count_plan(graph, pp, name, mode, threads, time_budget, progress, **options)
+    return count_plan(graph, pp, name, mode, threads, time_budget, progress,
+                      gpu_memory=opts.gpu_memory, **options)
 
 
 def _labeled(graph, pattern, name, per_vertex, opts, options) -> CountResult | None:
@@ -249,7 +254,8 @@ def _labeled(graph, pattern, name, per_vertex, opts, options) -> CountResult | N
                        stats=res.stats)
 
 
-def _motifs(graph, size, induced, mode, threads, time_budget, progress, options):
+def _motifs(graph, size, induced, mode, threads, time_budget, progress, options,
+            gpu_memory=None):
     """Every connected pattern of ``size`` vertices (:mod:`gthinker.apps.count.motifs`);
     the per-edge sums of the formulas computed once, on the CPU. In modes gpu and
     hybrid the cliques and the searched shapes run in that mode (the clique engine, the
@@ -279,7 +285,7 @@ def _motifs(graph, size, induced, mode, threads, time_budget, progress, options)
                                 0.0, job)
         else:
             parts[n] = count_plan(graph, p, n, search_mode, threads, time_budget, progress,
-                                  **options)
+                                  gpu_memory=gpu_memory, **options)
     counts = {n: parts[n].count if n in parts else 0 for n in names}
     if induced and len(parts) == len(names):
         counts = motifs.induced_counts(size, counts)

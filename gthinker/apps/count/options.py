@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from gthinker.extending import AppOptions, boolean, mode_field, option_field, positive_int
 
+from ..matching.gpu_modes import gpu_memory_field
 from ..matching.labeled import semantics_field
 from .motifs import SIZES
 
@@ -36,5 +37,6 @@ class CountOptions(AppOptions):
     induced: bool = option_field(
         True, "with PATTERN motifs: count distinct subgraphs, not induced ones", boolean,
         flag="--non-induced")
+    gpu_memory: int | None = gpu_memory_field()
 
     scheduler = ("threads", "time_budget", "gpus")

@@ -57,7 +57,7 @@ from gthinker.extending import (
     popcount,
 )
 
-from . import costs, dispatch, formulas, neighbourhoods, planner
+from . import costs, dispatch, formulas, neighbourhoods, partitions, planner
 from .local_graphs import local_graph
 from .pattern_plan import PatternPlan
 from .ranges import spill_rest, work_ranges
@@ -432,19 +432,21 @@ FORMULA_SHAPES = frozenset(formulas.FORMULAS) | frozenset(neighbourhoods.SHAPES)
 
 def count_plan(graph, plan: PatternPlan, name: str | None = None, mode: str = "auto",
                threads: int | None = None, time_budget: float | None = None, progress=None,
-               prepare_seconds: float = 0.0, **options) -> CountResult:
+               prepare_seconds: float = 0.0, gpu_memory: int | None = None,
+               **options) -> CountResult:
     """Counts the distinct subgraphs of the unlabeled ``graph`` isomorphic to the
     pattern of ``plan`` (:func:`gthinker.apps.matching.pattern_plan.pattern_plan`;
     its labels, if any, are ignored): a clique on the oriented graph, a shape of
     :data:`gthinker.apps.matching.formulas.FORMULAS` or
     :data:`gthinker.apps.matching.neighbourhoods.SHAPES` by its formula (CPU), anything
     else by the matching search under the plan's restrictions, its last levels
-    counted from intersection sizes."""
+    counted from intersection sizes. ``gpu_memory``: the GPU memory the graph's copy may
+    take, a graph larger counted in parts (:mod:`gthinker.apps.matching.partitions`)."""
     graph = gthinker.as_graph(graph)
     name = name or plan.shape or "pattern"
     if plan.clique is not None:
         return count_k_cliques(graph, name, plan.clique, mode, threads, time_budget, progress,
-                               options)
+                               options, gpu_memory)
     t0 = time.perf_counter()
     formula, because = by_formula(plan, mode, graph)
     prepare_seconds += time.perf_counter() - t0
@@ -457,8 +459,8 @@ def count_plan(graph, plan: PatternPlan, name: str | None = None, mode: str = "a
     t0 = time.perf_counter()
     p = planner.plan(graph, query, unique=True, order=plan.order)
     prepare_seconds += time.perf_counter() - t0
-    res, _, why = dispatch.run_plan(graph, p, mode, threads=threads, time_budget=time_budget,
-                                  progress=progress, **options)
+    res, _, why = dispatch.run_plan(graph, p, mode, gpu_memory=gpu_memory, threads=threads,
+                                    time_budget=time_budget, progress=progress, **options)
     out = CountResult(name, res.counters["matches"], res.seconds, res.mode, res.threads,
                       "subgraph matching", prepare_seconds=prepare_seconds,
                       compile_seconds=res.compile_seconds,
@@ -552,9 +554,12 @@ def count_by_formula(graph, name, shape, threads, time_budget, progress, options
                        mode_reason=why, stats=res.stats)
 
 
-def count_k_cliques(graph, name, k, mode, threads, time_budget, progress, options):
+def count_k_cliques(graph, name, k, mode, threads, time_budget, progress, options,
+                    gpu_memory=None):
     """The k-cliques of ``graph`` (``options``: :func:`gthinker.run`'s keywords): on the
-    oriented graph, or triangles on the CPU at their middle vertex."""
+    oriented graph, or triangles on the CPU at their middle vertex. ``gpu_memory``: the
+    GPU memory the oriented graph's copy may take in gpu mode, a graph larger counted in
+    parts (:mod:`gthinker.apps.matching.partitions`)."""
     mode, why = gthinker.gpu.resolve_mode(mode, auto="gpu",
                                           cpu_because=gthinker.gpu.small_graph(graph))
     if k == 3 and mode == "cpu" and "vertices" not in options:
@@ -569,7 +574,7 @@ def count_k_cliques(graph, name, k, mode, threads, time_budget, progress, option
                            mode_reason=f"{k}-cliques are the {'vertices' if k == 1 else 'edges'}",
                            stats=idle_stats())
     if mode == "gpu":
-        return _on_gpu(name, dag, k, why, prepare, options)
+        return _on_gpu(name, dag, k, why, prepare, options, gpu_memory)
     res, total = _run_cliques(dag, k, mode, threads, time_budget, progress, options)
     return CountResult(name, total, res.seconds, mode, res.threads, "cliques (oriented)",
                        prepare_seconds=prepare, compile_seconds=res.compile_seconds,
@@ -584,9 +589,10 @@ def _gpu_triangles_dag(graph: gthinker.Graph) -> gthinker.Graph:
     return graph.degree_oriented() if TRIANGLES.orientation == "degree" else oriented(graph)
 
 
-def _on_gpu(name, dag, k, why, prepare, options):
+def _on_gpu(name, dag, k, why, prepare, options, gpu_memory=None):
     """Counts the k-cliques of ``dag`` on the GPUs alone: the clique engine runs the
-    job whole (no master: one launch over the edges per device)."""
+    job whole (no master: one launch over the edges per device), in parts where the
+    graph does not fit (:func:`partitions.cliques_in_parts`)."""
     from .cliques_gpu import CliqueEngine, kernels
 
     t0 = time.perf_counter()
@@ -594,8 +600,17 @@ def _on_gpu(name, dag, k, why, prepare, options):
     compile_seconds = time.perf_counter() - t0
     within = options.pop("vertices", None)
     within = range(dag.num_vertices) if within is None else within
-    res = gthinker.run(CliqueCount, dag, mode="gpu", gpu=CliqueEngine, params=[k],
-                       vertices=within, **options)
+    cap = partitions.cap_for(dag, gpu_memory)
+    if cap is not None:
+        res, parts = partitions.cliques_in_parts(
+            dag, k, cap, lambda part, records: gthinker.run(
+                CliqueCount, part.graph, mode="gpu", gpu=CliqueEngine, params=[k],
+                vertices=[], records=records, **options), within)
+        why = "; ".join(filter(None, (
+            why, f"the graph counted in {parts} parts of at most {cap:,} bytes")))
+    else:
+        res = gthinker.run(CliqueCount, dag, mode="gpu", gpu=CliqueEngine, params=[k],
+                           vertices=within, **options)
     return CountResult(name, res.counters["cliques"], res.seconds, "gpu", 0,
                        "cliques (oriented)", prepare_seconds=prepare,
                        compile_seconds=compile_seconds + res.compile_seconds, mode_reason=why,

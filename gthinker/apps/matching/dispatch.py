@@ -15,6 +15,7 @@ import numpy as np
 
 import gthinker
 
+from . import partitions
 from .dfs_plan import fits
 from .planner import Plan, edges_between
 from .search import SubgraphMatching
@@ -126,9 +127,12 @@ def gpu_engine(gpu_mode: str, p: Plan):
 
 
 def run_plan(data: gthinker.Graph, p: Plan, mode: str = "auto", gpu_mode: str = "auto",
-             listing: bool = False, **options) -> tuple[gthinker.JobResult, str | None, str]:
+             listing: bool = False, gpu_memory: int | None = None,
+             **options) -> tuple[gthinker.JobResult, str | None, str]:
     """Runs the search of plan ``p`` on ``data``: ``(job result, GPU layout or None,
     why this mode)``. ``listing``: the run lists or claims matches (CPU only).
+    ``gpu_memory``: the GPU memory the graph's copy may take (None: what the device has
+    free); a graph larger is searched in parts (:mod:`gthinker.apps.matching.partitions`).
     ``options`` go to :func:`gthinker.run` (threads, time_budget, limit, output, ...);
     the arguments are checked by :func:`gthinker.apps.sm.count` before it plans."""
     mode, why = gthinker.gpu.resolve_mode(mode, auto="gpu", cpu_because=(
@@ -137,5 +141,10 @@ def run_plan(data: gthinker.Graph, p: Plan, mode: str = "auto", gpu_mode: str = 
     if mode in ("gpu", "hybrid"):
         chosen = gpu_mode if gpu_mode != "auto" else choose_gpu_mode(data, p)[0]
         options["gpu"] = gpu_engine(chosen, p)
+        cap = None if "records" in options else partitions.search_cap(data, p, gpu_memory)
+        if cap is not None:
+            res, parts = partitions.search_in_parts(data, p, cap, mode, **options)
+            return res, chosen, "; ".join(filter(None, (
+                why, f"the graph matched in {parts} parts of at most {cap:,} bytes")))
     res = gthinker.run(SubgraphMatching, data, mode=mode, params=p.params, **options)
     return res, chosen, why

@@ -65,7 +65,8 @@ __all__ = ["HEADER", "Plan", "admissible", "admissible_within", "backward_positi
            "check_query", "checked_order", "constraint_ranges", "constraint_ranges_cpu",
            "device_functions", "edges_between", "filter_candidates", "in_candidates",
            "is_admissible", "is_admissible_within", "is_candidate", "label_subgraph",
-           "matching_order", "order_for", "plan", "quicksi_order", "symmetry_constraints"]
+           "matching_order", "order_for", "plan", "plan_within", "quicksi_order",
+           "symmetry_constraints"]
 
 # ---- the params layout ---------------------------------------------------------------
 
@@ -331,11 +332,15 @@ def _csr(lists):
     return ptr, flat
 
 
+#: The header slots that hold an array's offset, in the order the arrays follow it.
+_SECTIONS = (H_SRC_PTR, H_SRC, H_REUSE, H_LESS_PTR, H_LESS, H_MORE_PTR, H_MORE, H_BITMAP,
+             H_BACK_PTR, H_BACK, H_ORDER)
+
+
 def _pack(header, parts):
     """The header, with the offsets of ``parts`` (slot -> array), then the arrays."""
     chunks, off = [header], HEADER
-    for key in (H_SRC_PTR, H_SRC, H_REUSE, H_LESS_PTR, H_LESS, H_MORE_PTR, H_MORE,
-                H_BITMAP, H_BACK_PTR, H_BACK, H_ORDER):
+    for key in _SECTIONS:
         header[key] = off
         chunks.append(parts[key])
         off += len(parts[key])
@@ -391,6 +396,27 @@ def plan(data, query, unique: bool = False, limited: bool = False, order=None) -
     return Plan(order=order, candidates=[cands[u] for u in range(nq)],
                 constraints=[(pp.order[i], pp.order[j]) for i, j in restrictions],
                 automorphisms=pp.automorphisms, params=_pack(header, parts), pattern=pp)
+
+
+def plan_within(p: Plan, ids) -> Plan:
+    """Plan ``p`` for the subgraph of its data graph induced by ``ids`` (sorted vertex
+    ids, renumbered 0, 1, ... in their order, so the symmetry-breaking restrictions
+    compare alike): the candidates and their bitmaps restricted to ``ids`` and
+    renumbered, the order, restrictions and the rest of the params as they are
+    (:mod:`gthinker.apps.matching.partitions`)."""
+    ids = np.asarray(ids, np.int64)
+    cands = [np.searchsorted(ids, c[np.isin(c, ids, assume_unique=True)]) for c in p.candidates]
+    order = p.order
+    bitmap = _bitmaps(len(ids), cands, order).view(np.int64).ravel()
+    params = p.params
+    at, size = int(params[H_BITMAP]), int(params[H_NQ]) * int(params[H_WORDS])
+    new = np.concatenate([params[:at], bitmap, params[at + size:]])
+    for key in _SECTIONS:
+        if new[key] > at:
+            new[key] += bitmap.size - size
+    new[H_WORDS] = (len(ids) + 63) // 64
+    return Plan(order=order, candidates=cands, constraints=p.constraints,
+                automorphisms=p.automorphisms, params=new, pattern=p.pattern)
 
 
 # ---- the candidate rule, for every target --------------------------------------------

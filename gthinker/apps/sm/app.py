@@ -91,10 +91,12 @@ def count(data, query, *, progress=None, **options) -> SMResult:
         ``unique``, ``gpu_mode`` (the depth-first engine,
         :mod:`gthinker.apps.matching.dfs_gpu`, or a record layout of the level-by-level
         one, :mod:`gthinker.apps.matching.levels_gpu`; ``"auto"`` picks it with
-        :func:`choose_gpu_mode`), ``limit`` (stop after this many matches: the count
-        is then ``limit``, and ``stopped == "limit"``; CPU only), ``output`` (write
-        every match, or the first ``limit``, to this file, one per line: the data
-        vertices, original ids, matched to query vertices 0, 1, ...; CPU only); and
+        :func:`choose_gpu_mode`), ``gpu_memory`` (the GPU memory the graph's copy may
+        take: a graph larger is matched in parts,
+        :mod:`gthinker.apps.matching.partitions`), ``limit`` (stop after this many
+        matches: the count is then ``limit``, and ``stopped == "limit"``; CPU only),
+        ``output`` (write every match, or the first ``limit``, to this file, one per line:
+        the data vertices, original ids, matched to query vertices 0, 1, ...; CPU only); and
         those of :func:`gthinker.run` (``threads``, ``time_budget``, ``spill_limit``,
         ``stop``, ...).
     """
@@ -114,14 +116,14 @@ def count(data, query, *, progress=None, **options) -> SMResult:
         # (records and vertices are the search's own: a cluster's node hands them on; a
         # GPU layout asked for is the matcher's)
         done, weighed = _by_count_engines(data, query, opts.unique, opts.mode, progress,
-                                          options)
+                                          dict(options, gpu_memory=opts.gpu_memory))
         if done is not None:
             return done
     else:
         weighed = None
     p = plan(data, query, opts.unique or not listing, limited=limit is not None)
-    res, chosen, why = run_plan(data, p, opts.mode, opts.gpu_mode, listing, limit=limit,
-                                output=output, progress=progress, **options)
+    res, chosen, why = run_plan(data, p, opts.mode, opts.gpu_mode, listing, opts.gpu_memory,
+                                limit=limit, output=output, progress=progress, **options)
     n = res.counters["matches"]
     because, stats = "", res.stats
     if weighed is not None:  # a shape with a formula the search counts

@@ -14,7 +14,7 @@ from gthinker.extending import (
     positive_int,
 )
 
-from ..matching.gpu_modes import DFS_MAX_QUERY, GPU_MODES
+from ..matching.gpu_modes import DFS_MAX_QUERY, GPU_MODES, gpu_memory_field
 from ..matching.labeled import ISOMORPHISM, semantics_field
 
 __all__ = ["SMOptions"]
@@ -35,6 +35,7 @@ class SMOptions(AppOptions):
         "(one record per candidate), which alone takes the GPU worker options; auto: dfs "
         "where it takes the query, else prefix or expand by the first level's fanouts",
         choice(*GPU_MODES))
+    gpu_memory: int | None = gpu_memory_field()
     limit: int | None = option_field(
         None, "stop after N matches (CPU)", positive_int, metavar="N")
     semantics: str = semantics_field()
