@@ -365,6 +365,41 @@ def test_read_only_folder_is_read_and_new_code_goes_to_the_user_folder(filled, t
     assert "first run only" not in err
 
 
+def test_a_named_folder_is_the_only_one_read(filled, tmp_path):
+    # Entries in the user cache folder (the default) are not read when GTHINKER_CACHE_DIR
+    # names another, writable folder: naming a new folder gives an empty cache.
+    default = _copy_of(filled, tmp_path)
+    (tmp_path / "xdg").mkdir()
+    default.rename(tmp_path / "xdg" / "gthinker")
+    before = sorted(p.name for p in (tmp_path / "xdg" / "gthinker").rglob("*"))
+    out, err = _run(tmp_path, tmp_path / "new")
+    assert out["count"] == TRIANGLES and out["compile_seconds"] > 0
+    assert len(_entries(tmp_path / "new")) == 1
+    assert sorted(p.name for p in (tmp_path / "xdg" / "gthinker").rglob("*")) == before
+    out, err = _run(tmp_path, tmp_path / "new")  # and it is the one read
+    assert out == {"count": TRIANGLES, "compile_seconds": 0}
+
+
+def test_code_built_for_a_portable_level_loads_from_the_package(tmp_path):
+    # What `gthinker warmup --portable x86-64-v2` builds into the package's folder
+    # (here a copy of it, named by the preamble) loads into a process with an empty cache
+    # folder on this machine; an edited task is compiled again, never served stale.
+    if "x86-64-v2" not in cache.host_levels():
+        pytest.skip("this machine does not run x86-64-v2 code")
+    _write_user_files(tmp_path)
+    shipped = tmp_path / "prebuilt"
+    out, _ = _run(tmp_path, shipped, NUMBA_CPU_NAME="x86-64-v2", NUMBA_CPU_FEATURES="")
+    assert out["count"] == TRIANGLES and out["compile_seconds"] > 0
+    assert len(_entries(shipped)) == 1
+    use = f"import gthinker.compiler.cache as c; c.PREBUILT = c.Path({str(shipped)!r})"
+    out, err = _run(tmp_path, tmp_path / "empty", preamble=use)
+    assert out == {"count": TRIANGLES, "compile_seconds": 0}, err
+    assert _entries(tmp_path / "empty") == []  # loaded, not copied
+    _edit(tmp_path / "user.py", "MULT = 1", "MULT = 2")
+    out, _ = _run(tmp_path, tmp_path / "empty", preamble=use)
+    assert out["count"] == 2 * TRIANGLES and out["compile_seconds"] > 0
+
+
 def test_cache_off_writes_nothing(tmp_path):
     _write_user_files(tmp_path)
     before = sorted(p.name for p in tmp_path.iterdir())

@@ -9,7 +9,9 @@ are still read from it, and new ones go to a per-user fallback: the user cache
 folder when ``$GTHINKER_CACHE_DIR`` names another one, else a private folder
 ``gthinker-cache-<uid>`` in the temporary folder (mode 0700; used only while it
 is owned by this user and closed to others, since entries hold machine code).
-:func:`write_folder` decides once per process and folder.
+:func:`write_folder` decides once per process and folder. Entries are read from the
+cache folder alone (:func:`folders`), and from the fallback only while the cache
+folder cannot be written: a new ``$GTHINKER_CACHE_DIR`` is an empty cache.
 
 **An entry** is one file ``<name>-<digest>.gtc``: a header (``GTC``, a zero
 byte and the format number), the SHA-256 of the body, and the body, a pickle of
@@ -109,14 +111,18 @@ def _in_temp(folder: Path) -> bool:
     return folder.parent == Path(tempfile.gettempdir())
 
 
-def folders() -> list[Path]:
-    """The folders entries are read from, in order: the cache folder, then the
-    fallbacks that exist (those in the temporary folder only while private)."""
+def folders(target: str) -> list[Path]:
+    """The folders ``target`` entries are read from, in order: the cache folder and,
+    only when it cannot be written, the fallback that new entries go to instead
+    (:func:`write_folder`). A cache folder that can be written is the only one read:
+    ``GTHINKER_CACHE_DIR=/new/folder`` starts from an empty cache."""
     root = cache_dir()
     if root is None:
         return []
-    return [root, *(f for f in fallbacks(root)
-                    if f.is_dir() and (not _in_temp(f) or _private(f)))]
+    written = write_folder(target)[0]
+    if written is None or written.parent == root:
+        return [root]
+    return [root, written.parent]
 
 
 def _probe(folder: Path) -> str | None:
