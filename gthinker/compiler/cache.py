@@ -14,13 +14,18 @@ An entry is keyed by all that decides its machine code:
   and intrinsic it reaches through its globals and closure cells, and the values
   of the constants it freezes (numbers, strings, tuples, numpy arrays);
 - the sources of the gthinker package itself and its C++ core's layout constants;
-- the versions of Python, numba, llvmlite, numba-cuda and numpy;
+- Python's bytecode format, and the versions of numba, llvmlite, numba-cuda and numpy;
 - the signature, and the target: the CPU name and features, or the CUDA driver
   version and the GPU's compute capability.
 
+CPU code built for a portable x86-64 level (:data:`LEVELS`) instead of this CPU ships in
+the package's own folder (:data:`PREBUILT`, filled by ``gthinker warmup --portable`` or
+``GTHINKER_PREBUILD`` at build time); it is read after the cache folder, keyed the same
+way with the level in place of the CPU, on machines that have the level's features.
+
 Change any of them and the entry is compiled again. Entries live under
 ``$GTHINKER_CACHE_DIR`` (default: the platform's user cache folder, e.g.
-``~/.cache/gthinker``; ``GTHINKER_CACHE_DIR=off`` turns the cache off), one
+``~/.cache/gthinker``; ``GTHINKER_CACHE_DIR=off`` turns the cache and shipped code off), one
 checksummed file per entry, written to a temporary file and renamed into place
 (:mod:`gthinker.compiler.files`). An entry that is damaged, of another format or
 cannot be loaded gives one warning, is deleted and compiled again; a folder that
