@@ -609,3 +609,16 @@ def test_a_hit_imports_no_module_its_code_was_compiled_from(tmp_path):
                                       capture_output=True, text=True, check=True).stdout)
             for _ in range(2)]
     assert runs == [[1009, True], [1009, False]]
+
+
+def test_portable_build_options():
+    from gthinker.cli import main
+    from gthinker.cli.warmup import build_portable
+
+    args = main.build_parser().parse_args(["warmup", "--portable", "x86-64-v2", "--part", "1/2"])
+    assert (args.portable, args.part) == ("x86-64-v2", (1, 2))
+    for bad in (["--part", "2/2"], ["--part", "x"], ["--portable", "x86-64-v9"]):
+        with pytest.raises(SystemExit):
+            main.build_parser().parse_args(["warmup", *bad])
+    with pytest.raises(ValueError, match="x86-64-v3"):
+        build_portable("haswell")
