@@ -213,6 +213,8 @@ def test_concurrent_fills(tmp_path):
     for out, err in results:
         assert out["count"] == TRIANGLES
         assert not _warning_lines(err), err
+    # One compiles; the others wait for it and load its code (compile locks).
+    assert sorted(out["compile_seconds"] > 0 for out, _ in results) == [False, False, True]
     assert len(_entries(cache_dir)) == 1
     assert not list(cache_dir.rglob(".tmp-*"))
     out, _ = _run(tmp_path, cache_dir)

@@ -62,6 +62,9 @@ ENV = cache_files.ENV
 FORMAT = cache_files.FORMAT
 #: Compiling that lasts longer than this many seconds is announced on stderr.
 ANNOUNCE_AFTER = 1.0
+#: The longest a process waits for another that compiles the same entry (then it
+#: compiles the entry itself).
+LOCK_WAIT = 900.0
 
 _LIBRARIES = frozenset({"numba", "numpy", "llvmlite", "scipy", "cuda"})
 
@@ -457,6 +460,15 @@ class _Entries:
         """Whether an entry for ``sig`` is on disk (it may still prove unusable)."""
         return any(path.is_file() for path, _, _ in self._paths(sig, target_context))
 
+    def claim(self, sig, target_context):
+        """The entry's :class:`cache_files.CompileLock`, taken (waiting while another
+        process compiles the entry): held, no other process compiles it; release it once
+        the code is compiled or loaded."""
+        file, _ = self._file_and_key(sig, target_context)
+        lock = cache_files.CompileLock(_write_dir(self.target), file)
+        lock.acquire(LOCK_WAIT, self._waiting)
+        return lock
+
     def load_overload(self, sig, target_context):
         why_again = None
         for path, key, shipped in self._paths(sig, target_context):
@@ -464,10 +476,22 @@ class _Entries:
             if loaded is not None:
                 return loaded
             why_again = why_again or why
-        # Numba compiles now, then calls save_overload (or raises: see attach).
         file, key = self._file_and_key(sig, target_context)
-        self.pending.append((file, key, _Stopwatch(self.label, _note(self.target, why_again))))
+        lock = cache_files.CompileLock(_write_dir(self.target), file)
+        if lock.acquire(LOCK_WAIT, self._waiting):  # another process compiled it meanwhile
+            for path, key_there, shipped in self._paths(sig, target_context):
+                loaded, _ = self._load(path, key_there, target_context, keep=shipped)
+                if loaded is not None:
+                    lock.release()
+                    return loaded
+        # Numba compiles now, then calls save_overload (or raises: see attach).
+        watch = _Stopwatch(self.label, _note(self.target, why_again))
+        self.pending.append((file, key, watch, lock))
         return None
+
+    def _waiting(self) -> None:
+        _say_once(("waiting", self.label),
+                  f"gthinker: waiting for another process compiling {self.label}")
 
     def _load(self, path, key, target_context, keep=False):
         """(the compiled code at ``path``, None) or (None, why it must compile again, if
@@ -501,13 +525,21 @@ class _Entries:
         """Stops the stopwatches of misses after the first ``depth`` (compiles that
         raised, so Numba never saved them)."""
         while len(self.pending) > depth:
-            self.pending.pop()[2].stop()
+            _, _, watch, lock = self.pending.pop()
+            watch.stop()
+            lock.release()
 
     def save_overload(self, sig, compiled):
         if not self.pending:
             return
-        file, key, watch = self.pending.pop()
+        file, key, watch, lock = self.pending.pop()
         watch.stop()
+        try:
+            self._save(file, key, watch, compiled)
+        finally:  # saved (or not): the processes waiting for it go on
+            lock.release()
+
+    def _save(self, file, key, watch, compiled) -> None:
         folder = _write_dir(self.target)
         if folder is None:
             return
