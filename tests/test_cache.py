@@ -213,6 +213,8 @@ def test_concurrent_fills(tmp_path):
     for out, err in results:
         assert out["count"] == TRIANGLES
         assert not _warning_lines(err), err
+    # One compiles; the others wait for it and load its code (compile locks).
+    assert sorted(out["compile_seconds"] > 0 for out, _ in results) == [False, False, True]
     assert len(_entries(cache_dir)) == 1
     assert not list(cache_dir.rglob(".tmp-*"))
     out, _ = _run(tmp_path, cache_dir)
@@ -363,6 +365,41 @@ def test_read_only_folder_is_read_and_new_code_goes_to_the_user_folder(filled, t
     warnings = _warning_lines(err)
     assert len(warnings) == 1 and "cannot write the compile cache" in warnings[0], err
     assert "first run only" not in err
+
+
+def test_a_named_folder_is_the_only_one_read(filled, tmp_path):
+    # Entries in the user cache folder (the default) are not read when GTHINKER_CACHE_DIR
+    # names another, writable folder: naming a new folder gives an empty cache.
+    default = _copy_of(filled, tmp_path)
+    (tmp_path / "xdg").mkdir()
+    default.rename(tmp_path / "xdg" / "gthinker")
+    before = sorted(p.name for p in (tmp_path / "xdg" / "gthinker").rglob("*"))
+    out, err = _run(tmp_path, tmp_path / "new")
+    assert out["count"] == TRIANGLES and out["compile_seconds"] > 0
+    assert len(_entries(tmp_path / "new")) == 1
+    assert sorted(p.name for p in (tmp_path / "xdg" / "gthinker").rglob("*")) == before
+    out, err = _run(tmp_path, tmp_path / "new")  # and it is the one read
+    assert out == {"count": TRIANGLES, "compile_seconds": 0}
+
+
+def test_code_built_for_a_portable_level_loads_from_the_package(tmp_path):
+    # What `gthinker warmup --portable x86-64-v2` builds into the package's folder
+    # (here a copy of it, named by the preamble) loads into a process with an empty cache
+    # folder on this machine; an edited task is compiled again, never served stale.
+    if "x86-64-v2" not in cache.host_levels():
+        pytest.skip("this machine does not run x86-64-v2 code")
+    _write_user_files(tmp_path)
+    shipped = tmp_path / "prebuilt"
+    out, _ = _run(tmp_path, shipped, NUMBA_CPU_NAME="x86-64-v2", NUMBA_CPU_FEATURES="")
+    assert out["count"] == TRIANGLES and out["compile_seconds"] > 0
+    assert len(_entries(shipped)) == 1
+    use = f"import gthinker.compiler.cache as c; c.PREBUILT = c.Path({str(shipped)!r})"
+    out, err = _run(tmp_path, tmp_path / "empty", preamble=use)
+    assert out == {"count": TRIANGLES, "compile_seconds": 0}, err
+    assert _entries(tmp_path / "empty") == []  # loaded, not copied
+    _edit(tmp_path / "user.py", "MULT = 1", "MULT = 2")
+    out, _ = _run(tmp_path, tmp_path / "empty", preamble=use)
+    assert out["count"] == 2 * TRIANGLES and out["compile_seconds"] > 0
 
 
 def test_cache_off_writes_nothing(tmp_path):
@@ -574,3 +611,16 @@ def test_a_hit_imports_no_module_its_code_was_compiled_from(tmp_path):
                                       capture_output=True, text=True, check=True).stdout)
             for _ in range(2)]
     assert runs == [[1009, True], [1009, False]]
+
+
+def test_portable_build_options():
+    from gthinker.cli import main
+    from gthinker.cli.warmup import build_portable
+
+    args = main.build_parser().parse_args(["warmup", "--portable", "x86-64-v2", "--part", "1/2"])
+    assert (args.portable, args.part) == ("x86-64-v2", (1, 2))
+    for bad in (["--part", "2/2"], ["--part", "x"], ["--portable", "x86-64-v9"]):
+        with pytest.raises(SystemExit):
+            main.build_parser().parse_args(["warmup", *bad])
+    with pytest.raises(ValueError, match="x86-64-v3"):
+        build_portable("haswell")

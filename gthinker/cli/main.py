@@ -40,12 +40,38 @@ def _add_warmup_parser(sub):
     p.add_argument("--clear", action="store_true",
                    help="remove the cached code first (e.g. after editing your own apps)")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress lines")
+    p.add_argument("--portable", metavar="LEVEL", choices=list(_levels()),
+                   help="build the CPU code for a portable x86-64 level "
+                        f"({', '.join(_levels())}) into the package's own folder, where "
+                        "every machine of that level loads it (for images and wheels)")
+    p.add_argument("--part", type=_part, default=(0, 1), help=argparse.SUPPRESS)
+
+
+def _part(text):
+    """``I/N`` of ``--part`` (one of N processes of ``--portable``)."""
+    i, _, n = text.partition("/")
+    if not (i.isdigit() and n.isdigit() and int(i) < int(n)):
+        raise argparse.ArgumentTypeError(f"expected I/N with I < N, got {text!r}")
+    return int(i), int(n)
+
+
+def _levels():
+    from gthinker.compiler.cache import LEVELS
+
+    return LEVELS
 
 
 def _run_warmup(args) -> int:
     from gthinker import compiler
     from gthinker.cli.warmup import warmup
 
+    if args.portable:
+        from gthinker.cli.warmup import build_portable
+        from gthinker.compiler.cache import PREBUILT
+
+        seconds = build_portable(args.portable, quiet=args.quiet)
+        print(f"built {args.portable} code in {seconds:.1f}s; in {PREBUILT}")
+        return 0
     root = compiler.cache_dir()
     if args.clear:
         print(f"removed {compiler.clear()} cached entries", file=sys.stderr)
@@ -58,7 +84,7 @@ def _run_warmup(args) -> int:
             print(f"  {name}: {seconds:.2f}s", file=sys.stderr, flush=True)
 
     t0 = time.perf_counter()
-    warmup(gpu=False if args.cpu_only else None, progress=show)
+    warmup(gpu=False if args.cpu_only else None, progress=show, part=args.part)
     print(f"compiled in {time.perf_counter() - t0:.1f}s; cache: {root}")
     return 0
 

@@ -14,13 +14,18 @@ An entry is keyed by all that decides its machine code:
   and intrinsic it reaches through its globals and closure cells, and the values
   of the constants it freezes (numbers, strings, tuples, numpy arrays);
 - the sources of the gthinker package itself and its C++ core's layout constants;
-- the versions of Python, numba, llvmlite, numba-cuda and numpy;
+- Python's bytecode format, and the versions of numba, llvmlite, numba-cuda and numpy;
 - the signature, and the target: the CPU name and features, or the CUDA driver
   version and the GPU's compute capability.
 
+CPU code built for a portable x86-64 level (:data:`LEVELS`) instead of this CPU ships in
+the package's own folder (:data:`PREBUILT`, filled by ``gthinker warmup --portable`` or
+``GTHINKER_PREBUILD`` at build time); it is read after the cache folder, keyed the same
+way with the level in place of the CPU, on machines that have the level's features.
+
 Change any of them and the entry is compiled again. Entries live under
 ``$GTHINKER_CACHE_DIR`` (default: the platform's user cache folder, e.g.
-``~/.cache/gthinker``; ``GTHINKER_CACHE_DIR=off`` turns the cache off), one
+``~/.cache/gthinker``; ``GTHINKER_CACHE_DIR=off`` turns the cache and shipped code off), one
 checksummed file per entry, written to a temporary file and renamed into place
 (:mod:`gthinker.compiler.files`). An entry that is damaged, of another format or
 cannot be loaded gives one warning, is deleted and compiled again; a folder that
@@ -39,6 +44,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.util
 import re
 import sys
 import threading
@@ -49,15 +55,30 @@ from pathlib import Path
 
 from gthinker.compiler import files as cache_files
 
-__all__ = ["CacheWarning", "attach", "cache_dir", "clear", "compile_seconds", "compiling",
-           "fingerprint", "jit", "set_quiet"]
+__all__ = ["LEVELS", "PREBUILT", "CacheWarning", "attach", "cache_dir", "clear",
+           "compile_seconds", "compiling", "fingerprint", "host_levels", "jit", "set_quiet"]
 
 ENV = cache_files.ENV
 FORMAT = cache_files.FORMAT
 #: Compiling that lasts longer than this many seconds is announced on stderr.
 ANNOUNCE_AFTER = 1.0
+#: The longest a process waits for another that compiles the same entry (then it
+#: compiles the entry itself).
+LOCK_WAIT = 900.0
 
 _LIBRARIES = frozenset({"numba", "numpy", "llvmlite", "scipy", "cuda"})
+
+#: The portable x86-64 levels that shipped code is built for (``gthinker warmup
+#: --portable LEVEL``, or ``GTHINKER_PREBUILD=LEVEL`` when building a wheel), each with
+#: the CPU features a machine needs to run it; a machine loads the best level it has.
+LEVELS = {
+    "x86-64-v3": ("avx", "avx2", "bmi", "bmi2", "cx16", "f16c", "fma", "lzcnt", "movbe",
+                  "popcnt", "sahf", "sse3", "sse4.1", "sse4.2", "ssse3", "xsave"),
+    "x86-64-v2": ("cx16", "popcnt", "sahf", "sse3", "sse4.1", "sse4.2", "ssse3"),
+}
+#: The package's own read-only folder of code built for :data:`LEVELS` (empty unless
+#: the package was built with it): read after the cache folder, never written at run time.
+PREBUILT = Path(__file__).resolve().parent / "prebuilt"
 
 
 class CacheWarning(UserWarning):
@@ -70,10 +91,11 @@ cache_dir = cache_files.cache_dir
 
 
 def clear() -> int:
-    """Removes every cached entry, from the cache folder and its fallbacks; returns
-    how many files were removed."""
+    """Removes every cached entry from the folders entries are read from (the cache
+    folder, and its fallback while it cannot be written); returns how many files were
+    removed."""
     removed = 0
-    for root in cache_files.folders():
+    for root in {*cache_files.folders("cpu"), *cache_files.folders("cuda")}:
         for path in root.glob("*/*.gtc"):
             try:
                 path.unlink()
@@ -232,8 +254,8 @@ def fingerprint(*objs) -> str:
 #: Parts of gthinker that no compiled code depends on (pure Python front ends: the
 #: command line, the registry and each app's command, the cluster, the networkx
 #: backend): editing them does not invalidate the compile cache.
-_NOT_COMPILED = frozenset({"networkx", "cluster", "cli.py", "app_cli.py", "command.py",
-                           "registry.py", "request.py", "text.py", "warmup.py"})
+_NOT_COMPILED = frozenset({"networkx", "cluster", "cli", "command.py", "registry.py",
+                           "request.py", "text.py"})
 
 
 @functools.lru_cache(maxsize=1)
@@ -242,7 +264,7 @@ def _framework_key() -> str:
     from gthinker import _core
 
     h = hashlib.sha256()
-    root = Path(__file__).parent
+    root = Path(__file__).parents[1]  # the gthinker package
     files = sorted(root.rglob("*.py"))  # the bundled apps (gthinker/apps) too
     for path in files:
         if _NOT_COMPILED.intersection(path.parts[-2:]):  # the folder or the file
@@ -250,7 +272,9 @@ def _framework_key() -> str:
         h.update(path.name.encode())
         h.update(path.read_bytes())
     h.update(repr((sorted(_core.HEADER), sorted(_core.ERROR_CODES))).encode())
-    versions = [sys.version]
+    # The bytecode's format, not the interpreter's build: shipped code loads on any
+    # build of the same Python version.
+    versions = [sys.implementation.cache_tag, importlib.util.MAGIC_NUMBER.hex()]
     for name in ("numba", "llvmlite", "numpy"):
         versions.append(_package_version(name) or __import__(name).__version__)
     try:
@@ -409,8 +433,10 @@ class _Entries:
         module is complete by then: see :func:`jit`)."""
         return self._fingerprint_source()
 
-    def _file_and_key(self, sig, target_context):
+    def _file_and_key(self, sig, target_context, level=None):
         magic = target_context.codegen().magic_tuple()
+        if level is not None:  # what a process built for a portable level has
+            magic = (magic[0], level, "")
         key = repr((FORMAT, self.source_key, _framework_key(), str(sig), magic))
         digest = hashlib.sha256(key.encode()).hexdigest()[:40]
         return f"{self.name}-{digest}.gtc", key
@@ -418,30 +444,63 @@ class _Entries:
     def flush(self) -> None:  # part of Numba's cache protocol; nothing is buffered
         pass
 
+    def _paths(self, sig, target_context):
+        """(path, key, shipped) of each place an entry for ``sig`` may be, in order:
+        the cache folders, then the package's code for each level this machine has."""
+        file, key = self._file_and_key(sig, target_context)
+        for root in cache_files.folders(self.target):
+            yield root / self.target / file, key, False
+        if self.target != "cpu" or cache_files.cache_dir() is None:
+            return
+        for level in host_levels(target_context):
+            file, key = self._file_and_key(sig, target_context, level)
+            yield PREBUILT / self.target / file, key, True
+
     def stored(self, sig, target_context) -> bool:
         """Whether an entry for ``sig`` is on disk (it may still prove unusable)."""
+        return any(path.is_file() for path, _, _ in self._paths(sig, target_context))
+
+    def claim(self, sig, target_context):
+        """The entry's :class:`cache_files.CompileLock`, taken (waiting while another
+        process compiles the entry): held, no other process compiles it; release it once
+        the code is compiled or loaded."""
         file, _ = self._file_and_key(sig, target_context)
-        return any((root / self.target / file).is_file() for root in cache_files.folders())
+        lock = cache_files.CompileLock(_write_dir(self.target), file)
+        lock.acquire(LOCK_WAIT, self._waiting)
+        return lock
 
     def load_overload(self, sig, target_context):
-        file, key = self._file_and_key(sig, target_context)
         why_again = None
-        for root in cache_files.folders():
-            loaded, why = self._load(root / self.target / file, key, target_context)
+        for path, key, shipped in self._paths(sig, target_context):
+            loaded, why = self._load(path, key, target_context, keep=shipped)
             if loaded is not None:
                 return loaded
             why_again = why_again or why
+        file, key = self._file_and_key(sig, target_context)
+        lock = cache_files.CompileLock(_write_dir(self.target), file)
+        if lock.acquire(LOCK_WAIT, self._waiting):  # another process compiled it meanwhile
+            for path, key_there, shipped in self._paths(sig, target_context):
+                loaded, _ = self._load(path, key_there, target_context, keep=shipped)
+                if loaded is not None:
+                    lock.release()
+                    return loaded
         # Numba compiles now, then calls save_overload (or raises: see attach).
-        self.pending.append((file, key, _Stopwatch(self.label, _note(self.target, why_again))))
+        watch = _Stopwatch(self.label, _note(self.target, why_again))
+        self.pending.append((file, key, watch, lock))
         return None
 
-    def _load(self, path, key, target_context):
+    def _waiting(self) -> None:
+        _say_once(("waiting", self.label),
+                  f"gthinker: waiting for another process compiling {self.label}")
+
+    def _load(self, path, key, target_context, keep=False):
         """(the compiled code at ``path``, None) or (None, why it must compile again, if
-        the entry says so); a bad entry is warned of and deleted."""
+        the entry says so); a bad entry is warned of and deleted (unless ``keep``:
+        the package's own)."""
         try:
             got = cache_files.read_entry(path)
         except cache_files.BadEntry as exc:
-            self._drop(path, exc.identity, str(exc))
+            self._drop(path, None if keep else exc.identity, str(exc))
             return None, _AGAIN
         if got is None:
             return None, None
@@ -453,7 +512,8 @@ class _Entries:
         try:
             return _rebuild(self.target, target_context, payload), None
         except Exception as exc:  # noqa: BLE001 - code of another build, say
-            self._drop(path, identity, f"cannot be loaded ({type(exc).__name__}: {exc})")
+            self._drop(path, None if keep else identity,
+                       f"cannot be loaded ({type(exc).__name__}: {exc})")
             return None, _AGAIN
 
     def _drop(self, path, identity, why) -> None:
@@ -465,13 +525,21 @@ class _Entries:
         """Stops the stopwatches of misses after the first ``depth`` (compiles that
         raised, so Numba never saved them)."""
         while len(self.pending) > depth:
-            self.pending.pop()[2].stop()
+            _, _, watch, lock = self.pending.pop()
+            watch.stop()
+            lock.release()
 
     def save_overload(self, sig, compiled):
         if not self.pending:
             return
-        file, key, watch = self.pending.pop()
+        file, key, watch, lock = self.pending.pop()
         watch.stop()
+        try:
+            self._save(file, key, watch, compiled)
+        finally:  # saved (or not): the processes waiting for it go on
+            lock.release()
+
+    def _save(self, file, key, watch, compiled) -> None:
         folder = _write_dir(self.target)
         if folder is None:
             return
@@ -493,6 +561,26 @@ class _Entries:
             _warn_once("write", f"gthinker: cannot write the compile cache in {folder} "
                                 f"({exc.strerror or exc}); compiled code is not kept (set "
                                 f"{ENV} to a writable folder, or to 'off')")
+
+
+def host_levels(target_context=None) -> list[str]:
+    """The :data:`LEVELS` whose code this machine runs, best first (none where this
+    process itself builds for a level, or off x86-64)."""
+    if target_context is None:
+        from numba.core.registry import cpu_target
+
+        target_context = cpu_target.target_context
+    codegen = target_context.codegen()
+    if not codegen.magic_tuple()[0].startswith("x86_64") or codegen.magic_tuple()[1] in LEVELS:
+        return []
+    return [level for level, needs in LEVELS.items() if all(_host_features().get(f) for f in needs)]
+
+
+@functools.cache
+def _host_features() -> dict:
+    import llvmlite.binding as ll
+
+    return dict(ll.get_host_cpu_features())
 
 
 _UNRESOLVED = ".numba.unresolved$"  # Numba's prefix of calls it links at run time

@@ -9,7 +9,9 @@ are still read from it, and new ones go to a per-user fallback: the user cache
 folder when ``$GTHINKER_CACHE_DIR`` names another one, else a private folder
 ``gthinker-cache-<uid>`` in the temporary folder (mode 0700; used only while it
 is owned by this user and closed to others, since entries hold machine code).
-:func:`write_folder` decides once per process and folder.
+:func:`write_folder` decides once per process and folder. Entries are read from the
+cache folder alone (:func:`folders`), and from the fallback only while the cache
+folder cannot be written: a new ``$GTHINKER_CACHE_DIR`` is an empty cache.
 
 **An entry** is one file ``<name>-<digest>.gtc``: a header (``GTC``, a zero
 byte and the format number), the SHA-256 of the body, and the body, a pickle of
@@ -40,10 +42,12 @@ import pickle
 import stat
 import sys
 import tempfile
+import time
 from pathlib import Path
 
-__all__ = ["ENV", "FORMAT", "BadEntry", "cache_dir", "default_dir", "discard", "fallbacks",
-           "folders", "pack", "read_entry", "unpack", "write_atomically", "write_folder"]
+__all__ = ["ENV", "FORMAT", "BadEntry", "CompileLock", "cache_dir", "default_dir", "discard",
+           "fallbacks", "folders", "pack", "read_entry", "unpack", "write_atomically",
+           "write_folder"]
 
 ENV = "GTHINKER_CACHE_DIR"
 #: Changes whenever the layout of an entry, or what may be stored, changes (2: no
@@ -109,14 +113,18 @@ def _in_temp(folder: Path) -> bool:
     return folder.parent == Path(tempfile.gettempdir())
 
 
-def folders() -> list[Path]:
-    """The folders entries are read from, in order: the cache folder, then the
-    fallbacks that exist (those in the temporary folder only while private)."""
+def folders(target: str) -> list[Path]:
+    """The folders ``target`` entries are read from, in order: the cache folder and,
+    only when it cannot be written, the fallback that new entries go to instead
+    (:func:`write_folder`). A cache folder that can be written is the only one read:
+    ``GTHINKER_CACHE_DIR=/new/folder`` starts from an empty cache."""
     root = cache_dir()
     if root is None:
         return []
-    return [root, *(f for f in fallbacks(root)
-                    if f.is_dir() and (not _in_temp(f) or _private(f)))]
+    written = write_folder(target)[0]
+    if written is None or written.parent == root:
+        return [root]
+    return [root, written.parent]
 
 
 def _probe(folder: Path) -> str | None:
@@ -250,6 +258,76 @@ def discard(path: Path, identity) -> bool:
         return True
     except OSError:
         return False
+
+
+class CompileLock:
+    """An advisory lock on one entry (``.<entry>.lock`` beside it), held while a
+    process compiles it: a process that misses the same entry meanwhile waits, then
+    loads what the first saved, instead of compiling it too (test workers, or users,
+    starting at once). Where locks cannot be taken (no ``fcntl``, a folder that cannot
+    be written), nobody waits."""
+
+    _held: dict = {}  # path -> [fd, holders]: the locks this process holds (re-entrant)
+
+    def __init__(self, folder: Path | None, file: str):
+        self.path = None if folder is None else folder / f".{file}.lock"
+        self.fd = None
+
+    def acquire(self, timeout: float, waiting=None) -> bool:
+        """Takes the lock, waiting at most ``timeout`` seconds; ``waiting()`` is called
+        once when it must wait. Whether it waited for another process. A lock this
+        process already holds is taken again at once."""
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX
+            return False
+        if self.path is None:
+            return False
+        held = CompileLock._held.get(self.path)
+        if held is not None:
+            held[1] += 1
+            self.fd = held[0]
+            return False
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError:
+            return False
+        deadline = time.monotonic() + timeout
+        waited = False
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                self.fd = fd
+                CompileLock._held[self.path] = [fd, 1]
+                return waited
+            except BlockingIOError:
+                if not waited and waiting is not None:
+                    waiting()
+                waited = True
+                if time.monotonic() > deadline:  # compile without it
+                    os.close(fd)
+                    return waited
+                time.sleep(0.05)
+            except OSError:
+                os.close(fd)
+                return waited
+
+    def release(self) -> None:
+        """Removes the lock file and lets the waiting processes go (a second call
+        does nothing)."""
+        if self.fd is None:
+            return
+        self.fd = None
+        held = CompileLock._held[self.path]
+        held[1] -= 1
+        if held[1]:
+            return
+        del CompileLock._held[self.path]
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
+        os.close(held[0])  # closing releases the lock
 
 
 def write_atomically(path: Path, data: bytes) -> None:

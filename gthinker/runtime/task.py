@@ -494,11 +494,17 @@ def _compile(cls):
                   locals={}, options={"nopython": True})
     label = f"{cls.__qualname__} (CPU tasks)"
     entries = compiler.attach(entry, target="cpu", label=label, name=cls.__qualname__)
+    lock = None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NumbaWarning)
             if entries.stored(sig, cpu_target.target_context):
                 entry.compile()  # loads; an unreadable entry is compiled again
+                return entry
+            # One process compiles it; others starting meanwhile wait, then load it.
+            lock = entries.claim(sig, cpu_target.target_context)
+            if entries.stored(sig, cpu_target.target_context):
+                entry.compile()
                 return entry
             with compiler.compiling(label):
                 _check_user_functions(cls, spawn, compute)
@@ -510,3 +516,6 @@ def _compile(cls):
             f"{cls.__qualname__}: spawn/compute compiled alone but not inside the runtime's "
             f"entry point:\n{_first_lines(exc)}"
         ) from None
+    finally:
+        if lock is not None:
+            lock.release()
