@@ -17,7 +17,7 @@
 # whether the counts agree) and $OUT/fsm_runs_$TAG.jsonl.
 source "$(dirname "$0")/device_env.sh"
 if [ "${FSMTESTS:-0}" = 1 ]; then
-  (cd "$ROOT" && GTHINKER_TEST_REAL_GPU=1 timeout 300 python3 -m pytest -q -x -n 0 -p no:cacheprovider \
+  (cd "$ROOT" && GTHINKER_TEST_REAL_GPU=1 PYTHONFAULTHANDLER=1 timeout -k 5 150 pytest -q -x -n 0 -p no:cacheprovider \
     tests/test_fsm.py -k "gpu or hybrid") 2>&1 | tail -15
 fi
 if ! bash "$ROOT/benchmarks/peers/g2miner_fsm.sh" build > "$OUT/g2miner_fsm_build.log" 2>&1; then

@@ -96,7 +96,7 @@ runs=${MGRUNS:-10}
 for i in $(seq 1 "$runs"); do
   [ "$(left)" -lt 45 ] && { echo "tests: run $i not started, $(left) s left"; break; }
   o=/tmp/mgtest.out; e=/tmp/mgtest.err
-  (cd "$ROOT" && GTHINKER_TEST_REAL_GPU=1 timeout -k 5 "$(cap 180)" python3 -X faulthandler -m pytest -q -x -n 0 \
+  (cd "$ROOT" && GTHINKER_TEST_REAL_GPU=1 PYTHONFAULTHANDLER=1 timeout -k 5 "$(cap 180)" pytest -q -x -n 0 \
      -p no:cacheprovider tests/test_multi_gpu.py > "$o" 2> "$e")
   rc=$?
   warned=$(cat "$o" "$e" | grep -c "$WARNED")
