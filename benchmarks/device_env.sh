@@ -10,9 +10,13 @@ _limit=()
 ROOT=$(pwd)
 OUT=${OUT:-$ROOT/benchmarks/results/device}
 mkdir -p "$OUT"
-"${_limit[@]}" python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target /tmp/site .whl/*.whl
 export PYTHONPATH=/tmp/site PYTHONUNBUFFERED=1
+# DEVICE_ENV_ONCE (a file name): a script that runs several device scripts installs once.
+if [ -z "${DEVICE_ENV_ONCE:-}" ] || [ ! -f "$DEVICE_ENV_ONCE" ]; then
+"${_limit[@]}" python3 -m pip install -q --no-index --no-deps --no-compile --upgrade --target /tmp/site .whl/*.whl
 "${_limit[@]}" python3 -m pip install -q --no-build-isolation --no-deps .
+[ -n "${DEVICE_ENV_ONCE:-}" ] && touch "$DEVICE_ENV_ONCE"
+fi
 cd /tmp
 # Byte-compile what was installed, as a user's pip install does (this machine does not
 # write .pyc files on import; without them every process compiles ~1 s of Python source).

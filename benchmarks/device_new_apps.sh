@@ -14,6 +14,7 @@ set -u
 here=$(dirname "$0")
 OUT=${OUT:-$(pwd)/benchmarks/results/device}
 export OUT
+export DEVICE_ENV_ONCE=/tmp/device-env-once.$$  # one install for the three scripts
 echo "== 1. multi-GPU tests"
 MGRUNS=${MGRUNS:-10} BENCH=0 MCEGPU=0 USERS=0 BUDGET=${CAP1:-170} \
   timeout -k 5 "$(( ${CAP1:-170} + 60 ))" bash "$here/device_multi_gpu.sh" 2>&1 | tail -14
