@@ -245,7 +245,13 @@ def _leave() -> None:
         try:
             with cuda.gpus[device]:
                 cuda.synchronize()
-                cuda.current_context().deallocations.clear()
+                pending = cuda.current_context().deallocations
+                pending.clear()
+                # What the interpreter's exit still frees (its weakref finalizers run
+                # after this hook: module unloads among them, which aborted a 4-GPU
+                # process with "double free or corruption") stays queued: the driver frees
+                # a process's device memory and modules when it ends.
+                pending.disable().__enter__()
         except Exception:  # noqa: BLE001 - leaving anyway
             pass
         _pin_primary_context(cuda, device)
