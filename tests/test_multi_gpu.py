@@ -576,3 +576,32 @@ def test_profile_lines_only_at_a_jobs_end_and_when_asked(monkeypatch, capsys):
     err = capsys.readouterr().err.splitlines()
     assert err == ["gthinker gpu profile: GPU 0: wall_seconds 1.5, sync_seconds 1, launches 3",
                    "gthinker gpu profile: GPU 1: wall_seconds 1.25, sync_seconds 0.5, launches 2"]
+
+
+_CHILD_EXIT_ORDER = """
+import weakref
+from gthinker.gpu import devices
+
+class Allocation:  # stands for numba-cuda's device memory, freed by a finalizer at exit
+    pass
+
+devices.at_exit(lambda: print("teardown"))
+devices._note_driven(0)  # the first device driven, then its first allocation
+kept = Allocation()
+weakref.finalize(kept, print, "finalizer")
+"""
+
+
+def test_teardown_runs_before_the_exit_finalizers(tmp_path):
+    # numba-cuda frees memory and unloads modules from weakref finalizers, which the
+    # interpreter calls at exit; the teardown must come first (it disables those frees).
+    import subprocess
+    import sys
+
+    from conftest import child_env
+
+    env = {k: v for k, v in child_env().items() if k != "NUMBA_ENABLE_CUDASIM"}
+    done = subprocess.run([sys.executable, "-c", _CHILD_EXIT_ORDER], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["teardown", "finalizer"]

@@ -17,6 +17,7 @@ import numbers
 import os
 import sys
 import threading
+import weakref
 from collections.abc import Sequence
 
 import numpy as np
@@ -210,6 +211,11 @@ def _note_driven(device: int | None) -> None:
         return
     with _KEEPING:
         if not _driven:
+            # atexit runs its hooks last registered first: the weakref finalizers' hook
+            # (numba-cuda frees device memory and unloads modules from finalizers)
+            # registered before this one, so that _leave runs first and the finalizers
+            # find the deallocation queues disabled.
+            weakref.finalize(_leave, lambda: None)
             atexit.register(_leave)
         _driven.add(None if device is None else int(device))
 
