@@ -43,7 +43,7 @@ from gthinker.extending import (
 
 from .options import FSMOptions
 from .patterns import Pattern, extensions, single_edge, sub_patterns
-from .search import INFREQUENT, MAXV, plans
+from .search import INFREQUENT, MAXV, REACHED, plans
 
 __all__ = ["FSMResult", "mine"]
 
@@ -155,6 +155,26 @@ class Batch:
                 lo, hi = self.label_range(lab)
                 rows += [(k, i, a, min(a + chunk, hi)) for a in range(lo, hi, chunk)]
         return np.array(rows, np.int32).reshape(-1, 4)
+
+    def short_of_cap(self) -> np.ndarray:
+        """The patterns stopped as having reached the cap whose marked domains fall short
+        of it: the workers' unguarded ``found`` increments can count a vertex twice (two
+        threads marking it at once), and such a pattern stopped too early."""
+        if not self.cap:
+            return np.zeros(0, np.int64)
+        marks = self.marks.reshape(self.num_patterns, self.stride, self.n)
+        return np.array([k for k, p in enumerate(self.patterns) if self.dead[k] == REACHED
+                         and np.count_nonzero(marks[k, :p.num_vertices], axis=1).min()
+                         < self.cap], np.int64)
+
+    def reopen(self, ks) -> None:
+        """Patterns ``ks`` searched on from their marks: ``found`` recounted from them,
+        failures forgotten (their candidates are searched again)."""
+        marks = self.marks.reshape(self.num_patterns, self.stride, self.n)
+        for k in ks:
+            self.dead[k] = 0
+            self.fails[k * MAXV : (k + 1) * MAXV] = 0
+            self.found[k * MAXV : k * MAXV + self.stride] = np.count_nonzero(marks[k], axis=1)
 
     def supports(self) -> list[int]:
         """Each pattern's support (-1: stopped as infrequent; at least the support, not
@@ -296,8 +316,15 @@ class _Search:
 
     def _search(self, batch):
         rows = batch.records(RECORDS_PER_THREAD * max(1, self.threads))
-        if rows.size == 0:
-            return
+        while rows.size:
+            self._search_rows(batch, rows)
+            again = batch.short_of_cap()
+            if self.stopped or not again.size:
+                return
+            batch.reopen(again)
+            rows = rows[np.isin(rows[:, 0], again)]
+
+    def _search_rows(self, batch, rows):
         if self.mode == "gpu":
             self.engine.search(batch, rows)
             self.engine.merge_into(batch)
