@@ -5,9 +5,11 @@ A format is one reader function ``read(path, graph_cls) -> Graph`` (and
 optionally a writer ``write(graph, fh)``), registered with :func:`register`
 under a name, the file-name suffixes it owns and the first bytes that give it
 away. A file is read as the format its first bytes identify (a gthinker binary
-graph, a ``.npz`` zip, a Matrix Market banner, inside gzip too), else by its name
-(``.graph``, ``.mtx``, ``.npz``, ``.csr``, a ``.gz`` suffix aside), else as a SNAP
-edge list. Bundled formats (one module each in :mod:`gthinker.graphs.formats`):
+graph, a ``.npz`` zip, a Matrix Market banner, inside gzip, bzip2, xz or zstandard
+too), else by its name (``.graph``, ``.mtx``, ``.npz``, ``.csr``, a ``.gz``, ``.bz2``,
+``.xz`` or ``.zst`` suffix aside), else as a SNAP edge list. ``-`` reads standard
+input (a text format: its first bytes found by peeking). Bundled formats (one module
+each in :mod:`gthinker.graphs.formats`):
 
 ============  =====================================  ============================
 name          what                                   suffixes
@@ -21,13 +23,12 @@ binary        gthinker's memory-mapped binary graph  ``.csr``
 
 Writers go through a temporary file in the same folder that is renamed at the
 end, so a failed or interrupted write leaves the old file (or none), never a
-partial one; a ``.gz`` name compresses (text formats).
+partial one; a ``.gz``, ``.bz2``, ``.xz`` or ``.zst`` name compresses (text formats).
 """
 
 from __future__ import annotations
 
 import contextlib
-import gzip
 import os
 import tempfile
 from collections.abc import Callable
@@ -91,30 +92,21 @@ def _lookup(fmt: str) -> GraphFormat:
 
 
 def _by_name(path: Path) -> GraphFormat:
-    name = path.name.lower().removesuffix(".gz")
+    name = text.without_compression(path.name.lower())
     for f in _FORMATS.values():
         if any(name.endswith(s) for s in f.suffixes):
             return f
     return _FORMATS["edgelist"]
 
 
-def _head(path: Path) -> bytes:
-    """The first bytes of the file (decompressed, if gzip); b"" if unreadable here
-    (the reader then says why)."""
-    try:
-        with text.open_input(path) as fh:
-            return fh.read(16)
-    except (GraphFormatError, OSError, EOFError):
-        return b""
-
-
 def format_name(path, fmt: str | None) -> str:
     """The format a file is read as: ``fmt`` if given, else from its first bytes (a
-    regular file's: a pipe or a device is not read twice), else from its name."""
+    regular file's, or standard input's, peeked at: another pipe or a device is not
+    read twice), else from its name."""
     path = Path(os.fspath(path))
     if fmt is not None:
         return _lookup(fmt).name
-    head = _head(path) if path.is_file() else b""  # a pipe's bytes cannot be read twice
+    head = text.peek(path, 16) if path.is_file() or text.is_stdin(path) else b""
     for f in _FORMATS.values():
         if any(head.startswith(m) for m in f.magic):
             return f.name
@@ -130,7 +122,11 @@ def output_format(path, fmt: str | None = None) -> str:
 def read_graph(path, fmt, graph_cls):
     """The graph in file ``path`` (see :meth:`gthinker.Graph.read`)."""
     path = Path(os.fspath(path))
-    return _FORMATS[format_name(path, fmt)].read(path, graph_cls)
+    f = _FORMATS[format_name(path, fmt)]
+    if text.is_stdin(path) and not f.text:
+        raise GraphFormatError(f"standard input holds a {f.name!r} graph, which is read from "
+                               "a file, not a stream: give its path")
+    return f.read(path, graph_cls)
 
 
 def write_graph(graph, path, fmt=None) -> None:
@@ -140,13 +136,15 @@ def write_graph(graph, path, fmt=None) -> None:
     f = _FORMATS[output_format(path, fmt)]
     if f.write is None:
         raise ValueError(f"cannot write the {f.name!r} format")
-    compress = path.name.endswith(".gz")
-    if compress and not f.text:
-        raise ValueError(f"the {f.name!r} format is not gzip-compressed; drop the .gz suffix")
+    bare = text.without_compression(path.name)
+    if bare != path.name and not f.text:
+        raise ValueError(f"the {f.name!r} format is not compressed; drop the "
+                         f"{path.name[len(bare):]} suffix")
     with writing(path) as fh:
-        if compress:
-            with gzip.GzipFile(fileobj=fh, mode="wb", compresslevel=6, mtime=0) as gz:
-                f.write(graph, gz)
+        packed = text.compressed_writer(fh, path.name)
+        if packed is not None:
+            with packed:
+                f.write(graph, packed)
         else:
             f.write(graph, fh)
 

@@ -10,12 +10,21 @@ KONECT *bipartite* file's two id columns are numbered separately there, and read
 one graph they share ids (the larger side's count of vertices), as the seed
 paper's tools read them (``docs/generating.md``). Ids are arbitrary
 non-negative 64-bit integers, renumbered ``0 .. n-1`` in increasing order of id.
+Ids that are not all integers (names, e-mail addresses: a file whose first edge line
+has one, or any line of a file that can be read twice) are *names*: vertex ``v`` is the
+``v``-th name in order of first appearance, kept in :attr:`gthinker.Graph.node_names`
+(outputs name it back). Such a file is read line by line in Python (a few million
+lines a second at most), its fields split at whitespace or commas, quotes around a
+field dropped. A ``.csv`` file's first line is its header (column names) unless its
+first two fields are integers.
 An edge list cannot hold a vertex without edges: :func:`write` lists those in
 leading comment lines ``# isolated vertices: id id ...``, which :func:`read` adds
 back (other SNAP readers skip them as comments).
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
@@ -36,15 +45,91 @@ def _describe(kind, line, token):
     return text.message(kind, line, token, "expected two integer vertex ids")
 
 
+#: What separates the fields of an edge line.
+_FIELDS = re.compile(rb"[\s,]+")
+#: Bytes peeked at to see whether a file's ids are names.
+_PEEK = 1 << 16
+
+
+def _fields(line: bytes) -> list:
+    return [f.strip(b"\"'") for f in _FIELDS.split(line.strip()) if f]
+
+
+def _is_id(field: bytes) -> bool:
+    return field.isdigit()
+
+
+def _data_lines(path):
+    """The first lines of a file, peeked at (standard input too): (the fields of the
+    first edge line, or None; whether a ``.csv`` header comes first)."""
+    lines = text.peek(path, _PEEK).split(b"\n")[:-1] or [b""]
+    csv = text.without_compression(path.name.lower()).endswith(".csv")
+    header = False
+    for k, line in enumerate(lines):
+        if line.lstrip()[:1] in (b"#", b"%") or not line.strip():
+            continue
+        fields = _fields(line)
+        if csv and k == 0 and not (len(fields) >= 2 and all(map(_is_id, fields[:2]))):
+            header = True
+            continue
+        return fields, header
+    return None, header
+
+
 def read(path, graph_cls):
-    """The graph of a SNAP edge list (``graph_cls.from_owned_pairs`` builds it)."""
-    rec = text.scan(path, 2, {0: 2}, isolated=True, describe=_describe, narrow=True)
+    """The graph of a SNAP edge list (``graph_cls.from_owned_pairs`` builds it); one
+    whose ids are names: :func:`read_named`."""
+    first, header = _data_lines(path)
+    if first is not None and len(first) >= 2 and not all(map(_is_id, first[:2])):
+        return read_named(path, graph_cls, header)
+    kinds = []
+
+    def describe(kind, line, token):
+        kinds.append(kind)
+        return _describe(kind, line, token)
+
+    try:
+        rec = text.scan(path, 2, {0: 2}, isolated=True, describe=describe, narrow=True,
+                        header=(lambda line: True) if header else None)
+    except GraphFormatError:
+        if kinds == [text.NONINT] and not text.is_stdin(path):  # a name further on
+            return read_named(path, graph_cls, header)
+        raise
     pairs = rec.vals
     ids = csr.remap_ids(pairs, rec.isolated, rec.top)
     if ids.size > _INT32_MAX:
         raise GraphFormatError(f"{path}: too many vertices ({ids.size:,}) for int32 indices")
     return graph_cls.from_owned_pairs(pairs, ids.size, ids=ids, source=path.name,
                                       lines=rec.lines)
+
+
+def read_named(path, graph_cls, header: bool = False):
+    """The graph of an edge list whose vertex ids are names (any text but ``#`` or
+    ``%`` at the start of a line, and without whitespace or commas): vertex ``v`` is
+    the ``v``-th name to appear; ``header``: the first line is a header. Comment lines,
+    and fields after the first two, are skipped."""
+    index: dict = {}
+    ends = []
+    lines = 0
+    with text.open_input(path) as fh:
+        for lines, line in enumerate(fh, 1):
+            if header and lines == 1:
+                continue
+            if line.lstrip()[:1] in (b"#", b"%") or not line.strip():
+                continue
+            fields = _fields(line)
+            if len(fields) < 2:
+                raise GraphFormatError(f"{path}:{lines}: expected two vertex ids (numbers or "
+                                       f"names), got {text.shown(line)!r}")
+            for name in fields[:2]:
+                ends.append(index.setdefault(name, len(index)))
+    if len(index) > _INT32_MAX:
+        raise GraphFormatError(f"{path}: too many vertices ({len(index):,}) for int32 indices")
+    pairs = np.array(ends, np.int32).reshape(-1, 2)
+    names = [name.decode("utf-8", "replace") for name in index]
+    graph = graph_cls.from_pairs(pairs[:, 0], pairs[:, 1], len(names), source=path.name,
+                                 lines=lines, node_names=names)
+    return graph
 
 
 def row_blocks(indptr, entries: int = _WRITE_BLOCK):
@@ -62,9 +147,23 @@ def write(graph, fh) -> None:
     number), after a header comment and the isolated-vertex comments."""
     fh.write(f"# gthinker edge list: {graph.num_vertices} vertices, "
              f"{graph.num_edges} undirected edges\n".encode())
+    if graph.node_names is not None:
+        _write_named(graph, fh)
+        return
     lonely = graph.ids[graph.degrees() == 0]
     for i in range(0, lonely.size, 64):
         fh.write((_ISOLATED + " " + " ".join(map(str, lonely[i:i + 64].tolist())) + "\n").encode())
     for b, e in row_blocks(graph.indptr):
         fh.write(_core.format_edges(graph.indptr, graph.indices, graph.ids, 0, True, "", "\t",
                                     b, e, csr.threads()))
+
+
+def _write_named(graph, fh) -> None:
+    """Each edge once as ``name<TAB>name`` (a graph with :attr:`node_names`), in
+    Python; no vertex without edges (a name that is not an id cannot be listed in the
+    isolated-vertex comment that :func:`read` reads as ids)."""
+    names = [str(x) for x in graph.node_names]
+    rows = np.repeat(np.arange(graph.num_vertices), np.diff(graph.indptr))
+    keep = rows < graph.indices
+    for u, v in zip(rows[keep].tolist(), graph.indices[keep].tolist(), strict=True):
+        fh.write(f"{names[u]}\t{names[v]}\n".encode())
