@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -38,8 +39,13 @@ from pathlib import Path
 from gthinker.errors import GraphFormatError
 from gthinker.graphs.formats import binary, labeled, mtx, npz, snap, text
 
-__all__ = ["GraphFormat", "register", "formats", "format_name", "output_format", "read_graph",
-           "write_graph", "writing"]
+__all__ = ["GraphFormat", "EDGE_LIST_SUFFIXES", "register", "formats", "format_name",
+           "is_graph_name", "natural_key", "output_format", "read_graph", "write_graph",
+           "writing"]
+
+#: The names an edge list's file usually has (read as edge lists anyway, as any name no
+#: format owns): what a folder of graph files holds besides the formats' own suffixes.
+EDGE_LIST_SUFFIXES = (".txt", ".edges", ".el", ".csv", ".tsv", ".snap")
 
 
 @dataclass(frozen=True)
@@ -73,7 +79,7 @@ def formats() -> dict[str, GraphFormat]:
 
 register(GraphFormat("edgelist", snap.read, snap.write, aliases=("snap", "txt", "edges")))
 register(GraphFormat("graph", labeled.read, labeled.write, suffixes=(".graph",),
-                     aliases=("labeled",)))
+                     magic=(b"t ", b"t\t"), aliases=("labeled",)))  # its header line
 register(GraphFormat("mtx", mtx.read, mtx.write, suffixes=(".mtx",),
                      magic=(b"%%MatrixMarket", b"%%matrixmarket"), aliases=("matrixmarket",)))
 register(GraphFormat("npz", npz.read, npz.write, suffixes=(".npz",), magic=(b"PK\x03\x04",),
@@ -106,11 +112,26 @@ def format_name(path, fmt: str | None) -> str:
     path = Path(os.fspath(path))
     if fmt is not None:
         return _lookup(fmt).name
-    head = text.peek(path, 16) if path.is_file() or text.is_stdin(path) else b""
+    head = text.peek(path, 16)
     for f in _FORMATS.values():
         if any(head.startswith(m) for m in f.magic):
             return f.name
     return _by_name(path).name
+
+
+def is_graph_name(name: str) -> bool:
+    """Whether a file name looks like a graph file's: not hidden, and ending (a
+    compression suffix aside) with a format's suffix or one of
+    :data:`EDGE_LIST_SUFFIXES` (a README, notes or ``.gitignore`` do not)."""
+    bare = text.without_compression(name.lower())
+    suffixes = EDGE_LIST_SUFFIXES + tuple(s for f in _FORMATS.values() for s in f.suffixes)
+    return not name.startswith(".") and bare.endswith(suffixes)
+
+
+def natural_key(name: str) -> tuple:
+    """The key that sorts names as people number them: ``q_2`` before ``q_10``."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part)
+                 for part in re.split(r"(\d+)", name) if part)
 
 
 def output_format(path, fmt: str | None = None) -> str:

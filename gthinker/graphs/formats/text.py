@@ -192,7 +192,7 @@ class _Decompressing(io.BufferedIOBase):
 class _Stdin(io.BufferedIOBase):
     """Standard input, decompressed as a file is: one stream for the whole process,
     which a ``with`` block does not close (the format is found by peeking at it, then
-    it is read)."""
+    it is read). What :meth:`peek` read is kept and read again first."""
 
     _open = None
 
@@ -205,21 +205,42 @@ class _Stdin(io.BufferedIOBase):
 
     def __init__(self, stream):
         self.stream = stream
+        self.kept = b""
 
     def readable(self):
         return True
 
+    def peek(self, size=1):
+        """Up to ``size`` bytes from the start (fewer only at the end), kept to be read."""
+        while len(self.kept) < size:
+            more = self.stream.read(size - len(self.kept))
+            if not more:
+                break
+            self.kept += more
+        return self.kept
+
     def read(self, size=-1):
-        return self.stream.read(size)
+        kept, self.kept = self.kept, b""
+        if size is None or size < 0:
+            return kept + self.stream.read()
+        if len(kept) >= size:
+            self.kept = kept[size:]
+            return kept[:size]
+        return kept + self.stream.read(size - len(kept))
 
     def readinto(self, view):
-        return self.stream.readinto(view)
-
-    def peek(self, size=0):
-        return self.stream.peek(size)
+        if not self.kept:
+            return self.stream.readinto(view)
+        data = self.read(len(view))
+        view[: len(data)] = data
+        return len(data)
 
     def __iter__(self):
-        return iter(self.stream)
+        head, self.kept = self.kept, b""
+        if head and not head.endswith(b"\n"):
+            head += self.stream.readline()  # the rest of the last line peeked at
+        yield from io.BytesIO(head)
+        yield from self.stream
 
     def close(self):  # the next reader reads on where this one stopped
         pass
@@ -227,11 +248,13 @@ class _Stdin(io.BufferedIOBase):
 
 def peek(path, size: int) -> bytes:
     """The first ``size`` bytes (or fewer) of a file's content, decompressed, without
-    using them up (standard input too); b"" if unreadable here (the reader then says
-    why)."""
+    using them up: a regular file's, or standard input's (``-``); b"" for another pipe
+    or a device (not read twice), or if unreadable here (the reader then says why)."""
     try:
         if is_stdin(path):
             return _Stdin.get().peek(size)[:size]
+        if not os.path.isfile(path):
+            return b""
         with open_input(path) as fh:
             return fh.read(size)
     except (GraphFormatError, OSError, EOFError, lzma.LZMAError):
