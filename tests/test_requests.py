@@ -89,16 +89,19 @@ def test_gswords_estimator_names_are_its_estimators():
 
 
 def test_an_input_of_one_process_is_no_option_of_a_request():
-    """``containing=`` (mce) and ``per_vertex=`` (count) are inputs of the one-process
-    functions, not options: a request (a cluster's) does not take them, and says which
-    options there are."""
+    """``containing=`` (mce) is an input of the one-process function, not an option: a
+    request (a cluster's) does not take it, and says which options there are.
+    ``per_vertex`` (count) is an option (``--per-vertex``) whose request runs whole in
+    one process."""
     with pytest.raises(TypeError, match="unknown option 'containing'; the options are "
                                         "gpu_cpu_share, gpu_engine, gpu_node_budget, "
                                         "gpu_scratch_bytes, min_size, mode, output, trace, "
                                         "and gthinker.run's"):
         registry.get("mce").make_request(containing=[1, 2])
-    with pytest.raises(TypeError, match="unknown option 'per_vertex'"):
-        registry.get("count").make_request("triangle", per_vertex=True)
+    req = registry.get("count").make_request("triangle", per_vertex=True, mode="cpu")
+    G = nx.karate_club_graph()
+    res = req.local(gthinker.Graph.from_networkx(G))
+    assert res is not None and res.per_vertex.tolist() == [nx.triangles(G)[v] for v in G]
 
 
 def test_job_keywords_are_gthinker_runs():

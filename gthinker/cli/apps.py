@@ -20,7 +20,7 @@ from pathlib import Path
 
 from gthinker import registry
 from gthinker.memory import peak_rss_bytes
-from gthinker.options import GPUOptions, HybridOptions, RunOptions, describe
+from gthinker.options import GPUOptions, HybridOptions, RunOptions, boolean, describe
 from gthinker.runtime.outputs import check_output
 
 __all__ = ["add_parser", "run"]
@@ -87,6 +87,12 @@ def add_option_flags(p, fields, notes=None, prefix="") -> None:
             continue  # an option of the Python API only
         flags = (flag,) if isinstance(flag, str) else flag or ("--" + f.name.replace("_", "-"),)
         help = _flag_help(f, prefix, (notes or {}).get(f.name))
+        if f.default is None and meta["check"] is boolean:  # on, off, or as the input says
+            both = p.add_mutually_exclusive_group()
+            for value, name in zip((True, False), flags, strict=True):
+                both.add_argument(name, action="store_const", const=value, dest=f.name,
+                                  default=argparse.SUPPRESS, help=help if value else None)
+            continue
         if isinstance(f.default, bool):
             action = (argparse.BooleanOptionalAction if meta["flag"] is None
                       else "store_false" if f.default else "store_true")

@@ -15,6 +15,7 @@ from gthinker.extending import (
 )
 
 from ..matching.gpu_modes import DFS_MAX_QUERY, GPU_MODES
+from ..matching.shared_options import ignore_labels_field
 
 __all__ = ["SMOptions"]
 
@@ -36,6 +37,10 @@ class SMOptions(AppOptions):
         choice(*GPU_MODES))
     limit: int | None = option_field(
         None, "stop after N matches (CPU)", positive_int, metavar="N")
+    induced: bool = option_field(
+        False, "induced matching: the query's non-edges must be non-edges in the data graph "
+        "too (counted from the non-induced counts of the query's supergraphs)", boolean)
+    ignore_labels: bool = ignore_labels_field()
     output: str | None = option_field(
         None, "write every match to FILE, one per line: the data vertices (original ids) "
         "matched to query vertices 0, 1, ... ('-': standard output; CPU)", output_path,
@@ -48,3 +53,6 @@ class SMOptions(AppOptions):
                                                or self.output is not None):
             raise ValueError("limit and output (--limit, --output) run on the CPU only; use "
                              "mode='cpu' (--mode cpu)")
+        if self.induced and (self.limit is not None or self.output is not None):
+            raise ValueError("induced (--induced) counts; it does not list matches (limit, "
+                             "output)")
