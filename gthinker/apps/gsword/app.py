@@ -62,7 +62,7 @@ import gthinker
 from gthinker.extending import positive_int
 
 from ..matching.patterns import as_query
-from ..matching.planner import quicksi_order
+from ..matching.planner import match_labels, quicksi_order
 from .candidates import MAX_QUERY, CandidateGraph, candidate_graph, kept_candidate_graph
 from .cpu import CPUSampler
 from .options import CPU_TRAWL_WINDOW, MODES, SMALL_SAMPLES, GSwordOptions
@@ -151,6 +151,9 @@ class GSwordResult:
     #: On the GPUs: ``{"gpu": the samplers' figures summed, "gpus": each device's}``
     #: (launches, rounds, kernel seconds), as every app's ``stats`` has them.
     stats: dict = field(default_factory=dict)
+    #: What became of vertex labels (:func:`gthinker.apps.matching.planner.match_labels`):
+    #: "" when neither graph has any, "honoured", or "ignored: why".
+    labels: str = ""
 
     @property
     def reliable(self) -> bool:
@@ -162,7 +165,7 @@ class GSwordResult:
             "query", "estimate", "samples", "valid_ratio", "stderr", "seconds",
             "compile_seconds", "samples_per_second", "sampling_seconds", "build_seconds",
             "estimator", "mode", "trawl", "batches", "seed", "inheritance", "streaming",
-            "order", "candidates", "threads", "reliable", "warnings", "stopped")}
+            "order", "candidates", "threads", "reliable", "warnings", "stopped", "labels")}
         d["ci95"] = list(self.ci95) if self.ci95 is not None else None
         d["trawl_stats"] = dict(self.trawl_stats)
         d["stats"] = dict(self.stats)
@@ -274,7 +277,7 @@ def estimate(data, query, estimator=None, *, progress=None,
         opts.mode, allowed=MODES, auto="gpu",
         cpu_because=f"few samples (< {SMALL_SAMPLES:,})" if samples < SMALL_SAMPLES else "")
     data = gthinker.as_graph(data)
-    query_graph = as_query(query)
+    data, query_graph, labels = match_labels(data, as_query(query), opts.ignore_labels)
     tb = time.perf_counter()
     cg = kept_candidate_graph(data, query_graph, opts.order)
     build_seconds = time.perf_counter() - tb
@@ -300,7 +303,7 @@ def estimate(data, query, estimator=None, *, progress=None,
         streaming=opts.streaming and mode == "gpu" and bool(est.refines),
         order=[int(u) for u in cg.order], candidates=[len(c) for c in cg.candidates],
         trawl_stats=run.stats, threads=threads, compile_seconds=compile_seconds,
-        stopped=run.stopped, stats=run.gpu_stats(),
+        stopped=run.stopped, stats=run.gpu_stats(), labels=labels,
         rounds=[(b.first, b.n, b.out_sum, b.out_valid) for b in done])
 
 

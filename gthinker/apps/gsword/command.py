@@ -124,6 +124,7 @@ def describe(res, label=None) -> list[str]:
              f"total {res.seconds:.2f}s"]
     if res.stopped in _STOPPED:
         lines.append(f"  stopped {_STOPPED[res.stopped]}")
+    lines += [f"  labels {res.labels}"] if res.labels else []
     return lines + [f"  unreliable interval: {warning}" for warning in res.warnings]
 
 
