@@ -61,7 +61,7 @@ def test_gsword_ranges_merge_bit_for_bit(graph):
     ("sm", ("triangle",), {"mode": "gpu", "limit": 3}, ValueError, "CPU only"),
     ("count", ("4-clique",), {"size": 4}, ValueError, "goes with pattern 'motifs'"),
     ("count", ("motifs",), {"size": 7}, ValueError, "size must be one of 3, 4, 5; got 7"),
-    ("count", ("triangle",), {"induced": False}, ValueError, "goes with pattern 'motifs'"),
+    ("count", ("4-cycle",), {"per_vertex": True}, ValueError, "is not .triangle."),
     ("gsword", ("triangle",), {"time_budget": 1.0}, TypeError, "it is time_limit"),
     ("gsword", ("triangle",), {"cpu_chunk": 4}, TypeError, "unknown option 'cpu_chunk'"),
     ("gsword", ("triangle",), {"estimator": "x"}, ValueError, "estimator must be one of"),
