@@ -159,3 +159,20 @@ def test_a_query_directory_runs_in_natural_order_and_skips_other_files(tmp_path)
 def test_natural_key_orders_numbers_by_value():
     names = ["16_10", "16_2", "16_1", "8_3", "a", "16_1b"]
     assert sorted(names, key=natural_key) == ["8_3", "16_1", "16_1b", "16_2", "16_10", "a"]
+
+
+def test_names_with_comments_quotes_and_a_header(tmp_path):
+    path = tmp_path / "people.csv"
+    path.write_text('src,dst\n# a comment\n"smith, ann",bob\n\nbob,"carl"\n% another\n'
+                    'carl,"smith, ann",3\n')
+    g = gthinker.Graph.read(path)
+    assert g.node_names == ["bob", "carl", "smith, ann"] and g.num_edges == 3
+    path.write_text("src,dst\nann\n")
+    with pytest.raises(GraphFormatError, match="people.csv:2: expected two vertex ids"):
+        gthinker.Graph.read(path)
+    ints = tmp_path / "ints.csv"
+    ints.write_text("source,target\n5,6\n6,7\n")  # a header, then integer ids
+    g = gthinker.Graph.read(ints)
+    assert g.node_names is None and g.ids.tolist() == [5, 6, 7] and g.num_edges == 2
+    r = _cli_stdin(b"x y\ny z\nz x\n", "mce", "-", "-o", "-", "-q")
+    assert r.returncode == 0 and sorted(r.stdout.split()) == [b"x", b"y", b"z"], r.stderr

@@ -11,11 +11,11 @@ one graph they share ids (the larger side's count of vertices), as the seed
 paper's tools read them (``docs/generating.md``). Ids are arbitrary
 non-negative 64-bit integers, renumbered ``0 .. n-1`` in increasing order of id.
 Ids that are not all integers (names, e-mail addresses: a file whose first edge line
-has one, or any line of a file that can be read twice) are *names*: vertex ``v`` is the
-``v``-th name in order of first appearance, kept in :attr:`gthinker.Graph.node_names`
-(outputs name it back). Such a file is read line by line in Python (a few million
-lines a second at most), its fields split at whitespace or commas, quotes around a
-field dropped. A ``.csv`` file's first line is its header (column names) unless its
+has one, or any line of a file that can be read twice) are *names*: vertex ``v`` has the
+``v``-th name in sorted order, kept in :attr:`gthinker.Graph.node_names` (outputs name
+it back). Such a file is read in Python, a block of lines at a time (split at once where
+every line is two plain fields), its fields split at whitespace or commas (a field in
+double quotes, as a CSV writes it, may hold either). A ``.csv`` file's first line is its header (column names) unless its
 first two fields are integers.
 An edge list cannot hold a vertex without edges: :func:`write` lists those in
 leading comment lines ``# isolated vertices: id id ...``, which :func:`read` adds
@@ -24,7 +24,9 @@ back (other SNAP readers skip them as comments).
 
 from __future__ import annotations
 
+import csv
 import re
+import shlex
 
 import numpy as np
 
@@ -52,7 +54,13 @@ _PEEK = 1 << 16
 
 
 def _fields(line: bytes) -> list:
-    return [f.strip(b"\"'") for f in _FIELDS.split(line.strip()) if f]
+    """The fields of a line: split at whitespace or commas; a field in double quotes (as
+    a CSV writes it) may hold either."""
+    if b'"' not in line:
+        return [f for f in _FIELDS.split(line.strip()) if f]
+    row = line.decode("utf-8", "replace").strip()
+    parts = next(csv.reader([row], skipinitialspace=True)) if "," in row else shlex.split(row)
+    return [p.strip().encode() for p in parts if p.strip()]
 
 
 def _is_id(field: bytes) -> bool:
@@ -105,31 +113,48 @@ def read(path, graph_cls):
 
 def read_named(path, graph_cls, header: bool = False):
     """The graph of an edge list whose vertex ids are names (any text but ``#`` or
-    ``%`` at the start of a line, and without whitespace or commas): vertex ``v`` is
-    the ``v``-th name to appear; ``header``: the first line is a header. Comment lines,
-    and fields after the first two, are skipped."""
-    index: dict = {}
+    ``%`` at the start of a line, and without whitespace or commas): vertex ``v`` has
+    the ``v``-th name in sorted order; ``header``: the first line is a header. Comment
+    lines, and fields after the first two, are skipped."""
     ends = []
-    lines = 0
+    lines = [0]
     with text.open_input(path) as fh:
-        for lines, line in enumerate(fh, 1):
-            if header and lines == 1:
-                continue
-            if line.lstrip()[:1] in (b"#", b"%") or not line.strip():
-                continue
-            fields = _fields(line)
-            if len(fields) < 2:
-                raise GraphFormatError(f"{path}:{lines}: expected two vertex ids (numbers or "
-                                       f"names), got {text.shown(line)!r}")
-            for name in fields[:2]:
-                ends.append(index.setdefault(name, len(index)))
-    if len(index) > _INT32_MAX:
-        raise GraphFormatError(f"{path}: too many vertices ({len(index):,}) for int32 indices")
-    pairs = np.array(ends, np.int32).reshape(-1, 2)
-    names = [name.decode("utf-8", "replace") for name in index]
-    graph = graph_cls.from_pairs(pairs[:, 0], pairs[:, 1], len(names), source=path.name,
-                                 lines=lines, node_names=names)
-    return graph
+        for block in text.blocks(path, fh, lambda: lines[0] + 1):
+            data = bytes(block)
+            if header:
+                data, header = data[data.find(b"\n") + 1 if b"\n" in data else len(data):], False
+                lines[0] += 1
+            ends.extend(_block_ends(path, data, lines[0]))
+            lines[0] += data.count(b"\n") + (bool(data) and not data.endswith(b"\n"))
+    if not ends:
+        return graph_cls.from_pairs(np.zeros(0, np.int64), np.zeros(0, np.int64), 0,
+                                    source=path.name, lines=lines[0], node_names=[])
+    names, inverse = np.unique(np.array(ends), return_inverse=True)
+    if names.size > _INT32_MAX:
+        raise GraphFormatError(f"{path}: too many vertices ({names.size:,}) for int32 indices")
+    pairs = inverse.astype(np.int32).reshape(-1, 2)
+    return graph_cls.from_pairs(pairs[:, 0], pairs[:, 1], names.size, source=path.name,
+                                lines=lines[0],
+                                node_names=[x.decode("utf-8", "replace") for x in names])
+
+
+def _block_ends(path, data: bytes, before: int) -> list:
+    """The first two fields of every edge line of a block of whole lines: split at once
+    where every line is two plain fields, else line by line."""
+    tokens = data.replace(b",", b" ").split()
+    rows = data.count(b"\n") + (bool(data) and not data.endswith(b"\n"))
+    if len(tokens) == 2 * rows and not any(c in data for c in (b"#", b"%", b'"')):
+        return tokens
+    out = []
+    for k, line in enumerate(data.split(b"\n"), before + 1):
+        if line.lstrip()[:1] in (b"#", b"%") or not line.strip():
+            continue
+        fields = _fields(line)
+        if len(fields) < 2:
+            raise GraphFormatError(f"{path}:{k}: expected two vertex ids (numbers or names), "
+                                   f"got {text.shown(line)!r}")
+        out += fields[:2]
+    return out
 
 
 def row_blocks(indptr, entries: int = _WRITE_BLOCK):
