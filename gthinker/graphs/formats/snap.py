@@ -15,8 +15,8 @@ has one, or any line of a file that can be read twice) are *names*: vertex ``v``
 ``v``-th name in sorted order, kept in :attr:`gthinker.Graph.node_names` (outputs name
 it back). Such a file is read in Python, a block of lines at a time (split at once where
 every line is two plain fields), its fields split at whitespace or commas (a field in
-double quotes, as a CSV writes it, may hold either). A ``.csv`` file's first line is its header (column names) unless its
-first two fields are integers.
+double quotes, as a CSV writes it, may hold either). A ``.csv`` file's first line is its
+header (column names) unless its first two fields are integers.
 An edge list cannot hold a vertex without edges: :func:`write` lists those in
 leading comment lines ``# isolated vertices: id id ...``, which :func:`read` adds
 back (other SNAP readers skip them as comments).
