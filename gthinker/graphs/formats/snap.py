@@ -11,7 +11,8 @@ one graph they share ids (the larger side's count of vertices), as the seed
 paper's tools read them (``docs/generating.md``). Ids are arbitrary
 non-negative 64-bit integers, renumbered ``0 .. n-1`` in increasing order of id.
 Ids that are not all integers (names, e-mail addresses: a file whose first edge line
-has one, or any line of a file that can be read twice) are *names*: vertex ``v`` has the
+has one, or any line of a file that can be read twice; a field that is a number, such as
+``-3`` or ``1.5``, is no name but the error it was) are *names*: vertex ``v`` has the
 ``v``-th name in sorted order, kept in :attr:`gthinker.Graph.node_names` (outputs name
 it back). Such a file is read in Python, a block of lines at a time (split at once where
 every line is two plain fields), its fields split at whitespace or commas (a field in
@@ -67,6 +68,16 @@ def _is_id(field: bytes) -> bool:
     return field.isdigit()
 
 
+def _is_name(field) -> bool:
+    """Whether a field is a name: no number (a negative or fractional number stays the
+    error it is in an edge list of ids)."""
+    try:
+        float(field)
+    except ValueError:
+        return True
+    return False
+
+
 def _data_lines(path):
     """The first lines of a file, peeked at (standard input too): (the fields of the
     first edge line, or None; whether a ``.csv`` header comes first)."""
@@ -88,19 +99,19 @@ def read(path, graph_cls):
     """The graph of a SNAP edge list (``graph_cls.from_owned_pairs`` builds it); one
     whose ids are names: :func:`read_named`."""
     first, header = _data_lines(path)
-    if first is not None and len(first) >= 2 and not all(map(_is_id, first[:2])):
+    if first is not None and len(first) >= 2 and any(map(_is_name, first[:2])):
         return read_named(path, graph_cls, header)
-    kinds = []
+    bad = []
 
     def describe(kind, line, token):
-        kinds.append(kind)
+        bad.append(kind == text.NONINT and _is_name(token))
         return _describe(kind, line, token)
 
     try:
         rec = text.scan(path, 2, {0: 2}, isolated=True, describe=describe, narrow=True,
                         header=(lambda line: True) if header else None)
     except GraphFormatError:
-        if kinds == [text.NONINT] and not text.is_stdin(path):  # a name further on
+        if bad == [True] and not text.is_stdin(path):  # a name further on
             return read_named(path, graph_cls, header)
         raise
     pairs = rec.vals
