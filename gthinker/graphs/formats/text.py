@@ -120,7 +120,14 @@ def open_input(path: Path):
         return _Stdin.get()
     with opening(path):
         fh = open(path, "rb")  # noqa: SIM115 - returned to the caller
-    return _decompressed(fh)
+    out = _decompressed(fh)
+    name = os.fspath(path)
+    bare = without_compression(name)
+    if out is fh and bare != name and fh.peek(1):  # (an empty file is an empty graph)
+        fh.close()
+        raise GraphFormatError(f"{path}: named as a compressed file ({name[len(bare):]}), "
+                               "but its content is not compressed")
+    return out
 
 
 def _decompressed(fh):
