@@ -41,6 +41,7 @@ from gthinker.graphs import csr
 from gthinker.graphs import edges as graph_edges
 from gthinker.graphs import files as graph_files
 from gthinker.graphs.formats import binary
+from gthinker.graphs.formats.text import STDIN
 
 __all__ = ["Graph", "LoadReport", "as_graph", "KEPT", "PREPARED"]
 
@@ -428,7 +429,9 @@ class Graph:
         path : str or pathlib.Path
             File to read: a SNAP edge list, a labeled ``.graph`` file, Matrix Market
             (``.mtx``), scipy ``.npz``, or a gthinker binary graph (:meth:`save`);
-            text may be gzip-compressed. Read on all cores, in blocks: Ctrl-C stops
+            text may be compressed (gzip, bzip2, xz, zstandard) and may be standard
+            input (``"-"``). An edge list's vertex ids that are not all integers
+            (names) are kept in :attr:`node_names`. Read on all cores, in blocks: Ctrl-C stops
             it at once (KeyboardInterrupt).
         format : {None, 'edgelist', 'graph', 'mtx', 'npz', 'binary'}
             ``None`` picks the format from the file's first bytes (binary graphs,
@@ -449,7 +452,7 @@ class Graph:
             The graph would not fit in the memory available.
         """
         graph = graph_files.read_graph(path, format, cls)
-        graph.file = os.path.abspath(os.fspath(path))
+        graph.file = None if os.fspath(path) == STDIN else os.path.abspath(os.fspath(path))
         return graph
 
     @classmethod
