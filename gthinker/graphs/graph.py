@@ -172,6 +172,26 @@ class Graph:
         self._derived: dict = {}
         self._offered: dict = {}
         self._unkept: set = set()
+        #: The graph whose structural forms (:data:`KEPT`) this one shares
+        #: (:meth:`unlabeled`), or None.
+        self._forms_of = None
+
+    def unlabeled(self) -> Graph:
+        """This graph without its vertex labels (the same arrays, ids, names, edge labels
+        and directions), kept with it; its structural forms (:data:`KEPT`: the oriented
+        graph, the degeneracy order, ...) are this graph's, made, restored from its binary
+        file and checked there once for both."""
+        if self.labels is None:
+            return self
+
+        def build(g):
+            out = Graph(g.indptr, g.indices, ids=g.ids, report=g.report,
+                        node_names=g.node_names, edge_labels=g.edge_labels,
+                        directions=g.directions)
+            out.file, out._forms_of = g.file, g
+            return out
+
+        return self.derived("unlabeled", build)
 
     def derived(self, key, build):
         """``build(self)``, computed on the first call for ``key`` and kept with the
@@ -182,6 +202,8 @@ class Graph:
         one of :data:`KEPT` that is built goes into that file when the graph keeps
         forms (:attr:`KEEP_FORMS`), once the outermost ``derived`` call returns (so
         that forms made together are written together)."""
+        if self._forms_of is not None and key in KEPT:
+            return self._forms_of.derived(key, build)
         if key not in self._derived:
             restore = self._offered.pop(key, None)
             if restore is not None:

@@ -14,8 +14,7 @@ from gthinker.extending import (
 )
 
 from ..matching.gpu_modes import gpu_memory_field
-from ..matching.labeled import semantics_field
-from ..matching.shared_options import ignore_labels_field
+from ..matching.shared_options import ignore_labels_field, semantics_field
 from .motifs import SIZES
 
 __all__ = ["CountOptions"]

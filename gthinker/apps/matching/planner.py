@@ -87,19 +87,9 @@ def _labels(g):
 
 
 def _unlabeled(g: gthinker.Graph) -> gthinker.Graph:
-    """``g`` without its vertex labels (its arrays, ids, names, edge labels and directions
-    shared), kept with ``g`` so that its prepared forms are made once."""
-    if g.labels is None:
-        return g
-
-    def build(g):
-        out = gthinker.Graph(g.indptr, g.indices, ids=g.ids, report=g.report,
-                             node_names=g.node_names, edge_labels=g.edge_labels,
-                             directions=g.directions)
-        out.file = g.file
-        return out
-
-    return g.derived("unlabeled", build)
+    """``g`` without its vertex labels (:meth:`gthinker.Graph.unlabeled`: its arrays,
+    edge labels, directions and prepared structural forms shared)."""
+    return g.unlabeled()
 
 
 def match_labels(data: gthinker.Graph, query: gthinker.Graph, ignore: bool = False):

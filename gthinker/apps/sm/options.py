@@ -15,8 +15,7 @@ from gthinker.extending import (
 )
 
 from ..matching.gpu_modes import DFS_MAX_QUERY, GPU_MODES, gpu_memory_field
-from ..matching.labeled import ISOMORPHISM, semantics_field
-from ..matching.shared_options import ignore_labels_field
+from ..matching.shared_options import ISOMORPHISM, ignore_labels_field, semantics_field
 
 __all__ = ["SMOptions"]
 

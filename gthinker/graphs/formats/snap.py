@@ -60,7 +60,11 @@ def _fields(line: bytes) -> list:
     if b'"' not in line:
         return [f for f in _FIELDS.split(line.strip()) if f]
     row = line.decode("utf-8", "replace").strip()
-    parts = next(csv.reader([row], skipinitialspace=True)) if "," in row else shlex.split(row)
+    try:
+        parts = next(csv.reader([row], skipinitialspace=True)) if "," in row else \
+            shlex.split(row)
+    except ValueError:  # a quote left open: the quote is part of the field
+        return [f for f in _FIELDS.split(line.strip()) if f]
     return [p.strip().encode() for p in parts if p.strip()]
 
 
