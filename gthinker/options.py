@@ -206,8 +206,10 @@ def option_field(default, help, check, *, flag=None, metavar=None, default_text=
     text (with ``default_text``, or the default itself, appended). ``flag`` is its flag:
     ``--name-with-dashes`` when not given; a string or a tuple of them (``("--output",
     "-o")``); for a bool, one flag that sets the other value (``--non-induced`` for a
-    default True; without it a bool gets ``--name`` and ``--no-name``); False: no flag
-    (an option of the Python API only).
+    default True; without it a bool gets ``--name`` and ``--no-name``); for an option of
+    rule :func:`boolean` and default None (on, off, or as the input says), the two flags
+    that set True and False (``("--induced", "--non-induced")``); False: no flag (an
+    option of the Python API only).
     """
     return field(default=default, metadata={
         "help": help, "check": check, "flag": flag, "metavar": metavar,

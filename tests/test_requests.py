@@ -61,7 +61,7 @@ def test_gsword_ranges_merge_bit_for_bit(graph):
     ("sm", ("triangle",), {"mode": "gpu", "limit": 3}, ValueError, "CPU only"),
     ("count", ("4-clique",), {"size": 4}, ValueError, "goes with pattern 'motifs'"),
     ("count", ("motifs",), {"size": 7}, ValueError, "size must be one of 3, 4, 5; got 7"),
-    ("count", ("triangle",), {"induced": False}, ValueError, "goes with pattern 'motifs'"),
+    ("count", ("4-cycle",), {"per_vertex": True}, ValueError, "is not .triangle."),
     ("gsword", ("triangle",), {"time_budget": 1.0}, TypeError, "it is time_limit"),
     ("gsword", ("triangle",), {"cpu_chunk": 4}, TypeError, "unknown option 'cpu_chunk'"),
     ("gsword", ("triangle",), {"estimator": "x"}, ValueError, "estimator must be one of"),
@@ -89,16 +89,19 @@ def test_gswords_estimator_names_are_its_estimators():
 
 
 def test_an_input_of_one_process_is_no_option_of_a_request():
-    """``containing=`` (mce) and ``per_vertex=`` (count) are inputs of the one-process
-    functions, not options: a request (a cluster's) does not take them, and says which
-    options there are."""
+    """``containing=`` (mce) is an input of the one-process function, not an option: a
+    request (a cluster's) does not take it, and says which options there are.
+    ``per_vertex`` (count) is an option (``--per-vertex``) whose request runs whole in
+    one process."""
     with pytest.raises(TypeError, match="unknown option 'containing'; the options are "
                                         "gpu_cpu_share, gpu_engine, gpu_node_budget, "
                                         "gpu_scratch_bytes, min_size, mode, output, trace, "
                                         "and gthinker.run's"):
         registry.get("mce").make_request(containing=[1, 2])
-    with pytest.raises(TypeError, match="unknown option 'per_vertex'"):
-        registry.get("count").make_request("triangle", per_vertex=True)
+    req = registry.get("count").make_request("triangle", per_vertex=True, mode="cpu")
+    G = nx.karate_club_graph()
+    res = req.local(gthinker.Graph.from_networkx(G))
+    assert res is not None and res.per_vertex.tolist() == [nx.triangles(G)[v] for v in G]
 
 
 def test_job_keywords_are_gthinker_runs():

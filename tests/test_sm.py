@@ -157,8 +157,8 @@ def test_bad_queries_get_clear_errors():
         sm.count(G, nx.Graph([(0, 1), (2, 3)]))
     assert sm.count(G, "6-path").count == 0  # larger than the data: no embedding (issue 17)
     labeled = nx.path_graph(3)
-    nx.set_node_attributes(labeled, 1, "label")
-    with pytest.raises(ValueError, match="only the query has vertex labels"):
+    nx.set_node_attributes(labeled, {0: 1, 1: 2, 2: 1}, "label")
+    with pytest.raises(ValueError, match="2 different vertex labels and the data graph none"):
         sm.count(G, labeled)
     with pytest.raises(ValueError, match="unknown query pattern"):
         sm.pattern("pentagram")

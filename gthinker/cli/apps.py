@@ -20,7 +20,7 @@ from pathlib import Path
 
 from gthinker import registry
 from gthinker.memory import peak_rss_bytes
-from gthinker.options import GPUOptions, HybridOptions, RunOptions, describe
+from gthinker.options import GPUOptions, HybridOptions, RunOptions, boolean, describe
 from gthinker.runtime.outputs import check_output
 
 __all__ = ["add_parser", "run"]
@@ -87,6 +87,12 @@ def add_option_flags(p, fields, notes=None, prefix="") -> None:
             continue  # an option of the Python API only
         flags = (flag,) if isinstance(flag, str) else flag or ("--" + f.name.replace("_", "-"),)
         help = _flag_help(f, prefix, (notes or {}).get(f.name))
+        if f.default is None and meta["check"] is boolean:  # on, off, or as the input says
+            both = p.add_mutually_exclusive_group()
+            for value, name in zip((True, False), flags, strict=True):
+                both.add_argument(name, action="store_const", const=value, dest=f.name,
+                                  default=argparse.SUPPRESS, help=help if value else None)
+            continue
         if isinstance(f.default, bool):
             action = (argparse.BooleanOptionalAction if meta["flag"] is None
                       else "store_false" if f.default else "store_true")
@@ -150,14 +156,25 @@ def _keywords(app, args) -> dict:
     return {k: getattr(args, k) for k in names if hasattr(args, k) and k != "threads"}
 
 
-def _queries(query: str) -> list[tuple[str, object]]:
-    """(label, query) of each query: the files of a directory (sorted), or the one
-    file or pattern name."""
+def _queries(query: str, quiet: bool = False) -> list[tuple[str, object]]:
+    """(label, query) of each query: the graph files of a directory in natural order
+    (``q_2`` before ``q_10``; other files skipped, with a note), or the one file or
+    pattern name."""
+    from gthinker.graphs.files import is_graph_name, natural_key
+
     path = Path(query)
     if path.is_dir():
-        files = sorted(p for p in path.iterdir() if p.is_file())
+        found = [p for p in path.iterdir() if p.is_file()]
+        files = sorted((p for p in found if is_graph_name(p.name)),
+                       key=lambda p: natural_key(p.name))
         if not files:
-            raise ValueError(f"no query files in {path}")
+            raise ValueError(f"no query files in {path} (graph files: .graph, an edge list's "
+                             ".txt, ..., as docs/formats.md lists)")
+        skipped = sorted(p.name for p in found if not is_graph_name(p.name))
+        if skipped and not quiet:
+            print(f"note: skipped {len(skipped)} file(s) of {path} that are not graph files: "
+                  + ", ".join(skipped[:5]) + (", ..." if len(skipped) > 5 else ""),
+                  file=sys.stderr)
         return [(p.name, str(p)) for p in files]
     return [(path.name if path.exists() else query, query)]
 
@@ -177,7 +194,7 @@ def _requests(app, args) -> list:
     check_output(keywords.get("output"), inputs)  # before a graph file is read
     if app.inputs != registry.DATA_AND_QUERY:
         return [app.make_request(*inputs[1:], **keywords)]
-    queries = _queries(args.query)
+    queries = _queries(args.query, args.quiet)
     if keywords.get("output") is not None and len(queries) > 1:
         raise ValueError(f"--output lists the matches of one query; {args.query} is a "
                          f"directory of {len(queries)} queries")

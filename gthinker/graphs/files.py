@@ -5,9 +5,12 @@ A format is one reader function ``read(path, graph_cls) -> Graph`` (and
 optionally a writer ``write(graph, fh)``), registered with :func:`register`
 under a name, the file-name suffixes it owns and the first bytes that give it
 away. A file is read as the format its first bytes identify (a gthinker binary
-graph, a ``.npz`` zip, a Matrix Market banner, inside gzip too), else by its name
-(``.graph``, ``.mtx``, ``.npz``, ``.csr``, a ``.gz`` suffix aside), else as a SNAP
-edge list. Bundled formats (one module each in :mod:`gthinker.graphs.formats`):
+graph, a ``.npz`` zip, a Matrix Market banner, the ``t`` line that starts a ``.graph``
+file or GSI's ``t #``, inside gzip, bzip2, xz or zstandard too), else by its name
+(``.graph``, ``.g``, ``.mtx``, ``.npz``, ``.csr``, a ``.gz``, ``.bz2``, ``.xz`` or
+``.zst`` suffix aside), else as a SNAP edge list. ``-`` reads standard
+input (a text format: its first bytes found by peeking). Bundled formats (one module
+each in :mod:`gthinker.graphs.formats`):
 
 ============  =====================================  ============================
 name          what                                   suffixes
@@ -26,15 +29,15 @@ g2miner       G2Miner's binary labeled files         ``.meta.txt`` (or the prefi
 
 Writers go through a temporary file in the same folder that is renamed at the
 end, so a failed or interrupted write leaves the old file (or none), never a
-partial one; a ``.gz`` name compresses (text formats).
+partial one; a ``.gz``, ``.bz2``, ``.xz`` or ``.zst`` name compresses (text formats).
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import gzip
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -43,8 +46,13 @@ from pathlib import Path
 from gthinker.errors import GraphFormatError
 from gthinker.graphs.formats import binary, g2miner, gsi, labeled, mtx, npz, snap, text
 
-__all__ = ["GraphFormat", "register", "formats", "format_name", "output_format", "read_graph",
-           "write_graph", "writing"]
+__all__ = ["GraphFormat", "EDGE_LIST_SUFFIXES", "register", "formats", "format_name",
+           "is_graph_name", "natural_key", "output_format", "read_graph", "write_graph",
+           "writing"]
+
+#: The names an edge list's file usually has (read as edge lists anyway, as any name no
+#: format owns): what a folder of graph files holds besides the formats' own suffixes.
+EDGE_LIST_SUFFIXES = (".txt", ".edges", ".el", ".csv", ".tsv", ".snap")
 
 
 @dataclass(frozen=True)
@@ -78,14 +86,15 @@ def formats() -> dict[str, GraphFormat]:
 
 register(GraphFormat("edgelist", snap.read, snap.write, aliases=("snap", "txt", "edges")))
 register(GraphFormat("graph", labeled.read, labeled.write, suffixes=(".graph",),
-                     aliases=("labeled",)))
+                     magic=(b"t ", b"t\t"), aliases=("labeled",)))  # its header line
 register(GraphFormat("edgelist-labeled", functools.partial(snap.read, edge_labels=True),
                      snap.write))
 register(GraphFormat("edgelist-directed", functools.partial(snap.read, directed=True),
                      snap.write))
 register(GraphFormat("edgelist-directed-labeled",
                      functools.partial(snap.read, edge_labels=True, directed=True), snap.write))
-register(GraphFormat("gsi", gsi.read, gsi.write, suffixes=(".g",), aliases=("g",)))
+register(GraphFormat("gsi", gsi.read, gsi.write, suffixes=(".g",), magic=(b"t #",),
+                     aliases=("g",)))  # its first line, "t # 0"
 register(GraphFormat("mtx", mtx.read, mtx.write, suffixes=(".mtx",),
                      magic=(b"%%MatrixMarket", b"%%matrixmarket"), aliases=("matrixmarket",)))
 register(GraphFormat("npz", npz.read, npz.write, suffixes=(".npz",), magic=(b"PK\x03\x04",),
@@ -105,36 +114,43 @@ def _lookup(fmt: str) -> GraphFormat:
 
 
 def _by_name(path: Path) -> GraphFormat:
-    name = path.name.lower().removesuffix(".gz")
+    name = text.without_compression(path.name.lower())
     for f in _FORMATS.values():
         if any(name.endswith(s) for s in f.suffixes):
             return f
     return _FORMATS["edgelist"]
 
 
-def _head(path: Path) -> bytes:
-    """The first bytes of the file (decompressed, if gzip); b"" if unreadable here
-    (the reader then says why)."""
-    try:
-        with text.open_input(path) as fh:
-            return fh.read(16)
-    except (GraphFormatError, OSError, EOFError):
-        return b""
-
-
 def format_name(path, fmt: str | None) -> str:
     """The format a file is read as: ``fmt`` if given, else from its first bytes (a
-    regular file's: a pipe or a device is not read twice), else from its name."""
+    regular file's, or standard input's, peeked at: another pipe or a device is not
+    read twice), else from its name."""
     path = Path(os.fspath(path))
     if fmt is not None:
         return _lookup(fmt).name
-    if not path.is_file() and g2miner.prefix_of(path) is not None:  # a prefix or a folder
+    if (not text.is_stdin(path) and not path.is_file()
+            and g2miner.prefix_of(path) is not None):  # a prefix or a folder
         return "g2miner"
-    head = _head(path) if path.is_file() else b""  # a pipe's bytes cannot be read twice
-    for f in _FORMATS.values():
-        if any(head.startswith(m) for m in f.magic):
-            return f.name
+    head = text.peek(path, 16)
+    found = [(len(m), f.name) for f in _FORMATS.values() for m in f.magic if head.startswith(m)]
+    if found:  # the longest magic: GSI's "t #" before the labeled format's "t "
+        return max(found)[1]
     return _by_name(path).name
+
+
+def is_graph_name(name: str) -> bool:
+    """Whether a file name looks like a graph file's: not hidden, and ending (a
+    compression suffix aside) with a format's suffix or one of
+    :data:`EDGE_LIST_SUFFIXES` (a README, notes or ``.gitignore`` do not)."""
+    bare = text.without_compression(name.lower())
+    suffixes = EDGE_LIST_SUFFIXES + tuple(s for f in _FORMATS.values() for s in f.suffixes)
+    return not name.startswith(".") and bare.endswith(suffixes)
+
+
+def natural_key(name: str) -> tuple:
+    """The key that sorts names as people number them: ``q_2`` before ``q_10``."""
+    return tuple((0, int(part), "") if part.isdigit() else (1, 0, part)
+                 for part in re.split(r"(\d+)", name) if part)
 
 
 def output_format(path, fmt: str | None = None) -> str:
@@ -146,7 +162,11 @@ def output_format(path, fmt: str | None = None) -> str:
 def read_graph(path, fmt, graph_cls):
     """The graph in file ``path`` (see :meth:`gthinker.Graph.read`)."""
     path = Path(os.fspath(path))
-    return _FORMATS[format_name(path, fmt)].read(path, graph_cls)
+    f = _FORMATS[format_name(path, fmt)]
+    if text.is_stdin(path) and not f.text:
+        raise GraphFormatError(f"standard input holds a {f.name!r} graph, which is read from "
+                               "a file, not a stream: give its path")
+    return f.read(path, graph_cls)
 
 
 def write_graph(graph, path, fmt=None) -> None:
@@ -156,13 +176,15 @@ def write_graph(graph, path, fmt=None) -> None:
     f = _FORMATS[output_format(path, fmt)]
     if f.write is None:
         raise ValueError(f"cannot write the {f.name!r} format")
-    compress = path.name.endswith(".gz")
-    if compress and not f.text:
-        raise ValueError(f"the {f.name!r} format is not gzip-compressed; drop the .gz suffix")
+    bare = text.without_compression(path.name)
+    if bare != path.name and not f.text:
+        raise ValueError(f"the {f.name!r} format is not compressed; drop the "
+                         f"{path.name[len(bare):]} suffix")
     with writing(path) as fh:
-        if compress:
-            with gzip.GzipFile(fileobj=fh, mode="wb", compresslevel=6, mtime=0) as gz:
-                f.write(graph, gz)
+        packed = text.compressed_writer(fh, path.name)
+        if packed is not None:
+            with packed:
+                f.write(graph, packed)
         else:
             f.write(graph, fh)
 

@@ -41,6 +41,7 @@ from gthinker.graphs import csr
 from gthinker.graphs import edges as graph_edges
 from gthinker.graphs import files as graph_files
 from gthinker.graphs.formats import binary
+from gthinker.graphs.formats.text import STDIN
 
 __all__ = ["Graph", "LoadReport", "as_graph", "KEPT", "PREPARED"]
 
@@ -171,6 +172,26 @@ class Graph:
         self._derived: dict = {}
         self._offered: dict = {}
         self._unkept: set = set()
+        #: The graph whose structural forms (:data:`KEPT`) this one shares
+        #: (:meth:`unlabeled`), or None.
+        self._forms_of = None
+
+    def unlabeled(self) -> Graph:
+        """This graph without its vertex labels (the same arrays, ids, names, edge labels
+        and directions), kept with it; its structural forms (:data:`KEPT`: the oriented
+        graph, the degeneracy order, ...) are this graph's, made, restored from its binary
+        file and checked there once for both."""
+        if self.labels is None:
+            return self
+
+        def build(g):
+            out = Graph(g.indptr, g.indices, ids=g.ids, report=g.report,
+                        node_names=g.node_names, edge_labels=g.edge_labels,
+                        directions=g.directions)
+            out.file, out._forms_of = g.file, g
+            return out
+
+        return self.derived("unlabeled", build)
 
     def derived(self, key, build):
         """``build(self)``, computed on the first call for ``key`` and kept with the
@@ -181,6 +202,8 @@ class Graph:
         one of :data:`KEPT` that is built goes into that file when the graph keeps
         forms (:attr:`KEEP_FORMS`), once the outermost ``derived`` call returns (so
         that forms made together are written together)."""
+        if self._forms_of is not None and key in KEPT:
+            return self._forms_of.derived(key, build)
         if key not in self._derived:
             restore = self._offered.pop(key, None)
             if restore is not None:
@@ -428,7 +451,9 @@ class Graph:
         path : str or pathlib.Path
             File to read: a SNAP edge list, a labeled ``.graph`` file, Matrix Market
             (``.mtx``), scipy ``.npz``, or a gthinker binary graph (:meth:`save`);
-            text may be gzip-compressed. Read on all cores, in blocks: Ctrl-C stops
+            text may be compressed (gzip, bzip2, xz, zstandard) and may be standard
+            input (``"-"``). An edge list's vertex ids that are not all integers
+            (names) are kept in :attr:`node_names`. Read on all cores, in blocks: Ctrl-C stops
             it at once (KeyboardInterrupt).
         format : {None, 'edgelist', 'graph', 'mtx', 'npz', 'binary'}
             ``None`` picks the format from the file's first bytes (binary graphs,
@@ -449,7 +474,7 @@ class Graph:
             The graph would not fit in the memory available.
         """
         graph = graph_files.read_graph(path, format, cls)
-        graph.file = os.path.abspath(os.fspath(path))
+        graph.file = None if os.fspath(path) == STDIN else os.path.abspath(os.fspath(path))
         return graph
 
     @classmethod

@@ -642,7 +642,11 @@ class Job:
         limit): a failed or stopped job leaves the file that was there."""
         if sigints_before is None:
             sigints_before = stopping.sigints()
-        self.out = outputs.Output(self.output, [self.graph]) if self.output is not None else None
+        names = None
+        if self.graph.node_names is not None and self.output_format == "text":
+            names = dict(zip(self.graph.ids.tolist(), self.graph.node_names, strict=True))
+        self.out = (outputs.Output(self.output, [self.graph], names)
+                    if self.output is not None else None)
         try:
             result = self._run(sigints_before)
             if self.out is not None and result.stopped in (None, "limit"):

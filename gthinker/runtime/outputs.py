@@ -132,16 +132,26 @@ class Output:
 
     ``writer_path`` is what the writer opens. :meth:`commit` puts the results at
     ``path``; leaving the ``with`` block (or :meth:`discard`) without it throws
-    them away. ``inputs`` are checked as :func:`check_output` does."""
+    them away. ``inputs`` are checked as :func:`check_output` does. ``names``: for a
+    graph whose vertices have names (:attr:`gthinker.Graph.node_names`), each original
+    id's name (a dict): the writer's lines of ids go to an unnamed temporary file, and
+    :meth:`commit` writes them with each id named (so a direct path gets them at the end, not as
+    they come)."""
 
-    def __init__(self, path, inputs=()):
+    def __init__(self, path, inputs=(), names=None):
         check_output(path, inputs)
         self.path = os.fspath(path)
         self._fd = -1
         self._temp = None  # a named temporary file (no O_TMPFILE), else None
         self.done = False
+        self.names = None if names is None else {k: str(x).encode() for k, x in names.items()}
+        self._ids = None
+        if self.names is not None:  # the writer's ids, named at the end
+            self._ids = tempfile.TemporaryFile()  # noqa: SIM115 - closed by discard
+            self.writer_path = f"/proc/self/fd/{self._ids.fileno()}"
         if _direct(self.path):
-            self.writer_path = self.path
+            if self._ids is None:
+                self.writer_path = self.path
             return
         self.target = os.path.realpath(self.path)  # a symlink stays one: its file is replaced
         folder = os.path.dirname(self.target)
@@ -151,6 +161,8 @@ class Output:
         except FileNotFoundError:
             mode = _new_file_mode()
         self._open_temp(folder, mode)
+        if self._ids is not None:
+            self.writer_path = f"/proc/self/fd/{self._ids.fileno()}"
 
     def _open_temp(self, folder: str, mode: int) -> None:
         flags = os.O_WRONLY | getattr(os, "O_CLOEXEC", 0)
@@ -177,6 +189,14 @@ class Output:
         if self.done:
             return
         self.done = True
+        if self._ids is not None:
+            if self._fd < 0:  # a direct path: named as it is written
+                with open(self.path, "wb") as out:
+                    self._write_named(out)
+                self.discard()
+                return
+            with open(self._fd, "wb", closefd=False) as out:
+                self._write_named(out)
         if self._fd < 0:  # written directly
             return
         try:
@@ -205,9 +225,20 @@ class Output:
             os.close(dir_fd)
         raise FileExistsError(errno.EEXIST, "no free temporary name", folder)
 
+    def _write_named(self, out) -> None:
+        """The writer's lines of ids with each id named."""
+        names = self.names
+        with open(self._ids.fileno(), "rb", closefd=False) as ids:
+            ids.seek(0)
+            for line in ids:
+                out.write(b" ".join([names[int(x)] for x in line.split()]) + b"\n")
+
     def discard(self) -> None:
         """Throws away what was written (unless committed); idempotent."""
         self.done = True
+        if self._ids is not None:
+            self._ids.close()
+            self._ids = None
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1

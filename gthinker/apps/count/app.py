@@ -24,6 +24,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import time
@@ -50,12 +51,13 @@ from ..matching.counting import (
     takes,
     vertex_ranges,
 )
+from ..matching.induced import induced_embeddings
 from ..matching.labeled import ISOMORPHISM, effective_graphs, needs_labeled
 from ..matching.labeled_run import count_labeled
 from ..matching.pattern_plan import pattern_plan
 from ..matching.patterns import PATTERNS, as_query, is_pattern
 from ..matching.patterns import pattern as named_pattern
-from ..matching.planner import check_query
+from ..matching.planner import check_query, label_subgraph, match_labels
 from ..matching.ranges import spill_rest, work_ranges
 from . import motifs
 from .options import CountOptions
@@ -137,8 +139,8 @@ class VertexTriangles(gthinker.Task):
 # ---- the API ------------------------------------------------------------------------
 
 
-def count(graph, pattern="triangle", *, per_vertex: bool = False, vertices: range | None = None,
-          progress=None, **options) -> CountResult:
+def count(graph, pattern="triangle", *, vertices: range | None = None, progress=None,
+          **options) -> CountResult:
     """Counts the distinct subgraphs of ``graph`` isomorphic to ``pattern``
     (not necessarily induced), or, for ``pattern="cliques"``, the k-cliques of
     every size k, or, for ``pattern="motifs"``, every connected pattern of ``size``
@@ -160,10 +162,6 @@ def count(graph, pattern="triangle", *, per_vertex: bool = False, vertices: rang
         ``"triangle"``, ``"k-clique"``, ``"cliques"``, any name of
         :func:`gthinker.apps.sm.pattern` (``"4-cycle"``, ``"diamond"``,
         ``"house"``, ``"k-path"``, ``"k-star"``, ...), a pattern file or a graph.
-    per_vertex : bool
-        With ``pattern="triangle"``: also count the triangles at every vertex,
-        into :attr:`CountResult.per_vertex`. CPU only (each worker keeps one
-        int64 per vertex).
     vertices : range, optional
         Only the subgraphs counted from these first vertices (ids of ``graph``;
         for other patterns than cliques, the data vertex of the first query
@@ -178,10 +176,19 @@ def count(graph, pattern="triangle", *, per_vertex: bool = False, vertices: rang
         ``induced`` (with ``pattern="motifs"``: induced counts, the default, as igraph's
         ``motifs_randesu`` and ESCAPE give them: each connected vertex set counted once,
         in the motif its induced subgraph is; or non-induced, distinct subgraphs, as for
-        a single pattern), ``gpu_memory`` (the GPU memory the graph's copy may take: a
-        graph larger is counted in parts, :mod:`gthinker.apps.matching.partitions`; the
-        GPU clique engine and the matching search); and those of :func:`gthinker.run` (``threads``,
-        ``time_budget``, ``spill_limit``, ``cpu_chunk``, ``stop``, ...).
+        a single pattern; with a single pattern, ``induced=True`` counts the induced
+        ones, :mod:`gthinker.apps.matching.induced`), ``per_vertex`` (with
+        ``pattern="triangle"``: also count the triangles at every vertex, into
+        :attr:`CountResult.per_vertex`; CPU only, each worker keeps one int64 per
+        vertex), ``ignore_labels`` (the rule for labels,
+        :func:`gthinker.apps.matching.planner.match_labels`: a labeled graph's labels are
+        ignored for an unlabeled pattern, and said so in ``labels``), ``semantics`` (what
+        a match is; edge labels and directions counted by
+        :mod:`gthinker.apps.matching.labeled`), ``gpu_memory`` (the GPU memory the graph's
+        copy may take: a graph larger is counted in parts,
+        :mod:`gthinker.apps.matching.partitions`; the GPU clique engine and the matching
+        search); and those of :func:`gthinker.run` (``threads``, ``time_budget``,
+        ``spill_limit``, ``cpu_chunk``, ``stop``, ...).
 
     >>> import networkx as nx
     >>> G = nx.karate_club_graph()
@@ -196,30 +203,75 @@ def count(graph, pattern="triangle", *, per_vertex: bool = False, vertices: rang
     # The arguments first, before a graph file is read: threads=0 is not all cores.
     opts, options = CountOptions.split(options)
     check_pattern(pattern, opts)
-    mode, size, induced = opts.mode, opts.size, opts.induced
-    threads, time_budget = options.pop("threads", None), options.pop("time_budget", None)
     k = clique_size(pattern)
     if k is not None and k < 1:
         raise ValueError(f"a k-clique has k >= 1 vertices, got {pattern!r}")
     graph = gthinker.as_graph(graph)
-    name = pattern if isinstance(pattern, str) else "pattern"
     if vertices is not None:
         if not (isinstance(vertices, range) and vertices.step == 1):
             raise TypeError(f"vertices must be a range(lo, hi), got {vertices!r}")
         options["vertices"] = vertices
+    name = pattern_name(pattern)
+    graph, pattern, labels = _labels(graph, pattern, opts)
+    res = _count(graph, pattern, k, opts, progress, options)
+    induced = opts.induced if opts.induced is not None else pattern == "motifs"
+    if res.per_vertex is not None:
+        res.vertex_ids = graph.node_names if graph.node_names is not None else graph.ids
+    return dataclasses.replace(res, pattern=name, labels=labels,
+                               induced=induced or k is not None or pattern == "cliques")
+
+
+def pattern_name(pattern) -> str:
+    """The name a result gives a pattern: as given, or a file's name (not its path)."""
+    if not isinstance(pattern, str):
+        return "pattern"
+    return os.path.basename(pattern) if os.path.isfile(pattern) else pattern
+
+
+def _labels(graph, pattern, opts):
+    """The graph and pattern to count, by the rule for labels (:func:`match_labels`: a
+    pattern name is unlabeled), and what became of the labels. Count's engines count
+    unlabeled patterns: a labeled pattern counts in the subgraph of its one label, and
+    one of several labels is sm's (ValueError); a pattern that needs the search of
+    edge labels and directions (:func:`needs_labeled`) keeps its vertex labels, which
+    that search honours."""
+    named = pattern in ("cliques", "motifs") or (isinstance(pattern, str)
+                                                 and not os.path.exists(pattern))
+    query = named_pattern("triangle") if named else as_query(pattern)
+    graph, query, labels = match_labels(graph, query, opts.ignore_labels)
+    if labels == "honoured" and not needs_labeled(graph, query, opts.semantics):
+        kinds = np.unique(query.labels)
+        if kinds.size > 1:
+            raise ValueError("count counts unlabeled patterns (or patterns whose labels are "
+                             "all equal); match several labels with `gthinker sm`, or count "
+                             "the structure only with ignore_labels (--ignore-labels)")
+        graph = graph.derived(("label", int(kinds[0])),
+                              lambda g: label_subgraph(g, int(kinds[0])))
+        query = gthinker.Graph(query.indptr, query.indices)
+    return graph, pattern if named else query, labels
+
+
+def _count(graph, pattern, k, opts, progress, options) -> CountResult:
+    """:func:`count` of a graph and pattern that the rule for labels let through."""
+    mode, size = opts.mode, opts.size
+    threads, time_budget = options.pop("threads", None), options.pop("time_budget", None)
+    name = pattern if isinstance(pattern, str) else "pattern"
     if opts.semantics != ISOMORPHISM or not graph.plain:
-        res = _labeled(graph, pattern, name, per_vertex, opts,
+        res = _labeled(graph, pattern, name, opts,
                        dict(options, threads=threads, time_budget=time_budget, progress=progress))
         if res is not None:
             return res
     say_skeleton(graph, f"count {name}")
-    if per_vertex:
+    if opts.per_vertex:
         return _per_vertex(graph, name, k, mode, threads, time_budget, progress, options)
     if pattern == "motifs":
-        return _motifs(graph, size, induced, mode, threads, time_budget, progress, options,
-                       opts.gpu_memory)
+        return _motifs(graph, size, opts.induced is not False, mode, threads, time_budget,
+                       progress, options, opts.gpu_memory)
     if pattern == "cliques":
         return _every_clique_size(graph, mode, threads, time_budget, progress, options)
+    if opts.induced and k is None:
+        return _induced(graph, pattern, opts, progress, options,
+                        dict(threads=threads, time_budget=time_budget))
     if k is not None:
         return count_k_cliques(graph, name, k, mode, threads, time_budget, progress, options,
                                opts.gpu_memory)
@@ -230,12 +282,12 @@ def count(graph, pattern="triangle", *, per_vertex: bool = False, vertices: rang
                       gpu_memory=opts.gpu_memory, **options)
 
 
-def _labeled(graph, pattern, name, per_vertex, opts, options) -> CountResult | None:
+def _labeled(graph, pattern, name, opts, options) -> CountResult | None:
     """The count of a pattern with edge labels or directions, or under homomorphism or
     edge-isomorphism (:mod:`gthinker.apps.matching.labeled`): distinct subgraphs under
     isomorphism, embeddings under the others; None where the count engines count it
     (on the graph's undirected skeleton)."""
-    if per_vertex or pattern in ("motifs", "cliques"):
+    if opts.per_vertex or pattern in ("motifs", "cliques"):
         if opts.semantics != ISOMORPHISM:
             raise ValueError("semantics (--semantics) goes with a single pattern")
         return None
@@ -243,6 +295,9 @@ def _labeled(graph, pattern, name, per_vertex, opts, options) -> CountResult | N
     check_query(graph, query)
     if not needs_labeled(graph, query, opts.semantics):
         return None
+    if opts.induced:
+        raise ValueError("induced (--induced) counts take patterns without edge labels or "
+                         "directions, under isomorphism")
     graph, query = effective_graphs(graph, query)
     t0 = time.perf_counter()
     options = {k: v for k, v in options.items() if v is not None}
@@ -252,6 +307,28 @@ def _labeled(graph, pattern, name, per_vertex, opts, options) -> CountResult | N
                        prepare_seconds=time.perf_counter() - t0 - res.seconds,
                        compile_seconds=res.compile_seconds, mode_reason=res.why,
                        stats=res.stats)
+
+
+def _induced(graph, pattern, opts, progress, options, scheduler) -> CountResult:
+    """Induced subgraphs of one pattern: the distinct subgraphs of its supergraphs, times
+    their automorphisms, summed by inclusion-exclusion
+    (:mod:`gthinker.apps.matching.induced`), over the pattern's automorphisms."""
+    plain = {**opts.keywords(), "induced": False, "ignore_labels": False}
+    parts = []
+
+    def embeddings(g):
+        parts.append(count(graph, g, progress=progress, **plain, **scheduler, **options))
+        return parts[-1].count * pattern_plan(g).automorphisms
+
+    query = as_query(pattern)
+    n = induced_embeddings(query, embeddings)
+    first = parts[0]
+    return dataclasses.replace(
+        first, count=n // pattern_plan(query).automorphisms,
+        seconds=sum(p.seconds for p in parts),
+        compile_seconds=sum(p.compile_seconds for p in parts),
+        prepare_seconds=sum(p.prepare_seconds for p in parts),
+        method=f"induced: inclusion-exclusion over {len(parts)} supergraph counts")
 
 
 def _motifs(graph, size, induced, mode, threads, time_budget, progress, options,
@@ -368,8 +445,9 @@ def check_pattern(pattern, options: CountOptions | None = None) -> None:
         if (options.size is not None) != (pattern == "motifs"):
             raise ValueError("size (--size) goes with pattern 'motifs' (the motif size), and "
                              "'motifs' needs it")
-        if not options.induced and pattern != "motifs":
-            raise ValueError("induced=False (--non-induced) goes with pattern 'motifs'")
+        if options.per_vertex and clique_size(pattern) != 3:
+            raise ValueError(f"per_vertex counts triangles at each vertex (--per-vertex); "
+                             f"pattern {pattern!r} is not 'triangle'")
     if (isinstance(pattern, str) and pattern not in ("cliques", "motifs")
             and not os.path.exists(pattern) and not is_pattern(pattern)):
         names = [p for p in PATTERNS if p != "triangle"]
@@ -382,13 +460,5 @@ def _query_of(pattern, graph) -> gthinker.Graph:
     unknown name, a labeled data graph, or a pattern with more than one label."""
     check_pattern(pattern)
     query = as_query(pattern)
-    if graph.labels is not None:
-        raise ValueError("count takes unlabeled graphs; use `gthinker sm` for labeled "
-                         "matching")
-    if query.labels is not None:
-        if len(np.unique(query.labels)) > 1:
-            raise ValueError("count takes unlabeled patterns (or patterns whose labels are "
-                             "all equal); use `gthinker sm` for labeled matching")
-        query = gthinker.Graph(query.indptr, query.indices)
-    check_query(graph, query)
+    check_query(graph, query)  # the rule for labels applied (_labels)
     return query

@@ -6,7 +6,7 @@ import numpy as np
 
 from gthinker.extending import GRAPH_AND_PATTERN, App, Request, max_compile, squared
 
-from ..matching.patterns import portable_query
+from ..matching.patterns import matched, portable_query
 from .options import CountOptions
 
 EPILOG = """\
@@ -45,18 +45,25 @@ class CountRequest(Request):
         from . import app
 
         app.check_pattern(pattern, self.options)  # before a graph loads
-        self.name = pattern if isinstance(pattern, str) else "pattern"
+        self.name = app.pattern_name(pattern)
         # k-cliques on the CPU run as range records of first vertices (and prefix
         # cliques once those split): records that any node can run.
         self.k = app.clique_size(self.inputs[0])
         self.movable = self.mode == "cpu" and self.k is not None and self.k >= 3
 
     def call(self, graph, pattern, **keywords):
+        import dataclasses
+
         from . import app
 
-        return app.count(graph, pattern, **keywords)
+        return dataclasses.replace(app.count(graph, pattern, **keywords), pattern=self.name)
 
     def local(self, graph):
+        """Run whole here: an empty graph, a clique of fewer than 3 vertices, per-vertex
+        counts (an array a vertex: not merged from ranges) and induced counts (several
+        counts summed)."""
+        if self.options.per_vertex or self.options.induced:
+            return self.run(graph)
         if graph.num_vertices == 0 or (self.k is not None and self.k < 3):
             return self.run(graph, threads=1)
         return None
@@ -91,6 +98,7 @@ class CountRequest(Request):
 
     def part(self, res):
         return {"count": res.count, "counts": res.counts, "method": res.method,
+                "induced": res.induced, "labels": res.labels,
                 "prepare_seconds": res.prepare_seconds, "mode_reason": res.mode_reason,
                 **self.common(res, res.threads)}
 
@@ -110,21 +118,29 @@ class CountRequest(Request):
             first["method"], counts=counts,
             prepare_seconds=max(p["prepare_seconds"] for p in parts),
             compile_seconds=max_compile(parts),
-            mode_reason=first["mode_reason"], stats=stats)
+            mode_reason=first["mode_reason"], stats=stats,
+            induced=any(p.get("induced", False) for p in parts),
+            labels=next((p["labels"] for p in parts if p.get("labels")), ""))
 
 
 def describe(res, label=None) -> list[str]:
     from gthinker.text import threads
 
+    how = f" ({matched(res.induced, res.labels)})"
     if res.pattern == "motifs":
-        lines = [f"{name}: {n:,}" for name, n in res.counts.items()]
+        lines = [f"{name}: {n:,}{how}" for name, n in res.counts.items()]
     elif res.counts is not None:
         lines = [f"{k}-cliques: {n:,}" for k, n in res.counts.items()]
+        lines[-1:] = [lines[-1] + how] if lines else []
     else:
-        lines = [f"{res.pattern}: {res.count:,}"]
+        lines = [f"{res.pattern}: {res.count:,}{how}"]
     where = threads(res.threads) if res.mode == "cpu" else res.mode
     lines.append(f"time: {res.seconds:.3f}s counting ({where}, {res.method}), "
                  f"{res.prepare_seconds:.3f}s preparing")
+    if res.per_vertex is not None and res.vertex_ids is not None:
+        lines.append("per vertex (vertex, triangles at it):")
+        lines += [f"{v} {n}" for v, n in zip(np.asarray(res.vertex_ids).tolist(),
+                                             res.per_vertex.tolist(), strict=True)]
     return lines
 
 

@@ -64,7 +64,7 @@ from gthinker.extending import positive_int, say_skeleton
 
 from ..matching.labeled import ISOMORPHISM, needs_labeled
 from ..matching.patterns import as_query
-from ..matching.planner import quicksi_order
+from ..matching.planner import match_labels, quicksi_order
 from .candidates import MAX_QUERY, CandidateGraph, candidate_graph, kept_candidate_graph
 from .cpu import CPUSampler
 from .options import CPU_TRAWL_WINDOW, MODES, SMALL_SAMPLES, GSwordOptions
@@ -157,6 +157,9 @@ class GSwordResult:
     #: ``target_error``, the plan's cost model put the exact count below the time the
     #: samples would take to reach it (:func:`exact_is_cheaper`).
     exact: str | None = None
+    #: What became of vertex labels (:func:`gthinker.apps.matching.planner.match_labels`):
+    #: "" when neither graph has any, "honoured", or "ignored: why".
+    labels: str = ""
 
     @property
     def reliable(self) -> bool:
@@ -168,7 +171,8 @@ class GSwordResult:
             "query", "estimate", "samples", "valid_ratio", "stderr", "seconds",
             "compile_seconds", "samples_per_second", "sampling_seconds", "build_seconds",
             "estimator", "mode", "trawl", "batches", "seed", "inheritance", "streaming",
-            "order", "candidates", "threads", "reliable", "warnings", "stopped", "exact")}
+            "order", "candidates", "threads", "reliable", "warnings", "stopped", "exact",
+            "labels")}
         d["ci95"] = list(self.ci95) if self.ci95 is not None else None
         d["trawl_stats"] = dict(self.trawl_stats)
         d["stats"] = dict(self.stats)
@@ -285,7 +289,7 @@ def estimate(data, query, estimator=None, *, progress=None,
         opts.mode, allowed=MODES, auto="gpu",
         cpu_because=f"few samples (< {SMALL_SAMPLES:,})" if samples < SMALL_SAMPLES else "")
     data = gthinker.as_graph(data)
-    query_graph = as_query(query)
+    data, query_graph, labels = match_labels(data, as_query(query), opts.ignore_labels)
     if needs_labeled(data, query_graph, ISOMORPHISM):
         raise ValueError("gsword does not estimate queries with edge labels or directions "
                          "yet; `gthinker sm` counts them exactly")
@@ -323,7 +327,7 @@ def estimate(data, query, estimator=None, *, progress=None,
         streaming=opts.streaming and mode == "gpu" and bool(est.refines),
         order=[int(u) for u in cg.order], candidates=[len(c) for c in cg.candidates],
         trawl_stats=run.stats, threads=threads, compile_seconds=compile_seconds,
-        stopped=run.stopped, stats=run.gpu_stats(), exact=run.exact,
+        stopped=run.stopped, stats=run.gpu_stats(), exact=run.exact, labels=labels,
         rounds=[(b.first, b.n, b.out_sum, b.out_valid) for b in done])
 
 

@@ -115,9 +115,10 @@ def describe(res, label=None) -> list[str]:
     name = label if label is not None else res.query
     if res.estimate is None:  # stopped before its first batch ended: the reason is its warning
         return [f"{name}: no estimate: {'; '.join(res.warnings)}, total {res.seconds:.2f}s"]
+    said = [f"  labels {res.labels}"] if res.labels else []
     if res.exact is not None:
         return [f"{name}: {int(res.estimate):,} embeddings, {res.exact}; total "
-                f"{res.seconds:.2f}s"]
+                f"{res.seconds:.2f}s"] + said
     if res.samples_per_second is None:
         return [f"{name}: 0 embeddings (a query vertex has no candidate in the data graph; "
                 f"nothing to sample), total {res.seconds:.2f}s"]
@@ -129,7 +130,7 @@ def describe(res, label=None) -> list[str]:
              f"total {res.seconds:.2f}s"]
     if res.stopped in _STOPPED:
         lines.append(f"  stopped {_STOPPED[res.stopped]}")
-    return lines + [f"  unreliable interval: {warning}" for warning in res.warnings]
+    return lines + said + [f"  unreliable interval: {warning}" for warning in res.warnings]
 
 
 _STOPPED = {"target_error": "early: the interval was within the target error",

@@ -18,6 +18,7 @@ from gthinker.extending import (
     seed as seed_rule,
 )
 
+from ..matching.shared_options import ignore_labels_field
 from .stop_rule import (
     DEFAULT_BATCHES,
     FIRST_MAX,
@@ -125,6 +126,7 @@ class GSwordOptions(AppOptions):
     name: str | None = option_field(
         None, "the query's name in the result", lambda name, v: str(v), flag=False,
         default_text="the pattern's name, or 'query'")
+    ignore_labels: bool = ignore_labels_field()
 
     scheduler = ("threads", "gpus")
     notes = {"gpus": "each batch's rounds shared evenly among them, the same estimate"}

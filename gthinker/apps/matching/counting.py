@@ -392,9 +392,20 @@ class CountResult:
     #: contain vertex ``v`` of ``gthinker.as_graph(graph)`` (original id ``ids[v]``,
     #: or ``node_names[v]``); their sum is three times ``count``.
     per_vertex: np.ndarray | None = field(default=None, repr=False)
+    #: With ``per_vertex``: the vertex each entry is of (original ids, or node names).
+    vertex_ids: object = field(default=None, repr=False)
+    #: Whether induced subgraphs were counted (a clique's are always induced).
+    induced: bool = False
+    #: What became of vertex labels (:func:`gthinker.apps.matching.planner.match_labels`):
+    #: "" when neither graph has any, "honoured", or "ignored: why".
+    labels: str = ""
 
     def to_dict(self) -> dict:
-        out = {"pattern": self.pattern, "count": self.count}
+        out = {"pattern": self.pattern, "count": self.count, "induced": self.induced,
+               "labels": self.labels}
+        if self.per_vertex is not None and self.vertex_ids is not None:
+            out["per_vertex"] = {str(v): int(c) for v, c in zip(
+                np.asarray(self.vertex_ids).tolist(), self.per_vertex.tolist(), strict=True)}
         if self.counts is not None:
             out["counts"] = {str(k): v for k, v in self.counts.items()}
         out.update(seconds=round(self.seconds, 6), prepare_seconds=round(self.prepare_seconds, 6),

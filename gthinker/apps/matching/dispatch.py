@@ -103,9 +103,14 @@ class SMResult:
     #: How it was counted: "subgraph matching" (the search; with count-only last
     #: levels unless it listed matches), "cliques (oriented)" or "formula (...)".
     method: str = "subgraph matching"
+    induced: bool = False  # induced matches (the query's non-edges are data non-edges)
+    #: What became of vertex labels (:func:`gthinker.apps.matching.planner.match_labels`):
+    #: "" when neither graph has any, "honoured", or "ignored: why".
+    labels: str = ""
 
     def to_dict(self) -> dict:
-        return {"count": self.count, "unique": self.unique, "automorphisms": self.automorphisms,
+        return {"count": self.count, "unique": self.unique, "induced": self.induced,
+                "labels": self.labels, "automorphisms": self.automorphisms,
                 "seconds": self.seconds, "compile_seconds": self.compile_seconds,
                 "mode": self.mode, "mode_reason": self.mode_reason, "gpu_mode": self.gpu_mode,
                 "threads": self.threads, "order": self.order, "candidates": self.candidates,

@@ -34,29 +34,19 @@ from dataclasses import dataclass
 import numpy as np
 
 import gthinker
-from gthinker.extending import choice, intersect, keyed_rows, lower_bound, option_field
+from gthinker.extending import intersect, keyed_rows, lower_bound
+
+from .shared_options import ISOMORPHISM, SEMANTICS, semantics_field
 
 __all__ = ["SEMANTICS", "ISOMORPHISM", "semantics_field", "say_once", "LabeledPlan",
            "LabeledMatching", "needs_labeled", "labeled_plan", "run_labeled", "effective_graphs",
            "edges_free"]
 
-#: The matching semantics, the first the default (SGSI's names).
-SEMANTICS = ("isomorphism", "homomorphism", "edge-isomorphism")
-ISOMORPHISM = SEMANTICS[0]
 
 # The params' header: query size, semantics (index in SEMANTICS), whether a limit
 # claims matches, then where each table starts.
 (H_NQ, H_SEM, H_LIMITED, H_DIRECTED, H_ORDER, H_CPTR, H_CPOS, H_CKEY, H_QLAB, H_FPTR, H_FKEY,
  H_FNUM, H_KEYS, H_CAP, H_HEADER) = range(15)
-
-
-def semantics_field():
-    """The ``semantics`` option of sm and count (one declaration for both)."""
-    return option_field(
-        ISOMORPHISM, "what a match is: isomorphism (an injective map of the query's vertices), "
-        "homomorphism (query vertices may share a data vertex) or edge-isomorphism (a "
-        "homomorphism that maps distinct query edges to distinct data edges); each keeps "
-        "vertex labels, edge labels and directions", choice(*SEMANTICS))
 
 
 def say_once(message: str) -> None:

@@ -13,7 +13,7 @@ import numpy as np
 
 import gthinker
 
-__all__ = ["PATTERNS", "as_query", "is_pattern", "pattern", "portable_query"]
+__all__ = ["matched", "PATTERNS", "as_query", "is_pattern", "pattern", "portable_query"]
 
 #: The patterns known by name, as edge lists (the k-vertex families, k-clique, k-path
 #: and k-star, are built on demand). With those families they name every connected
@@ -95,3 +95,10 @@ def portable_query(query):
     if isinstance(query, str) and not os.path.exists(query):
         return query
     return as_query(query)
+
+
+def matched(induced: bool, labels: str = "") -> str:
+    """How a count matched, as its output line says it: ``"non-induced"`` or
+    ``"induced"``, and what became of the labels when a graph had any."""
+    how = "induced" if induced else "non-induced"
+    return how + (f"; labels {labels}" if labels else "")

@@ -62,8 +62,9 @@ from .pattern_plan import PatternPlan, pattern_plan
 from .patterns import as_query
 
 __all__ = ["HEADER", "Plan", "admissible", "admissible_within", "backward_positions",
-           "check_query", "checked_order", "constraint_ranges", "constraint_ranges_cpu",
-           "device_functions", "edges_between", "filter_candidates", "in_candidates",
+           "check_query", "checked_order", "match_labels", "constraint_ranges",
+           "constraint_ranges_cpu", "device_functions", "edges_between", "filter_candidates",
+           "in_candidates",
            "is_admissible", "is_admissible_within", "is_candidate", "label_subgraph",
            "matching_order", "order_for", "plan", "plan_within", "quicksi_order",
            "symmetry_constraints"]
@@ -85,6 +86,42 @@ def _labels(g):
     return None if g.labels is None else np.asarray(g.labels, np.int64)
 
 
+def _unlabeled(g: gthinker.Graph) -> gthinker.Graph:
+    """``g`` without its vertex labels (:meth:`gthinker.Graph.unlabeled`: its arrays,
+    edge labels, directions and prepared structural forms shared)."""
+    return g.unlabeled()
+
+
+def match_labels(data: gthinker.Graph, query: gthinker.Graph, ignore: bool = False):
+    """The one rule of sm, count and gsword for vertex labels (docs/formats.md,
+    'Labels'): ``(data, query, note)``, the graphs to match and what became of the
+    labels (the result says it: "" when neither graph has labels, "honoured", or
+    "ignored: why").
+
+    - both labeled: labels are honoured (a match maps a vertex to one of its label);
+    - ``ignore`` (``--ignore-labels``): both are matched unlabeled;
+    - only the data graph labeled (a pattern name, an edge-list query): its labels are
+      ignored for this match, and the note says so;
+    - only the query labeled: with all its labels equal it is matched unlabeled (every
+      data vertex counts as having that label); with several, ValueError (a
+      label-preserving match needs labels on both sides)."""
+    if data.labels is None and query.labels is None:
+        return data, query, ""
+    if ignore:
+        return _unlabeled(data), _unlabeled(query), "ignored: --ignore-labels"
+    if data.labels is not None and query.labels is not None:
+        return data, query, "honoured"
+    if data.labels is not None:
+        return _unlabeled(data), query, "ignored: the query has none"
+    kinds = np.unique(query.labels)
+    if kinds.size > 1:
+        raise ValueError(f"the query has {kinds.size} different vertex labels and the data "
+                         "graph none: give the data graph labels, or match the structure "
+                         "only with ignore_labels (--ignore-labels)")
+    return data, _unlabeled(query), f"ignored: the query's are all {int(kinds[0])}, the data " \
+        "graph has none"
+
+
 def check_query(data: gthinker.Graph, query: gthinker.Graph):
     """Raises ValueError when ``query`` cannot be matched in ``data`` as given
     (empty, labeled on one side only, or not connected)."""
@@ -94,7 +131,7 @@ def check_query(data: gthinker.Graph, query: gthinker.Graph):
     if (data.labels is None) != (query.labels is None):
         which = "data graph" if data.labels is not None else "query"
         raise ValueError(f"only the {which} has vertex labels: give both graphs labels, or "
-                         "neither")
+                         "neither (match_labels applies the rule of the apps)")
     seen = np.zeros(nq, bool)
     stack = [0]
     seen[0] = True

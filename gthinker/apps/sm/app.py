@@ -19,6 +19,7 @@ handed to other workers as partial matches) or on the GPU
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 
 import numpy as np
 
@@ -35,6 +36,7 @@ from gthinker.apps.matching.dispatch import (
 from gthinker.extending import batches, check_output, say_skeleton
 
 from ..matching import costs, counting
+from ..matching.induced import induced_embeddings
 from ..matching.labeled import effective_graphs, needs_labeled
 from ..matching.labeled_run import count_labeled
 from ..matching.pattern_plan import pattern_plan
@@ -46,6 +48,7 @@ from ..matching.planner import (
     filter_candidates,
     is_candidate,
     label_subgraph,
+    match_labels,
     matching_order,
     plan,
     symmetry_constraints,
@@ -78,8 +81,8 @@ def count(data, query, *, progress=None, **options) -> SMResult:
     Parameters
     ----------
     data, query : gthinker.Graph, or anything :func:`gthinker.as_graph` takes
-        ``query`` may also be a pattern name (see :func:`pattern`). Both
-        labeled, or neither.
+        ``query`` may also be a pattern name (see :func:`pattern`). Labels as
+        :func:`~gthinker.apps.matching.planner.match_labels` says.
     progress : callable, optional
         Called with the runtime's snapshot dict every couple of seconds.
     **options
@@ -96,22 +99,37 @@ def count(data, query, *, progress=None, **options) -> SMResult:
         :mod:`gthinker.apps.matching.partitions`), ``limit`` (stop after this many
         matches: the count is then ``limit``, and ``stopped == "limit"``; CPU only),
         ``output`` (write every match, or the first ``limit``, to this file, one per line:
-        the data vertices, original ids, matched to query vertices 0, 1, ...; CPU only); and
-        those of :func:`gthinker.run` (``threads``, ``time_budget``, ``spill_limit``,
+        the data vertices, original ids, matched to query vertices 0, 1, ...; CPU only),
+        ``induced`` (count induced matches: :mod:`gthinker.apps.matching.induced`),
+        ``ignore_labels`` (the rule for labels:
+        :func:`gthinker.apps.matching.planner.match_labels`); and those of
+        :func:`gthinker.run` (``threads``, ``time_budget``, ``spill_limit``,
         ``stop``, ...).
     """
     # The arguments first, before a graph file is read or anything planned.
     opts, options = SMOptions.split(options)
-    limit, output = opts.limit, opts.output
-    listing = limit is not None or output is not None
-    check_output(output, [data, query])  # before a graph file is read
+    check_output(opts.output, [data, query])  # before a graph file is read
     data = gthinker.as_graph(data)
     query = as_query(query)
+    data, query, labels = match_labels(data, query, opts.ignore_labels)
     check_query(data, query)
     if needs_labeled(data, query, opts.semantics):
-        return _labeled(data, query, opts, progress, options)
+        if opts.induced:
+            raise ValueError("induced (--induced) matching takes queries without edge labels "
+                             "or directions")
+        return dataclasses.replace(_labeled(data, query, opts, progress, options),
+                                   labels=labels)
     if query.plain:
         say_skeleton(data, "sm: a query without edge labels or directions")
+    if opts.induced:
+        return _induced(data, query, opts, progress, options, labels)
+    return dataclasses.replace(_count(data, query, opts, progress, options), labels=labels)
+
+
+def _count(data, query, opts, progress, options) -> SMResult:
+    """The non-induced count of :func:`count` (labels applied)."""
+    limit, output = opts.limit, opts.output
+    listing = limit is not None or output is not None
     if not listing and opts.gpu_mode == "auto" and not {"records", "vertices"} & options.keys():
         # (records and vertices are the search's own: a cluster's node hands them on; a
         # GPU layout asked for is the matcher's)
@@ -147,6 +165,26 @@ def _labeled(data, query, opts, progress, options) -> SMResult:
                     candidates=[], stopped=res.stopped, stats=res.stats,
                     compile_seconds=res.compile_seconds, mode_reason=res.why,
                     method=f"subgraph matching ({opts.semantics}, edge labels and directions)")
+
+
+def _induced(data, query, opts, progress, options, labels) -> SMResult:
+    """Induced matches: the embeddings of the query's supergraphs, summed by
+    inclusion-exclusion (:mod:`gthinker.apps.matching.induced`)."""
+    plain = dataclasses.replace(opts, induced=False, unique=False)
+    parts = []
+
+    def embeddings(graph):
+        parts.append(_count(data, graph, plain, progress, dict(options)))
+        return parts[-1].count
+
+    n = induced_embeddings(query, embeddings)
+    first = parts[0]  # the query itself
+    return dataclasses.replace(
+        first, count=n // first.automorphisms if opts.unique else n, unique=opts.unique,
+        seconds=sum(p.seconds for p in parts),
+        compile_seconds=sum(p.compile_seconds for p in parts), induced=True, labels=labels,
+        method=f"induced: inclusion-exclusion over {len(parts)} supergraph counts",
+        stopped=next((p.stopped for p in parts if p.stopped), None))
 
 
 def _by_count_engines(data, query, unique, mode, progress, options):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from gthinker.extending import DATA_AND_QUERY, App, Request, max_compile, squared
 
 from ..matching.gpu_modes import GPU_MODES
-from ..matching.patterns import portable_query
+from ..matching.patterns import matched, portable_query
 from .options import SMOptions
 
 EPILOG = """\
@@ -19,7 +19,10 @@ QUERY is a query graph file (.graph or an edge list), a directory of them, or a
 pattern: triangle, 4-cycle, diamond, tailed-triangle, house, k-clique, k-path,
 k-star (k vertices). Counts embeddings (injective, label-preserving maps that
 keep every query edge); --unique counts distinct subgraphs instead
-(embeddings / |Aut(query)|). With a CUDA GPU, auto runs on the GPU alone
+(embeddings / |Aut(query)|); --induced counts induced ones (the query's non-edges
+are non-edges in the data too). Labels: matched when both graphs have them;
+an unlabeled query ignores the data graph's (said in the output), and
+--ignore-labels drops both (docs/formats.md, "Labels"). With a CUDA GPU, auto runs on the GPU alone
 (G-ThinkerCG's advice for subgraph matching; docs/benchmarks.md has the
 numbers); --limit and --output run on the CPU workers.
 """
@@ -51,7 +54,8 @@ class SMRequest(Request):
         return squared(graph.degrees())
 
     def part(self, res):
-        return {"count": res.count, "automorphisms": res.automorphisms, "order": res.order,
+        return {"count": res.count, "labels": res.labels, "automorphisms": res.automorphisms,
+                "order": res.order,
                 "candidates": res.candidates, "gpu_mode": res.gpu_mode,
                 "mode_reason": res.mode_reason, **self.common(res, res.threads)}
 
@@ -64,11 +68,13 @@ class SMRequest(Request):
                         mode=first["mode"], threads=threads, order=first["order"],
                         candidates=first["candidates"], gpu_mode=first["gpu_mode"],
                         stats=stats, compile_seconds=max_compile(parts),
-                        mode_reason=first["mode_reason"])
+                        mode_reason=first["mode_reason"], induced=self.options.induced,
+                        labels=first["labels"])
 
 
 def describe(res, label=None) -> list[str]:
     what = "distinct subgraphs" if res.unique else "embeddings"
+    what += f" ({matched(res.induced, res.labels)})"
     where = res.mode + (f", {res.gpu_mode} engine" if res.gpu_mode else "")
     return [f"{label}: {res.count:,} {what}"
             + (" (stopped at --limit)" if res.stopped == "limit" else "")

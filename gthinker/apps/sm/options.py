@@ -15,7 +15,7 @@ from gthinker.extending import (
 )
 
 from ..matching.gpu_modes import DFS_MAX_QUERY, GPU_MODES, gpu_memory_field
-from ..matching.labeled import ISOMORPHISM, semantics_field
+from ..matching.shared_options import ISOMORPHISM, ignore_labels_field, semantics_field
 
 __all__ = ["SMOptions"]
 
@@ -39,6 +39,10 @@ class SMOptions(AppOptions):
     limit: int | None = option_field(
         None, "stop after N matches (CPU)", positive_int, metavar="N")
     semantics: str = semantics_field()
+    induced: bool = option_field(
+        False, "induced matching: the query's non-edges must be non-edges in the data graph "
+        "too (counted from the non-induced counts of the query's supergraphs)", boolean)
+    ignore_labels: bool = ignore_labels_field()
     output: str | None = option_field(
         None, "write every match to FILE, one per line: the data vertices (original ids) "
         "matched to query vertices 0, 1, ... ('-': standard output; CPU)", output_path,
@@ -54,3 +58,9 @@ class SMOptions(AppOptions):
                                                or self.output is not None):
             raise ValueError("limit and output (--limit, --output) run on the CPU only; use "
                              "mode='cpu' (--mode cpu)")
+        if self.induced and self.semantics != ISOMORPHISM:
+            raise ValueError("induced (--induced) matching is under isomorphism only, not "
+                             f"{self.semantics}")
+        if self.induced and (self.limit is not None or self.output is not None):
+            raise ValueError("induced (--induced) counts; it does not list matches (limit, "
+                             "output)")

@@ -14,6 +14,9 @@ from gthinker.graphs.formats import snap, text
 
 __all__ = ["read", "write"]
 
+#: The most bytes of standard input peeked at for its first ``e`` line.
+_PEEK_MAX = 1 << 26
+
 _INT32_MAX = np.iinfo(np.int32).max
 _EXPECT = {
     "t": "expected header 't <num_vertices> <num_edges>'",
@@ -69,7 +72,8 @@ def read(path, graph_cls):
 
 def _scan(path):
     """(records, whether the e lines carry labels): scanned with a label on every e line,
-    and again without when an e line has none."""
+    and again without when an e line has none (standard input, read once: as its first
+    e line says)."""
     short = []
 
     def describe(kind, line, token):
@@ -77,13 +81,31 @@ def _scan(path):
         return _describe(kind, line, token)
 
     spec = {ord("t"): 2, ord("v"): 3, ord("e"): 3}
-    try:
-        return text.scan(path, 3, spec, tagged=True, keep_meta=True, describe=describe), True
-    except GraphFormatError:
-        if not (short and short[-1]):
-            raise
+    stdin = text.is_stdin(path)  # read once: its first e line, peeked at, decides
+    if not (stdin and _first_edge_labeled(path) is False):
+        try:
+            return text.scan(path, 3, spec, tagged=True, keep_meta=True,
+                             describe=describe), True
+        except GraphFormatError:
+            if stdin or not (short and short[-1]):
+                raise
     spec[ord("e")] = 2
     return text.scan(path, 3, spec, tagged=True, keep_meta=True, describe=_describe), False
+
+
+def _first_edge_labeled(path) -> bool | None:
+    """Whether the first ``e`` line of standard input has a label, peeked at (up to
+    :data:`_PEEK_MAX` bytes, kept to be read); None when no e line is there."""
+    size = 1 << 16
+    while True:
+        head = text.peek(path, size)
+        lines = head.split(b"\n")
+        for line in lines[:-1] if len(head) == size else lines:  # whole lines
+            if line[:1] == b"e" and line[1:2].isspace():
+                return len(line.split()) >= 4
+        if len(head) < size or size >= _PEEK_MAX:
+            return None
+        size *= 4
 
 
 def _vertices(path, vals, linenos, vsel, N, head):
