@@ -120,7 +120,10 @@ def open_input(path: Path):
         return _Stdin.get()
     with opening(path):
         fh = open(path, "rb")  # noqa: SIM115 - returned to the caller
-    out = _decompressed(fh)
+    try:
+        out = _decompressed(fh)
+    except GraphFormatError as exc:  # every reading error names the file first
+        raise GraphFormatError(f"{path}: {exc}") from None
     name = os.fspath(path)
     bare = without_compression(name)
     if out is fh and bare != name and fh.peek(1):  # (an empty file is an empty graph)
