@@ -265,3 +265,30 @@ def test_command_on_g2miner_files(tmp_path):
     assert d["frequent"] == len(expected)
     assert sorted(p["support"] for p in d["patterns"]) == sorted(s for _, s in expected)
     assert len((tmp_path / "p.txt").read_text().splitlines()) == len(expected)
+
+
+def test_a_pattern_stopped_on_an_overcounted_domain_is_searched_again():
+    # Workers count new domain vertices without a lock: two threads marking one vertex at
+    # once count it twice and may stop a pattern as frequent too early. The batch finds
+    # such a pattern by its marks and reopens it from them.
+    from gthinker.apps.fsm.app import Batch
+    from gthinker.apps.fsm.patterns import single_edge
+    from gthinker.apps.fsm.search import MAXV, REACHED
+
+    vlab = np.zeros(6, np.int32)
+    by_label = np.arange(6, dtype=np.int32)
+    batch = Batch([single_edge(0, 0, 0)], vlab, np.zeros(0, np.int32), by_label,
+                  np.array([0, 6]), support=3, stride=2, cap=3)
+    marks = batch.marks.reshape(1, 2, 6)
+    marks[0, 0, :3] = 1  # slot 0 truly has 3 vertices, slot 1 only 2
+    marks[0, 1, :2] = 1
+    batch.found[:2] = 3  # slot 1 counted one vertex twice
+    batch.dead[0] = REACHED
+    batch.fails[0] = 1
+    assert batch.short_of_cap().tolist() == [0]
+    batch.reopen([0])
+    assert batch.dead[0] == 0 and batch.fails[:MAXV].sum() == 0
+    assert batch.found[:2].tolist() == [3, 2]
+    marks[0, 1, 2] = 1  # the search on finds the third vertex: nothing is short now
+    batch.dead[0] = REACHED
+    assert batch.short_of_cap().size == 0
