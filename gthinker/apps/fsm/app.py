@@ -162,31 +162,28 @@ class Batch:
         threads marking it at once), and such a pattern stopped too early."""
         if not self.cap:
             return np.zeros(0, np.int64)
+        return np.array([k for k in range(self.num_patterns) if self.dead[k] == REACHED
+                         and self.domain_sizes(k).min() < self.cap], np.int64)
+
+    def domain_sizes(self, k) -> np.ndarray:
+        """The vertices marked in each of pattern ``k``'s domains so far."""
         marks = self.marks.reshape(self.num_patterns, self.stride, self.n)
-        return np.array([k for k, p in enumerate(self.patterns) if self.dead[k] == REACHED
-                         and np.count_nonzero(marks[k, :p.num_vertices], axis=1).min()
-                         < self.cap], np.int64)
+        return np.count_nonzero(marks[k, :self.patterns[k].num_vertices], axis=1)
 
     def reopen(self, ks) -> None:
         """Patterns ``ks`` searched on from their marks: ``found`` recounted from them,
         failures forgotten (their candidates are searched again)."""
-        marks = self.marks.reshape(self.num_patterns, self.stride, self.n)
         for k in ks:
             self.dead[k] = 0
             self.fails[k * MAXV : (k + 1) * MAXV] = 0
-            self.found[k * MAXV : k * MAXV + self.stride] = np.count_nonzero(marks[k], axis=1)
+            sizes = self.domain_sizes(k)
+            self.found[k * MAXV : k * MAXV + sizes.size] = sizes
 
     def supports(self) -> list[int]:
         """Each pattern's support (-1: stopped as infrequent; at least the support, not
         exact, for one stopped once it reached it)."""
-        marks = self.marks.reshape(self.num_patterns, self.stride, self.n)
-        out = []
-        for k, p in enumerate(self.patterns):
-            if self.dead[k] == INFREQUENT:
-                out.append(-1)
-            else:
-                out.append(int(np.count_nonzero(marks[k, :p.num_vertices], axis=1).min()))
-        return out
+        return [-1 if self.dead[k] == INFREQUENT else int(self.domain_sizes(k).min())
+                for k in range(self.num_patterns)]
 
 
 def _labels(graph, edge_labels: bool):
