@@ -230,13 +230,21 @@ def _single_edges(graph, vlab, elab, support):
     return out
 
 
-def _candidates(frequent: dict, edges: set) -> list[Pattern]:
+def _candidates(frequent: dict, edges: set, stop=None) -> list[Pattern] | None:
     """The next level's candidates: each frequent pattern grown by a frequent edge, kept
-    when every connected sub-pattern of one edge less is frequent."""
+    when every connected sub-pattern of one edge less is frequent; None once ``stop`` is
+    set (the canonical forms of a large level take seconds: Ctrl-C must not wait)."""
     grown = set()
     for p in frequent:
+        if stop is not None and stop.is_set():
+            return None
         grown |= extensions(p, edges)
-    out = [c for c in grown if all(s in frequent for s in sub_patterns(c))]
+    out = []
+    for c in grown:
+        if stop is not None and stop.is_set():
+            return None
+        if all(s in frequent for s in sub_patterns(c)):
+            out.append(c)
     return sorted(out, key=lambda p: p.code)
 
 
@@ -369,7 +377,9 @@ def mine(graph, max_edges=None, support=None, *, stop=None, progress=None, **opt
     if progress is not None:
         progress({"level": 1, "candidates": len(frequent), "frequent": len(frequent)})
     for k in range(2, opts.max_edges + 1):
-        level = _candidates(frequent, edges)
+        level = _candidates(frequent, edges, stop)
+        if level is None:
+            search.stopped = "stop"
         if not level or search.stopped:
             break
         candidates.append(len(level))
