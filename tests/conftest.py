@@ -30,7 +30,9 @@ def child_env(**extra):
     sys.path without its empty entry (the child's current folder, which may be the checkout,
     whose source folder has no built core when the package was installed without -e)."""
     path = os.pathsep.join(p for p in sys.path if p)
-    return {**os.environ, "PYTHONPATH": path, **extra}
+    # PYTHONSAFEPATH (Python 3.11+): ``python -m gthinker`` does not put its current folder
+    # first on sys.path either, wherever a test runs it from.
+    return {**os.environ, "PYTHONPATH": path, "PYTHONSAFEPATH": "1", **extra}
 
 
 def user_app(name):

@@ -10,6 +10,7 @@ import json
 import networkx as nx
 import numpy as np
 import pytest
+from conftest import run_cli
 from networkx.algorithms import isomorphism as iso
 
 import gthinker
@@ -246,8 +247,6 @@ def test_g2miner_format_round_trip_and_mining(tmp_path):
 
 
 def test_command_on_g2miner_files(tmp_path):
-    import subprocess
-    import sys
 
     from gthinker.graphs.formats import g2miner
 
@@ -256,10 +255,9 @@ def test_command_on_g2miner_files(tmp_path):
     from gthinker import registry
 
     assert registry.get("fsm").request.__module__ == "gthinker.apps.fsm.command"
-    out = subprocess.run([sys.executable, "-m", "gthinker", "fsm", str(tmp_path), "--max-edges",
-                          "3", "--support", "2", "--mode", "cpu", "--threads", "1", "--json",
-                          "-o", str(tmp_path / "p.txt")], capture_output=True, text=True,
-                         check=True)
+    out = run_cli("fsm", tmp_path, "--max-edges", "3", "--support", "2", "--mode", "cpu",
+                  "--threads", "1", "--json", "-o", tmp_path / "p.txt")
+    assert out.returncode == 0, out.stderr
     d = json.loads(out.stdout.strip().splitlines()[-1])
     expected = brute_force(G, 3, 2)
     assert d["frequent"] == len(expected)

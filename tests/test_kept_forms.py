@@ -5,13 +5,11 @@ interrupted write leave the file as it was."""
 
 import json
 import os
-import subprocess
-import sys
 
 import networkx as nx
 import numpy as np
 import pytest
-from conftest import DATA, TRUTH, child_env
+from conftest import DATA, TRUTH, run_cli
 
 import gthinker
 from gthinker import Graph
@@ -114,9 +112,8 @@ def test_the_count_command_keeps_its_forms_for_the_next_run(tmp_path):
     Graph.from_networkx(G).save(path, prepare=["degeneracy"])
     want = sum(nx.triangles(G).values()) // 3
     for _ in range(2):
-        out = subprocess.run([sys.executable, "-m", "gthinker", "count", str(path), "triangle",
-                              "--mode", "cpu", "--json", "-q"], capture_output=True, text=True,
-                             env=child_env(), check=True)
+        out = run_cli("count", path, "triangle", "--mode", "cpu", "--json", "-q")
+        assert out.returncode == 0, out.stderr
         assert json.loads(out.stdout.splitlines()[-1])["count"] == want
     kept = Graph.load(path)
     assert {"degree-oriented", "degree-oriented.in"} <= set(kept.prepared())
