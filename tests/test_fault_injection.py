@@ -14,6 +14,7 @@ import zlib
 import networkx as nx
 import numpy as np
 import pytest
+from conftest import child_env
 
 import gthinker
 from gthinker import Graph, memory
@@ -42,8 +43,8 @@ def test_rlimit_out_of_memory_is_one_clear_line(tmp_path):
     # 8 MiB more: the reading threads cannot start. (Rooms just short of the need may
     # end in glibc's "cannot allocate memory for thread-local data: ABORT", which no
     # program can catch.)
-    p = subprocess.run([sys.executable, "-c", _CHILD, str(path), "8"],
-                       capture_output=True, text=True, timeout=120)
+    p = subprocess.run([sys.executable, "-c", _CHILD, str(path), "8"], capture_output=True,
+                       text=True, timeout=120, env=child_env(), cwd=tmp_path)
     assert p.returncode == 2, p.stderr
     assert "Traceback" not in p.stderr and "terminate" not in p.stderr, p.stderr
     last = p.stderr.strip().splitlines()[-1]
@@ -200,7 +201,7 @@ def test_a_flipped_bit_in_a_stored_form_prints_no_result(stored, tmp_path):
                    sections["derived/oriented/indices"])
     p = subprocess.run([sys.executable, "-m", "gthinker.cli.main", "count", str(bad),
                         "4-clique", "--mode", "cpu", "--quiet"],
-                       capture_output=True, text=True, timeout=120)
+                       capture_output=True, text=True, timeout=120, env=child_env(), cwd=tmp_path)
     assert p.returncode == 2 and p.stdout == "", (p.stdout, p.stderr)
     assert p.stderr.strip().splitlines() == [
         f"gthinker: error: {bad}: corrupt: section 'derived/oriented/indices' does not match "

@@ -79,7 +79,9 @@ def test_convert_stopped_while_loading_exits_cleanly(big, tmp_path, sig):
         time.sleep(0.6 + seconds * k)  # imports, then early and late in the read
         proc.send_signal(sig)
         _, err = proc.communicate(timeout=60)
-        assert proc.returncode in (128 + sig, 0), err  # 0: it had finished
+        # 0: it had finished; -sig: the signal came before the interpreter had imported
+        # gthinker and set its handlers (a loaded machine), nothing started
+        assert proc.returncode in (128 + sig, 0, -sig), err
         assert "Traceback" not in err, err
         if proc.returncode:
             assert not out.exists() and not list(tmp_path.glob(".out*")), err

@@ -24,7 +24,10 @@ from contextlib import contextmanager
 
 __all__ = ["install", "enabled", "fast_switching", "turn", "turn_given_up"]
 
-_TIMEOUT = 60.0
+#: Seconds a lane waits at a barrier or warp call for the others before the run fails as a
+#: deadlock (a divergent warp): long enough for a 2-core machine under heavy load, where
+#: every simulated lane is a Python thread.
+_TIMEOUT = 300.0
 _lock = threading.Lock()
 
 
