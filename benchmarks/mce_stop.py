@@ -8,9 +8,12 @@ the compile cache), then REPEAT runs sent SIGINT DELAY seconds after their first
 line (the run is in its kernels by then). Each stopped run must exit 130 within LIMIT
 seconds of the signal, without a traceback, its JSON result marked partial
 (``"partial": true``, ``"stopped": "interrupted"``), with fewer maximal cliques than the
-whole run and no more of any size. One line a run; the last line says PASS or FAIL (exit
-status 0 or 1). Before the kernels polled the flag, Ctrl-C waited for the launch: the rest
-of the whole run.
+whole run and no more of any size. A mode ``api-MODE`` runs ``mce.run(GRAPH, mode=MODE)``
+in a Python program instead (Ctrl-C raises KeyboardInterrupt there, which it turns into exit
+130; in hybrid mode the master aborts the job and the GPU engine's wait sets the flag): it
+must exit 130 within LIMIT seconds too. One line a run; the last line says PASS or FAIL
+(exit status 0 or 1). Before the kernels polled the flag, Ctrl-C waited for the launch: the
+rest of the whole run.
 """
 
 from __future__ import annotations
@@ -25,9 +28,24 @@ import time
 
 #: What a progress line of ``gthinker mce`` holds (the run has started its search).
 PROGRESS_MARK = "tasks done="
+#: The program of the ``api-`` modes: mce.run with progress lines like the command's,
+#: its result as the command's JSON; Ctrl-C (KeyboardInterrupt) ends it with 130.
+API_RUN = f"""
+import json, sys
+from gthinker.apps import mce
+graph, mode, gpus = sys.argv[1], sys.argv[2], int(sys.argv[3])
+try:
+    r = mce.run(graph, mode=mode, gpus=gpus or None, progress_interval=0.2,
+                progress=lambda snap: print({PROGRESS_MARK!r}, file=sys.stderr, flush=True))
+except KeyboardInterrupt:
+    sys.exit(130)
+print(json.dumps(r.to_dict()))
+"""
 
 
 def _cli(graph, mode, gpus, *extra):
+    if mode.startswith("api-"):
+        return [sys.executable, "-c", API_RUN, str(graph), mode[4:], str(gpus)]
     args = [sys.executable, "-m", "gthinker", "mce", str(graph), "--mode", mode, "--json", *extra]
     return args + (["--gpus", str(gpus)] if gpus else [])
 
@@ -63,8 +81,9 @@ def _stopped(graph, mode, gpus, delay) -> tuple[int, dict | None, str, float, fl
     return proc.returncode, result, "".join(seen) + err, took, sent - t0
 
 
-def _problems(code, result, err, took, whole, limit) -> list[str]:
-    """What is wrong with a stopped run (nothing: it passed)."""
+def _problems(code, result, err, took, whole, limit, api) -> list[str]:
+    """What is wrong with a stopped run (nothing: it passed). ``api``: a Python program,
+    which prints no result when stopped."""
     wrong = []
     if code != 130:
         wrong.append(f"exit {code}, not 130")
@@ -72,6 +91,8 @@ def _problems(code, result, err, took, whole, limit) -> list[str]:
         wrong.append(f"exited {took:.2f} s after SIGINT (limit {limit} s)")
     if "Traceback" in err:
         wrong.append("a traceback on stderr")
+    if api:  # stopped: KeyboardInterrupt, no result printed
+        return wrong + ([] if result is None else ["a result printed: the run was not stopped"])
     if result is None:
         return [*wrong, "no JSON result"]
     if not (result.get("partial") and result.get("stopped") == "interrupted"):
@@ -104,7 +125,7 @@ def main(argv=None) -> int:
               flush=True)
         for r in range(args.repeat):
             code, result, err, took, at = _stopped(args.graph, mode, args.gpus, args.delay)
-            wrong = _problems(code, result, err, took, whole, args.limit)
+            wrong = _problems(code, result, err, took, whole, args.limit, mode.startswith("api-"))
             failed += bool(wrong)
             count = result["count"] if result else None
             print(f"{mode} run {r + 1}: SIGINT {at:.2f} s after the start, exit {code} "

@@ -83,8 +83,9 @@ BLOCKS_PER_SM = 8
 #: Nodes a warp searches in one subtree before it hands the rest out as records.
 NODE_BUDGET = 1 << 14
 #: Nodes a warp searches in one subtree between two looks at the job's stop flag (a
-#: read of host memory, about a microsecond; a node is a few bitset words a lane): a
-#: subtree searched whole (the record buffer full) may take seconds.
+#: read of host memory; a node is a few bitset words a lane): past the node budget a warp
+#: hands its branches out, but where the record buffer is full it searches them itself,
+#: with no bound on the nodes.
 STOP_NODES = 1 << 10
 #: What a warp did with a subtree (:func:`_subtree`): searched it (its branches past the
 #: node budget handed out), found it too wide for its scratch (not searched), or left it
