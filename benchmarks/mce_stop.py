@@ -128,9 +128,10 @@ def main(argv=None) -> int:
             wrong = _problems(code, result, err, took, whole, args.limit, mode.startswith("api-"))
             failed += bool(wrong)
             count = result["count"] if result else None
+            found = ("no result printed" if count is None
+                     else f"{count:,} of {whole['count']:,} cliques")
             print(f"{mode} run {r + 1}: SIGINT {at:.2f} s after the start, exit {code} "
-                  f"{took:.3f} s after it, {count if count is None else f'{count:,}'} of "
-                  f"{whole['count']:,} cliques: {'; '.join(wrong) or 'ok'}", flush=True)
+                  f"{took:.3f} s after it, {found}: {'; '.join(wrong) or 'ok'}", flush=True)
             runs.append({"mode": mode, "run": r + 1, "exit": code, "exit_seconds": took,
                          "signal_at": at, "count": count, "whole_count": whole["count"],
                          "whole_seconds": whole["seconds"], "problems": wrong,
