@@ -1,9 +1,12 @@
 """Stopping GPU jobs while a kernel runs (:mod:`gthinker.gpu.stop_flag`), on Numba's
 simulator: a StopToken set from another thread once the kernel's threads run stops the
 depth-first matcher, the clique kernels (a gpu-mode count runs whole, without the master)
-and the framework's level-by-level engine within seconds, where the whole run takes half a
-minute or more; the result is partial and no thread is left running. SIGTERM does the same
-to a ``gthinker count --mode gpu`` process (exit 143, the partial result printed)."""
+and the framework's level-by-level engine and MCE's bitset kernels (the queue kernel of gpu
+mode, the launches of hybrid mode) within seconds, where the whole run takes half a minute
+or more; the result is partial (never more maximal cliques of a size than networkx finds)
+and no thread is left running. SIGTERM does the same to a ``gthinker count --mode gpu``
+process (exit 143, the partial result printed), SIGINT to ``gthinker mce --mode gpu``
+(exit 130)."""
 
 import json
 import os
@@ -13,6 +16,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 
 import networkx as nx
 import numpy as np
@@ -21,11 +25,12 @@ from conftest import REAL_GPU, child_env
 from numba import cuda
 
 import gthinker
-from gthinker.apps import count, sm
+from gthinker.apps import count, mce, sm
 from gthinker.apps.matching.dfs_gpu import DFSEngine
 from gthinker.apps.matching.patterns import pattern
 from gthinker.apps.matching.planner import plan
 from gthinker.apps.matching.search import SubgraphMatching
+from gthinker.apps.mce import bitsets_gpu
 from gthinker.gpu.stop_flag import StopFlag, block_stop_requested, warp_stop_requested
 
 pytestmark = pytest.mark.skipif(REAL_GPU, reason="timed against the simulator's speed")
@@ -187,28 +192,114 @@ def _tasks(pid) -> int:
     return len(os.listdir(f"/proc/{pid}/task"))
 
 
-@pytest.mark.skipif(not os.path.isdir(f"/proc/{os.getpid()}/task"), reason="Linux /proc")
+def _signalled_cli(args, sig, threads):
+    """``python -m gthinker ARGS --json`` on the simulator, sent ``sig`` once the process
+    has ``threads`` threads (a simulated kernel's threads are the process's): (exit code,
+    the JSON result, stderr, seconds from the signal to the exit)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gthinker", *map(str, args), "--json"], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, env=child_env(NUMBA_ENABLE_CUDASIM="1"),
+        cwd=tempfile.gettempdir())
+    end = time.monotonic() + 120
+    while time.monotonic() < end and proc.poll() is None and _tasks(proc.pid) < threads:
+        time.sleep(0.02)
+    time.sleep(0.3)
+    proc.send_signal(sig)
+    sent = time.monotonic()
+    out, err = proc.communicate(timeout=120)
+    took = time.monotonic() - sent
+    assert "Traceback" not in err
+    return proc.returncode, json.loads(out.splitlines()[-1]), err, took
+
+
+linux_proc = pytest.mark.skipif(not os.path.isdir(f"/proc/{os.getpid()}/task"),
+                                reason="Linux /proc")
+
+
+@linux_proc
 def test_sigterm_stops_a_gpu_count_and_prints_it_partial(triangles, tmp_path):
     """``gthinker count G triangle --mode gpu``: SIGTERM once the simulated kernel runs
     (its 256 threads are the process's) ends it with 143 and the partial count."""
     G, want = triangles
     path = tmp_path / "g.txt"
     gthinker.Graph.from_networkx(G).write(path)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gthinker", "count", str(path), "triangle", "--mode", "gpu",
-         "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=child_env(NUMBA_ENABLE_CUDASIM="1"), cwd=tempfile.gettempdir())
-    end = time.monotonic() + 120
-    while time.monotonic() < end and proc.poll() is None and _tasks(proc.pid) < 200:
-        time.sleep(0.02)
-    time.sleep(0.3)
-    proc.send_signal(signal.SIGTERM)
-    sent = time.monotonic()
-    out, err = proc.communicate(timeout=120)
-    took = time.monotonic() - sent
-    assert proc.returncode == 143, err
-    assert "Traceback" not in err
-    result = json.loads(out.splitlines()[-1])
+    code, result, err, took = _signalled_cli(["count", path, "triangle", "--mode", "gpu"],
+                                             signal.SIGTERM, 200)
+    assert code == 143, err
     assert result["partial"] and result["stopped"] == "terminated"
     assert 0 <= result["count"] < want
+    assert took < PROMPT
+
+
+# ---- MCE's bitset kernels --------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sparse():
+    """G(600, 0.02) and its maximal cliques by size (networkx): the simulator's MCE kernel
+    takes a minute over its 600 subtrees."""
+    G = nx.gnp_random_graph(600, 0.02, seed=1)
+    return G, Counter(len(c) for c in nx.find_cliques(G))
+
+
+def _never_overcounted(histogram, sizes) -> bool:
+    """No more maximal cliques of any size than networkx finds (``histogram``: size ->
+    count, keys ints or strings)."""
+    return all(c <= sizes.get(int(s), 0) for s, c in histogram.items())
+
+
+@pytest.mark.parametrize("mode", ["gpu", "hybrid"])
+def test_an_mce_gpu_run_stops_mid_kernel(sparse, mode):
+    """gpu mode runs whole (one queue kernel searches every root); hybrid mode through the
+    master, whose per-launch kernel has the roots (its chunk holds them all here)."""
+    G, sizes = sparse
+    res, took = _stopped_run(lambda token: mce.run(G, mode=mode, threads=1, stop=token))
+    assert res.stopped == "stop" and res.mode == mode
+    assert 0 <= res.count < sum(sizes.values())
+    assert _never_overcounted(res.histogram, sizes)
+    assert took < PROMPT
+
+
+def test_a_stopped_bitset_device_drops_its_work_and_searches_exactly_after():
+    """A stop before the launch: nothing searched, nothing left to do. A stop while the
+    queue kernel runs (a node budget of 1: most of its work is records of its queue, some
+    left unclaimed): the cliques found so far, never more. The same device, its flag
+    cleared, then searches the graph exactly (the queue's slots were emptied)."""
+    G = nx.compose(nx.gnp_random_graph(40, 0.1, seed=4), nx.gnp_random_graph(16, 0.7, seed=5))
+    sizes = Counter(len(c) for c in nx.find_cliques(G))
+    g = gthinker.as_graph(G).degeneracy_ordered()
+    flag = StopFlag()
+    flag.set()
+    dev = bitsets_gpu.BitsetDevice(g, g.degeneracy + 2, blocks=1, budget=1, stop=flag)
+    roots = bitsets_gpu.Work(np.arange(g.num_vertices)[::-1], np.zeros(0, np.int32),
+                             np.zeros(1, np.int64))
+    assert len(dev.run(roots)) == 0 and dev.histogram().sum() == 0
+    flag.clear()
+    watch = _StopWhenKernelRuns(flag, delay=0.5)
+    assert len(dev.run(roots)) == 0
+    watch.join()
+    partial = dev.histogram()
+    assert _never_overcounted(dict(enumerate(partial.tolist())), sizes)
+    assert partial.sum() < sum(sizes.values())
+    flag.clear()
+    work = roots
+    while len(work):
+        work = dev.run(work)
+    whole = dev.histogram() - partial
+    assert {s: int(c) for s, c in enumerate(whole) if c} == sizes
+
+
+@linux_proc
+def test_sigint_stops_an_mce_gpu_run_and_prints_it_partial(sparse, tmp_path):
+    """``gthinker mce G --mode gpu``: Ctrl-C once the queue kernel runs (its 64 simulated
+    threads) ends it with 130 and the cliques found so far, marked partial."""
+    G, sizes = sparse
+    path = tmp_path / "g.txt"
+    gthinker.Graph.from_networkx(G).write(path)
+    code, result, err, took = _signalled_cli(["mce", path, "--mode", "gpu"], signal.SIGINT,
+                                             64)
+    assert code == 130, err
+    assert result["partial"] and result["stopped"] == "interrupted"
+    assert 0 <= result["count"] < sum(sizes.values())
+    assert _never_overcounted(result["histogram"], sizes)
     assert took < PROMPT

@@ -24,6 +24,11 @@ through the spill stack S when they are idle, the rest to the next launch.
 Counts land in a per-warp histogram of clique sizes (no atomics on the hot
 path), summed on the host at the end.
 
+Stopping: the warps look at the job's stop flag (:mod:`gthinker.gpu.stop_flag`) as
+they claim subtrees and inside long ones, and leave (see :func:`_subtrees`); the host
+then drops the work left, so a stopped job's counts are those found so far (partial,
+never more than the graph has).
+
 Hubs: a warp's scratch is sized by what the graph's subtrees need, within
 ``SCRATCH_BYTES`` for all warps, not by the largest one. A subtree that does not fit
 (a hub's, whose X may hold millions of vertices) goes to the CPU workers in hybrid
@@ -45,6 +50,7 @@ import gthinker
 from gthinker import setops
 from gthinker.extending import (
     NO_MAXIMUM,
+    POLL,
     EngineResults,
     GPUEngine,
     StopFlag,
@@ -54,6 +60,7 @@ from gthinker.extending import (
     launch,
     simulator,
     steps,
+    warp_stop_requested,
 )
 from gthinker.gpu.device_helpers import (
     FULL_MASK,
@@ -75,6 +82,15 @@ WARPS_PER_BLOCK = 8
 BLOCKS_PER_SM = 8
 #: Nodes a warp searches in one subtree before it hands the rest out as records.
 NODE_BUDGET = 1 << 14
+#: Nodes a warp searches in one subtree between two looks at the job's stop flag (a
+#: read of host memory; a node is a few bitset words a lane): past the node budget a warp
+#: hands its branches out, but where the record buffer is full it searches them itself,
+#: with no bound on the nodes.
+STOP_NODES = 1 << 10
+#: What a warp did with a subtree (:func:`_subtree`): searched it (its branches past the
+#: node budget handed out), found it too wide for its scratch (not searched), or left it
+#: half searched (the job is stopping: the warp leaves at once).
+SEARCHED, TOO_WIDE, STOPPED = range(3)
 #: A subtree whose bitsets span more words than this (X' of thousands of vertices, at a
 #: hub) is not searched in place, where every node would scan them all: its first-level
 #: branches go out at once as records, each with the smaller X of its own branch.
@@ -487,9 +503,11 @@ def _pop_branch(bits, cs, pw, lane):
 
 @cuda.jit(device=True)
 def _search(bits, ids, p, q, nr, rl, hist, hrow, budget, out, octl, queue, data, start, v0,
-            lane):
+            stop, lane):
     """Bron-Kerbosch with pivoting over the local bitset graph (rows built).
-    Level d's P, X and untaken branches C are at ``stack + d * level``."""
+    Level d's P, X and untaken branches C are at ``stack + d * level``. True if it
+    left the subtree half searched, the host having set ``stop`` (looked at every
+    :data:`STOP_NODES` nodes)."""
     pw = (p + 31) >> 5
     kw = (p + q + 31) >> 5
     level = 2 * pw + kw
@@ -507,7 +525,7 @@ def _search(bits, ids, p, q, nr, rl, hist, hrow, budget, out, octl, queue, data,
     cuda.syncwarp(FULL_MASK)
     if not _settle_or_branch(bits, stack, stack + pw, stack + pw + kw, p, pw, kw, hist, hrow,
                              nr, lane):
-        return
+        return False
     nodes = 0
     d = 0
     while d >= 0:
@@ -538,6 +556,8 @@ def _search(bits, ids, p, q, nr, rl, hist, hrow, budget, out, octl, queue, data,
             bits[xs + (v >> 5)] |= np.uint32(1) << np.uint32(v & 31)
         cuda.syncwarp(FULL_MASK)
         nodes += 1
+        if nodes % STOP_NODES == 0 and warp_stop_requested(stop):
+            return True
         if not any_p:
             if not any_x:
                 _report(hist, hrow, nr + d + 1, lane)
@@ -547,32 +567,34 @@ def _search(bits, ids, p, q, nr, rl, hist, hrow, budget, out, octl, queue, data,
             continue
         if _settle_or_branch(bits, pc, xc, xc + kw, p, pw, kw, hist, hrow, nr + d + 1, lane):
             d += 1
+    return False
 
 
 @cuda.jit(device=True)
 def _subtree(indptr, indices, src, start, v, ids, bits, bit_stride, hist, hrow, budget, out,
-             octl, queue, lane):
+             octl, queue, stop, lane):
     """Searches one subtree: the record at ``src[start:]``, or (``start`` -1) vertex
-    ``v``'s. False if its bitsets (over P and X') would not fit in ``bit_stride`` words:
-    it is not searched, the host takes it back."""
+    ``v``'s; SEARCHED, STOPPED, or TOO_WIDE if its bitsets (over P and X') would not fit
+    in ``bit_stride`` words: it is not searched, the host takes it back."""
     nr, p, nx = _load(indptr, indices, src, start, v, ids, lane)
     if p == 0:
         if nx == 0:
             _report(hist, hrow, nr, lane)
-        return True
+        return SEARCHED
     q = _keep_blocking(indptr, indices, ids, p, nx, lane)
     pw = (p + 31) >> 5
     kw = (p + q + 31) >> 5
     if p * kw + q * pw + (p + 1) * (2 * pw + kw) > bit_stride:  # record_need's bits
-        return False
+        return TOO_WIDE
     _build_rows(indptr, indices, ids, p, q, kw, pw, bits, lane)
-    _search(bits, ids, p, q, nr, p + nx, hist, hrow, 0 if kw > WIDE_WORDS else budget, out,
-            octl, queue, src, start, v, lane)
-    return True
+    if _search(bits, ids, p, q, nr, p + nx, hist, hrow, 0 if kw > WIDE_WORDS else budget, out,
+               octl, queue, src, start, v, stop, lane):
+        return STOPPED
+    return SEARCHED
 
 
 def _subtrees(indptr, indices, verts, nverts, data, starts, nrec, cursor, ids_buf, id_stride,
-              bits_buf, bit_stride, hist, nbins, budget, out, octl, skipped, queue, back):
+              bits_buf, bit_stride, hist, nbins, budget, out, octl, skipped, queue, back, stop):
     """One warp per subtree: records ``data[starts[t]:starts[t + 1]]`` first,
     then the initial vertices ``verts`` (heaviest first, as given). A subtree whose
     bitsets (over P and X') would not fit in ``bit_stride`` words is not searched:
@@ -582,7 +604,15 @@ def _subtrees(indptr, indices, verts, nverts, data, starts, nrec, cursor, ids_bu
     of the launch, searched by its warps once the input is taken (a warp waits while
     others are busy: they may write more); one that does not fit goes back to the host
     as its start in ``out``, at ``back[octl[O_RETURNED]++]``. The launch ends when all
-    is searched. Without one, the records stay in ``out`` for the host."""
+    is searched. Without one, the records stay in ``out`` for the host.
+
+    Each warp looks at the job's ``stop`` flag (:mod:`gthinker.gpu.stop_flag`) before its
+    first claim and every :data:`~gthinker.gpu.stop_flag.POLL` claims or naps after, and
+    inside a subtree every :data:`STOP_NODES` nodes, and leaves once it is set: what it
+    found is counted, the rest of the launch's work is dropped (published records too).
+    A warp leaves between two subtrees, no longer busy (a subtree left half searched is
+    done), and a waiting warp looks at the flag as it naps: none waits for records that
+    warps which left will never publish."""
     lane = cuda.threadIdx.x & 31
     warp = cuda.grid(1) >> 5
     ids = ids_buf[warp * id_stride : (warp + 1) * id_stride]
@@ -591,7 +621,11 @@ def _subtrees(indptr, indices, verts, nverts, data, starts, nrec, cursor, ids_bu
     inputs = True
     last_look = False
     naps = 0
+    claims = 0
     while True:
+        if claims % POLL == 0 and warp_stop_requested(stop):
+            break
+        claims += 1
         t, at = _claim(cursor, nrec + nverts, inputs, octl, queue, lane)
         if t < 0 and at < 0:
             # Nobody busy: a last look at the queue (a warp may have published and
@@ -605,8 +639,9 @@ def _subtrees(indptr, indices, verts, nverts, data, starts, nrec, cursor, ids_bu
         last_look = False
         naps = 0
         if at >= 0:
-            if not _subtree(indptr, indices, out, at, -1, ids, bits, bit_stride, hist, hrow,
-                            budget, out, octl, queue, lane) and lane == 0:
+            done = _subtree(indptr, indices, out, at, -1, ids, bits, bit_stride, hist, hrow,
+                            budget, out, octl, queue, stop, lane)
+            if done == TOO_WIDE and lane == 0:
                 back[cuda.atomic.add(octl, O_RETURNED, 1)] = at
         else:
             start = -1
@@ -615,10 +650,13 @@ def _subtrees(indptr, indices, verts, nverts, data, starts, nrec, cursor, ids_bu
                 start = starts[t]
             else:
                 v = verts[t - nrec]
-            if not _subtree(indptr, indices, data, start, v, ids, bits, bit_stride, hist, hrow,
-                            budget, out, octl, queue, lane) and lane == 0:
+            done = _subtree(indptr, indices, data, start, v, ids, bits, bit_stride, hist, hrow,
+                            budget, out, octl, queue, stop, lane)
+            if done == TOO_WIDE and lane == 0:
                 skipped[cuda.atomic.add(octl, O_SKIPPED, 1)] = t
         _done(octl, queue, lane)
+        if done == STOPPED:  # (it saw the flag: no need to wait for its next look)
+            break
 
 
 def _watch(futures, setup, engines, devices, pool) -> None:
@@ -792,9 +830,13 @@ class BitsetDevice:
                  scratch_bytes=SCRATCH_BYTES, id_share=ID_SHARE, host_threads=1, consume=None,
                  stop=None):
         self.graph = graph
-        #: What its waits for a launch look at (a launch is waited for by polling, which
-        #: leaves the GIL to the other GPUs' threads: see :meth:`_wait`).
+        #: The job's stop flag: its kernels leave once it is set, and what is left of
+        #: the work is dropped (:meth:`run` returns nothing more to do). Its waits for a
+        #: launch poll (:meth:`_wait`), and set it once ``aborting()`` is true (the job
+        #: through the master is stopping: the engine sets it).
         self.stop = stop if stop is not None else StopFlag()
+        self.d_stop = self.stop.array
+        self.aborting = None
         self.host_threads = int(host_threads)
         self.indptr, self.indices, _labels = gthinker.gpu.graph_on_device(graph)
         self.later, self.earlier = graph.derived("mce_bitsets_gpu.sides", _sides)
@@ -872,7 +914,7 @@ class BitsetDevice:
         left = self._too_big(work.take(~fits) + back, to_cpu)
         t = time.perf_counter()
         used = 0
-        if not self.queue_on:  # the launches' records, all in out
+        if not self.queue_on and not self.stop.is_set():  # the launches' records, in out
             ctl = self.octl.copy_to_host()
             used = int(ctl[O_USED])
             self._note_buffer(ctl)
@@ -889,7 +931,7 @@ class BitsetDevice:
         """The subtrees that do not fit a warp: to the CPU workers (vertices, where
         ``to_cpu`` takes them), else X made small and searched on a warp or a wider
         one, else split into first-level branches, which are returned."""
-        if not len(big):
+        if not len(big) or self.stop.is_set():
             return Work.empty()
         t0 = time.perf_counter()
         self.big["big_subtrees"] += len(big)
@@ -901,7 +943,11 @@ class BitsetDevice:
                 big = Work.of_records(big.data, big.starts)
         rec = big.as_records(graph)
         self.big["compacted"] += rec.num_records
-        rec = self._settle_empty(self._compacted(rec), rec.num_records)
+        before = rec.num_records
+        rec = self._compacted(rec)
+        if self.stop.is_set():  # (the compaction left the rest of its steps)
+            return Work.empty()
+        rec = self._settle_empty(rec, before)
         p, nx = rec.sizes(self.later, self.earlier)
         ids_need, bits_need = record_need(p, nx)
         warp = (ids_need <= self.id_stride) & (bits_need <= self.bit_stride)
@@ -936,6 +982,8 @@ class BitsetDevice:
         parts = {}
 
         def step(lo, hi, _state):
+            if self.stop.is_set():  # the job is stopping: the steps left are dropped
+                return
             at = rec.starts[lo : hi + 1]
             parts[lo] = compact_records(graph.indptr, graph.indices,
                                         rec.data[at[0] : at[-1]], at - at[0])
@@ -961,10 +1009,11 @@ class BitsetDevice:
 
     def _launch(self, work, id_stride, bit_stride, warps) -> Work:
         """Searches ``work`` with ``warps`` warps of the given scratch strides; returns
-        the subtrees the warps handed back (X' too wide for ``bit_stride``)."""
+        the subtrees the warps handed back (X' too wide for ``bit_stride``); nothing once
+        the job is stopping."""
         back = Work.empty()
         for part in work.pieces(SPILL_WORDS):
-            if len(part):
+            if len(part) and not self.stop.is_set():
                 back = back + self._launch_part(part, id_stride, bit_stride, warps)
         return back
 
@@ -987,7 +1036,7 @@ class BitsetDevice:
         blocking synchronisation, which may hold the GIL while it waits: the other
         GPUs' threads then could not launch (a job on several GPUs ran no faster)."""
         t = time.perf_counter()
-        self.stop.wait(kernels_done())
+        self.stop.wait(kernels_done(), self.aborting)
         self.sync_seconds += time.perf_counter() - t
 
     def _launch_part(self, work, id_stride, bit_stride, warps) -> Work:
@@ -1012,10 +1061,13 @@ class BitsetDevice:
             np.int64(work.num_records), self.cursor, self.ids, np.int64(id_stride), self.bits,
             np.int64(bit_stride), self.hist, np.int64(self.nbins), np.int64(self.budget),
             self.out, self.octl, skipped, self.queue if self.queue_on else self.no_queue,
-            self.back)
+            self.back, self.d_stop)
         self.launch_seconds += time.perf_counter() - t1
         self._wait()
         self.launches += 1
+        if self.stop.is_set():  # its warps may have left work behind: dropped
+            self._reset_queue()
+            return Work.empty()
         t = time.perf_counter()
         ctl = self.octl.copy_to_host()
         mask = np.zeros(len(work), bool)
@@ -1031,6 +1083,12 @@ class BitsetDevice:
         self.spilled += int(ctl[O_PUBLISHED])
         self._note_buffer(ctl)
         return work.take(mask) + self._returned(int(ctl[O_RETURNED]), int(ctl[O_USED]))
+
+    def _reset_queue(self):
+        """After a stopped launch: the slots of the queue that its warps left unread are
+        -1 again (a slot read before its record's start is stored must read -1)."""
+        if self.queue_on:
+            self.queue.copy_to_device(np.full(self.queue.size, -1, np.int64))
 
     def _note_buffer(self, ctl):
         """Counts what ``out`` held at its fullest, and the records it had no room for."""
@@ -1119,6 +1177,7 @@ class BitsetsEngine(GPUEngine):
         work = Work(verts, got.task_data, got.task_starts)
         # Hybrid mode: the roots too big for a warp (hubs) go to the CPU workers at once.
         to_cpu = handle.push_tasks if self.setup.cpu_threads else None
+        dev.aborting = lambda: handle.aborting  # a running launch stops with the job
         while len(work) and not handle.aborting:
             work = dev.run(work, to_cpu)
             if self._park(work, handle):
