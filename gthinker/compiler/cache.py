@@ -283,7 +283,10 @@ def _framework_key() -> str:
         versions.append(version("numba-cuda"))
     except Exception:  # noqa: BLE001 - not installed
         versions.append("")
-    h.update(repr((FORMAT, versions)).encode())
+    from numba.core import config
+
+    # The optimisation level (NUMBA_OPT): code built at another level is kept apart.
+    h.update(repr((FORMAT, versions, int(config.OPT))).encode())
     return h.hexdigest()
 
 
