@@ -28,8 +28,8 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from types import SimpleNamespace
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 from numba import njit
@@ -280,8 +280,9 @@ def compare(ref, res, support, exact):
 
 def _fold(graph, most=254):
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import gthinker
     from fsm_peer import _fold_labels
+
+    import gthinker
 
     labels, note = _fold_labels(np.asarray(graph.labels))
     assert most == 254

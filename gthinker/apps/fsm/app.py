@@ -42,7 +42,15 @@ from gthinker.extending import (
 )
 
 from .options import FSMOptions
-from .patterns import Pattern, extensions, single_edge, sub_patterns
+from .patterns import (
+    Pattern,
+    canonical,
+    extensions,
+    invariant,
+    single_edge,
+    sub_graphs,
+    sub_patterns,
+)
 from .search import INFREQUENT, MAXV, REACHED, plans
 
 __all__ = ["FSMResult", "mine"]
@@ -127,8 +135,8 @@ class Batch:
         self.dead = np.zeros(npat, np.uint8)
         self.cand = np.zeros(npat * MAXV, np.int64)
         for k, p in enumerate(self.patterns):
-            for i, lab in enumerate(p.labels):
-                self.cand[k * MAXV + i] = self.label_range(lab)[1] - self.label_range(lab)[0]
+            for i, (lo, hi) in enumerate(map(self.label_range, p.labels)):
+                self.cand[k * MAXV + i] = hi - lo
 
     @property
     def n(self) -> int:
@@ -146,13 +154,10 @@ class Batch:
     def records(self, pieces: int) -> np.ndarray:
         """``[p, i, lo, hi]`` rows: each (pattern, vertex)'s candidates in ranges, about
         ``pieces`` ranges in all."""
-        total = sum(int(self.cand[k * MAXV + i]) for k, p in enumerate(self.patterns)
-                    for i in range(p.num_vertices))
-        chunk = max(16, -(-total // max(1, pieces)))
+        chunk = max(16, -(-int(self.cand.sum()) // max(1, pieces)))
         rows = []
         for k, p in enumerate(self.patterns):
-            for i, lab in enumerate(p.labels):
-                lo, hi = self.label_range(lab)
+            for i, (lo, hi) in enumerate(map(self.label_range, p.labels)):
                 rows += [(k, i, a, min(a + chunk, hi)) for a in range(lo, hi, chunk)]
         return np.array(rows, np.int32).reshape(-1, 4)
 
@@ -162,13 +167,20 @@ class Batch:
         threads marking it at once), and such a pattern stopped too early."""
         if not self.cap:
             return np.zeros(0, np.int64)
-        return np.array([k for k in range(self.num_patterns) if self.dead[k] == REACHED
-                         and self.domain_sizes(k).min() < self.cap], np.int64)
+        return np.flatnonzero((self.dead == REACHED) & (self.least_domains() < self.cap))
 
     def domain_sizes(self, k) -> np.ndarray:
         """The vertices marked in each of pattern ``k``'s domains so far."""
         marks = self.marks.reshape(self.num_patterns, self.stride, self.n)
         return np.count_nonzero(marks[k, :self.patterns[k].num_vertices], axis=1)
+
+    def least_domains(self) -> np.ndarray:
+        """Each pattern's smallest marked domain so far (all patterns at once)."""
+        marks = self.marks.reshape(self.num_patterns, self.stride, self.n)
+        sizes = np.count_nonzero(marks, axis=2)
+        nv = np.array([p.num_vertices for p in self.patterns])
+        sizes[np.arange(self.stride) >= nv[:, None]] = self.n + 1
+        return sizes.min(axis=1)
 
     def reopen(self, ks) -> None:
         """Patterns ``ks`` searched on from their marks: ``found`` recounted from them,
@@ -182,7 +194,8 @@ class Batch:
     def supports(self) -> list[int]:
         """Each pattern's support (-1: stopped as infrequent; at least the support, not
         exact, for one stopped once it reached it)."""
-        return [-1 if self.dead[k] == INFREQUENT else int(self.domain_sizes(k).min())
+        least = self.least_domains()
+        return [-1 if self.dead[k] == INFREQUENT else int(least[k])
                 for k in range(self.num_patterns)]
 
 
@@ -214,31 +227,37 @@ def _single_edges(graph, vlab, elab, support):
     nv, ne = vnames.size, enames.size
     kind = (vrank[src] * ne + erank) * nv + vrank[dst]
     if nv * nv * ne * n < 2**62:  # one int64 key per (kind, source)
-        kinds = np.unique(kind * n + src) // n
+        pairs = np.sort(kind * n + src)
+        kinds = pairs[np.r_[True, pairs[1:] != pairs[:-1]]] // n  # sorted
     else:
         kinds = np.unique(np.stack([kind, src], 1), axis=0)[:, 0]
-    kinds, counts = np.unique(kinds, return_counts=True)
-    dom = dict(zip(kinds.tolist(), counts.tolist(), strict=True))
-    out = {}
-    for key, c in dom.items():
-        a, rest = divmod(key, ne * nv)
-        e, b = divmod(rest, nv)
-        if vnames[a] <= vnames[b]:
-            s = min(c, dom.get((b * ne + e) * nv + a, 0))
-            if s >= support:
-                out[single_edge(int(vnames[a]), int(enames[e]), int(vnames[b]))] = s
-    return out
+    starts = np.flatnonzero(np.r_[True, kinds[1:] != kinds[:-1]])
+    kinds, counts = kinds[starts], np.diff(np.r_[starts, kinds.size])
+    a, rest = np.divmod(kinds, ne * nv)
+    e, b = np.divmod(rest, nv)
+    at = np.searchsorted(kinds, (b * ne + e) * nv + a)  # the reverse kind, b to a
+    at = np.minimum(at, kinds.size - 1)
+    back = np.where(kinds[at] == (b * ne + e) * nv + a, counts[at], 0)
+    keep = np.flatnonzero((a <= b) & (np.minimum(counts, back) >= support))
+    sup = np.minimum(counts, back)
+    return {single_edge(int(vnames[a[k]]), int(enames[e[k]]), int(vnames[b[k]])): int(sup[k])
+            for k in keep.tolist()}
 
 
 def _candidates(frequent: dict, edges: set, stop=None) -> list[Pattern] | None:
     """The next level's candidates: each frequent pattern grown by a frequent edge, kept
     when every connected sub-pattern of one edge less is frequent; None once ``stop`` is
-    set (the canonical forms of a large level take seconds: Ctrl-C must not wait)."""
+    set (the canonical forms of a large level take seconds: Ctrl-C must not wait). A
+    grown graph one of whose sub-graphs has an invariant no frequent pattern has is
+    dropped before any canonical form is computed (most of them)."""
+    known = {invariant(p.labels, p.edges) for p in frequent}
     grown = set()
     for p in frequent:
         if stop is not None and stop.is_set():
             return None
-        grown |= extensions(p, edges)
+        for g in extensions(p, edges):
+            if all(invariant(*s) in known for s in sub_graphs(*g)):
+                grown.add(canonical(*g))
     out = []
     for c in grown:
         if stop is not None and stop.is_set():
