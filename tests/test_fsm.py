@@ -329,3 +329,39 @@ def test_sub_graphs_and_invariants_against_networkx():
         edges = [(int(perm[u]), int(perm[v]), 0) for u, v in G.edges]
         assert invariant(relabeled, edges) == invariant(p.labels, p.edges)
         assert canonical(relabeled, edges) == p
+
+
+def test_label_filter_keeps_the_vertices_with_the_neighbours_a_pattern_vertex_needs():
+    """Candidates dropped by the filter (too few neighbours of some edge and vertex
+    label) against a direct count on the networkx graph."""
+    from gthinker.apps.fsm.neighbours import LabelFilter
+
+    rng = np.random.default_rng(9)
+    for seed in range(6):
+        G = _random_graph(1300 + seed, n=30, m=70, labels=3)
+        for u, v in G.edges:
+            G.edges[u, v]["el"] = int(rng.integers(0, 2))
+        g = gthinker.as_graph(G)
+        lab = {tuple(sorted((u, v))): d["el"] for u, v, d in G.edges(data=True)}
+        src = np.repeat(np.arange(g.num_vertices), np.diff(g.indptr))
+        elab = np.array([lab[tuple(sorted((int(g.ids[a]), int(g.ids[b]))))]
+                         for a, b in zip(src, g.indices, strict=True)], np.int32)
+        vlab = np.asarray(g.labels, np.int32)
+        by_label = np.argsort(vlab, kind="stable").astype(np.int32)
+        label_start = np.searchsorted(vlab[by_label], np.arange(int(vlab.max()) + 2))
+        filt = LabelFilter(g, vlab, elab, by_label, label_start)
+        for _ in range(20):
+            a = int(rng.integers(0, 4))  # label 3: no vertex has it
+            needs = {}
+            for _ in range(int(rng.integers(1, 4))):
+                kind = (int(rng.integers(0, 3)), int(rng.integers(0, 4)))  # el 2: none
+                needs[kind] = needs.get(kind, 0) + 1
+            needs = tuple(sorted(needs.items()))
+            expected = []
+            for v in (by_label[label_start[a]:label_start[a + 1]] if a <= vlab.max() else []):
+                x = int(g.ids[v])
+                ok = all(sum(1 for w in G[x] if G.edges[x, w]["el"] == el
+                             and G.nodes[w]["label"] == b) >= c for (el, b), c in needs)
+                if ok:
+                    expected.append(int(v))
+            assert filt.vertices(a, needs).tolist() == expected

@@ -41,6 +41,7 @@ from gthinker.extending import (
     run,
 )
 
+from .neighbours import LabelFilter
 from .options import FSMOptions
 from .patterns import (
     Pattern,
@@ -55,8 +56,8 @@ from .search import INFREQUENT, MAXV, REACHED, plans
 
 __all__ = ["FSMResult", "mine"]
 
-#: The most bytes of domain marks one batch of patterns holds (one byte per pattern
-#: vertex and data vertex).
+#: The most bytes of domain marks and candidate lists one batch of patterns holds (one
+#: byte per pattern vertex and data vertex, four per candidate).
 BATCH_BYTES = 1 << 28
 #: Initial task records per CPU thread and level (ranges of candidates are cut so).
 RECORDS_PER_THREAD = 8
@@ -114,12 +115,13 @@ class Batch:
     patterns: list[Pattern]
     vlab: np.ndarray
     elab: np.ndarray
-    by_label: np.ndarray   # vertices grouped by label
+    by_label: np.ndarray   # vertices grouped by label (with a filter: see __post_init__)
     label_start: np.ndarray
     support: int
     stride: int            # pattern vertices per pattern in marks
     graph: object = None
     cap: int = 0           # stop a pattern once all its domains reach this (0: exact)
+    filter: LabelFilter | None = None
     plans: np.ndarray = None
     marks: np.ndarray = None
     fails: np.ndarray = None
@@ -127,16 +129,41 @@ class Batch:
     cand: np.ndarray = None
 
     def __post_init__(self):
+        """The candidates of pattern ``k``'s vertex ``i`` are ``by_label[lo:hi]``,
+        ``(lo, hi) = ranges[k * MAXV + i]``: the vertices of its label or, with a
+        ``filter``, those it keeps (``by_label`` then lists them, pattern by pattern). A
+        pattern with fewer candidates than the support at some vertex is infrequent."""
         npat = len(self.patterns)
         self.plans = plans(self.patterns)
         self.marks = np.zeros(npat * self.stride * self.n, np.uint8)
         self.fails = np.zeros(npat * MAXV, np.int64)
         self.found = np.zeros(npat * MAXV, np.int64)
         self.dead = np.zeros(npat, np.uint8)
-        self.cand = np.zeros(npat * MAXV, np.int64)
+        self.ranges = np.zeros((npat * MAXV, 2), np.int64)
+        if self.filter is None:
+            for k, p in enumerate(self.patterns):
+                self.ranges[k * MAXV:k * MAXV + p.num_vertices] = list(
+                    map(self.label_range, p.labels))
+        else:
+            self.by_label = self._filtered()
+        self.cand = self.ranges[:, 1] - self.ranges[:, 0]
         for k, p in enumerate(self.patterns):
-            for i, (lo, hi) in enumerate(map(self.label_range, p.labels)):
-                self.cand[k * MAXV + i] = hi - lo
+            if self.cand[k * MAXV:k * MAXV + p.num_vertices].min() < self.support:
+                self.dead[k] = INFREQUENT
+
+    def _filtered(self) -> np.ndarray:
+        parts, at = [], 0
+        for k, p in enumerate(self.patterns):
+            needs = [{} for _ in p.labels]
+            for i, j, el in p.edges:
+                needs[i][(el, p.labels[j])] = needs[i].get((el, p.labels[j]), 0) + 1
+                needs[j][(el, p.labels[i])] = needs[j].get((el, p.labels[i]), 0) + 1
+            for i, lab in enumerate(p.labels):
+                vs = self.filter.vertices(lab, tuple(sorted(needs[i].items())))
+                parts.append(vs)
+                self.ranges[k * MAXV + i] = at, at + vs.size
+                at += vs.size
+        return np.concatenate(parts) if parts else np.zeros(0, np.int32)
 
     @property
     def n(self) -> int:
@@ -157,7 +184,10 @@ class Batch:
         chunk = max(16, -(-int(self.cand.sum()) // max(1, pieces)))
         rows = []
         for k, p in enumerate(self.patterns):
-            for i, (lo, hi) in enumerate(map(self.label_range, p.labels)):
+            if self.dead[k]:
+                continue
+            for i in range(p.num_vertices):
+                lo, hi = self.ranges[k * MAXV + i].tolist()
                 rows += [(k, i, a, min(a + chunk, hi)) for a in range(lo, hi, chunk)]
         return np.array(rows, np.int32).reshape(-1, 4)
 
@@ -314,6 +344,9 @@ class _Search:
         self.by_label = np.argsort(vlab, kind="stable").astype(np.int32)
         self.label_start = np.searchsorted(vlab[self.by_label],
                                            np.arange(int(vlab.max(initial=0)) + 2))
+        self.filter = LabelFilter(graph, vlab, elab, self.by_label, self.label_start)
+        # a batch's candidate lists: int32, at most those of the largest label per vertex
+        self.list_bytes = 4 * int(np.diff(self.label_start).max(initial=0))
         self.engine = None
         if mode != "cpu":
             from .gpu import SupportEngine
@@ -324,14 +357,15 @@ class _Search:
 
     def level(self, candidates, stride):
         """{pattern: support} of the frequent ones among ``candidates``."""
-        per_batch = max(1, BATCH_BYTES // max(1, stride * self.vlab.size))
+        per_batch = max(1, BATCH_BYTES // max(1, stride * (self.vlab.size + self.list_bytes)))
         out = {}
         for lo in range(0, len(candidates), per_batch):
             if self.stop is not None and self.stop.is_set():
                 self.stopped = "stop"
                 break
             batch = Batch(candidates[lo:lo + per_batch], self.vlab, self.elab, self.by_label,
-                          self.label_start, self.support, stride, self.graph, self.cap)
+                          self.label_start, self.support, stride, self.graph, self.cap,
+                          self.filter)
             self._search(batch)
             for p, s in zip(batch.patterns, batch.supports(), strict=True):
                 if s >= self.support:
