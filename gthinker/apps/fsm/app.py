@@ -134,7 +134,6 @@ class Batch:
         ``filter``, those it keeps (``by_label`` then lists them, pattern by pattern). A
         pattern with fewer candidates than the support at some vertex is infrequent."""
         npat = len(self.patterns)
-        self.plans = plans(self.patterns)
         self.marks = np.zeros(npat * self.stride * self.n, np.uint8)
         self.fails = np.zeros(npat * MAXV, np.int64)
         self.found = np.zeros(npat * MAXV, np.int64)
@@ -150,6 +149,7 @@ class Batch:
         for k, p in enumerate(self.patterns):
             if self.cand[k * MAXV:k * MAXV + p.num_vertices].min() < self.support:
                 self.dead[k] = INFREQUENT
+        self.plans = plans(self.patterns, self.dead == 0)
 
     def _filtered(self) -> np.ndarray:
         parts, at = [], 0
@@ -281,18 +281,19 @@ def _candidates(frequent: dict, edges: set, stop=None) -> list[Pattern] | None:
     grown graph one of whose sub-graphs has an invariant no frequent pattern has is
     dropped before any canonical form is computed (most of them)."""
     known = {invariant(p.labels, p.edges) for p in frequent}
+    memo: dict = {}
     grown = set()
     for p in frequent:
         if stop is not None and stop.is_set():
             return None
         for g in extensions(p, edges):
             if all(invariant(*s) in known for s in sub_graphs(*g)):
-                grown.add(canonical(*g))
+                grown.add(canonical(*g, memo))
     out = []
     for c in grown:
         if stop is not None and stop.is_set():
             return None
-        if all(s in frequent for s in sub_patterns(c)):
+        if all(s in frequent for s in sub_patterns(c, memo)):
             out.append(c)
     return sorted(out, key=lambda p: p.code)
 

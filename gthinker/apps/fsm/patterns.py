@@ -9,8 +9,9 @@ names the pattern, so two isomorphic patterns have the same code and each is rep
 once. :func:`canonical` finds it greedily: the states (partial traversals) whose code so
 far is the least are kept and advanced together (equal states merged), which is exact
 because every partial depth-first traversal can be completed; it starts from the
-vertices of the least label only (the first code edge starts at rank 0) and keeps the
-last :data:`CANONICAL_CACHE` forms it computed (candidates share many sub-patterns).
+vertices of the least label only (the first code edge starts at rank 0); given a
+``memo`` dict it keeps the forms it computes there (the candidates of a level share
+many sub-patterns).
 
 A :class:`Pattern` is stored in its canonical numbering (vertex ``i`` is the ``i``-th
 discovered): ``labels[i]`` and ``edges``, a tuple of ``(i, j, edge_label)`` with
@@ -23,14 +24,10 @@ cheap first test of that).
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 __all__ = ["Pattern", "canonical", "extensions", "invariant", "single_edge", "sub_graphs",
            "sub_patterns"]
-
-#: Canonical forms kept (by the labels and edges they were asked for).
-CANONICAL_CACHE = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -79,13 +76,18 @@ def _neighbours(m, edges):
     return nbr
 
 
-def canonical(labels, edges) -> Pattern:
+def canonical(labels, edges, memo: dict | None = None) -> Pattern:
     """The pattern of vertex labels ``labels`` and edges ``(i, j, edge_label)`` (connected,
-    at least one edge), renumbered in the order of its minimum DFS code."""
-    return _canonical(tuple(labels), tuple(tuple(e) for e in edges))
+    at least one edge), renumbered in the order of its minimum DFS code; looked up in and
+    added to ``memo`` (keyed by the labels and edges asked) where one is given."""
+    key = (tuple(labels), tuple(tuple(e) for e in edges))
+    if memo is None:
+        return _canonical(*key)
+    if key not in memo:
+        memo[key] = _canonical(*key)
+    return memo[key]
 
 
-@functools.lru_cache(maxsize=CANONICAL_CACHE)
 def _canonical(labels, edges) -> Pattern:
     m = len(labels)
     nbr = [[] for _ in range(m)]  # (neighbour, edge label, edge bit)
@@ -214,9 +216,10 @@ def sub_graphs(labels, edges) -> list[tuple[tuple, tuple]]:
     return out
 
 
-def sub_patterns(p: Pattern) -> list[Pattern]:
-    """The connected patterns of ``p`` less one edge, in canonical form (:func:`sub_graphs`)."""
-    return [canonical(labels, edges) for labels, edges in sub_graphs(p.labels, p.edges)]
+def sub_patterns(p: Pattern, memo: dict | None = None) -> list[Pattern]:
+    """The connected patterns of ``p`` less one edge, in canonical form (:func:`sub_graphs`;
+    ``memo`` as for :func:`canonical`)."""
+    return [canonical(labels, edges, memo) for labels, edges in sub_graphs(p.labels, p.edges)]
 
 
 def _connected(m, edges) -> bool:

@@ -55,10 +55,13 @@ def _plan(p: Pattern, nbr, root: int, row: np.ndarray) -> None:
             row[_CONN + t * MAXV + pos[w]] = el + 1
 
 
-def plans(patterns) -> np.ndarray:
-    """The plans of ``patterns``: row ``p * MAXV + i`` is pattern ``p``'s from vertex ``i``."""
+def plans(patterns, live=None) -> np.ndarray:
+    """The plans of ``patterns``: row ``p * MAXV + i`` is pattern ``p``'s from vertex ``i``
+    (zeros for a pattern whose ``live`` entry is False: it is not searched)."""
     out = np.zeros((max(1, len(patterns)) * MAXV, PLAN_LEN), np.int32)
     for k, p in enumerate(patterns):
+        if live is not None and not live[k]:
+            continue
         nbr = [{} for _ in range(p.num_vertices)]  # neighbours in increasing order
         for i, j, el in sorted(p.edges + tuple((j, i, el) for i, j, el in p.edges)):
             nbr[i][j] = el
