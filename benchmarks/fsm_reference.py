@@ -120,14 +120,9 @@ def _push(buf, n, x):
 
 @njit(cache=True)
 def _adjacent(indptr, indices, u, w):
-    lo, hi = indptr[u], indptr[u + 1]
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if indices[mid] < w:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo < indptr[u + 1] and indices[lo] == w
+    row = indices[indptr[u]:indptr[u + 1]]
+    at = np.searchsorted(row, w)
+    return at < row.size and row[at] == w
 
 
 @njit(cache=True)

@@ -14,21 +14,25 @@ __all__ = ["LabelFilter"]
 
 class LabelFilter:
     """The graph's (vertex, edge label, neighbour label) counts, sorted for look-ups;
-    :meth:`vertices` answers (and keeps) each (label, needs) asked."""
+    :meth:`vertices` answers (and keeps) each (label, needs) asked, from the counts of
+    each (label, edge label, neighbour label) it has looked up (kept too)."""
 
     def __init__(self, graph, vlab, elab, by_label, label_start):
         self.by_label, self.label_start = by_label, label_start
         n = vlab.size
-        self.vnames, vrank = np.unique(vlab, return_inverse=True)
-        self.enames, erank = (np.unique(elab, return_inverse=True) if elab.size
-                              else (np.zeros(1, np.int64), 0))
-        self.kinds = self.vnames.size * self.enames.size
+        vnames, vrank = np.unique(vlab, return_inverse=True)
+        enames, erank = (np.unique(elab, return_inverse=True) if elab.size
+                         else (np.zeros(1, np.int64), 0))
+        self.vrank = {int(x): r for r, x in enumerate(vnames.tolist())}
+        self.erank = {int(x): r for r, x in enumerate(enames.tolist())}
+        self.kinds = vnames.size * enames.size
         self.keys = self.counts = None
         if graph.indices.size and self.kinds * max(n, 1) < 2**62:
             src = np.repeat(np.arange(n, dtype=np.int64), np.diff(graph.indptr))
-            kind = erank * self.vnames.size + vrank[graph.indices]
+            kind = erank * vnames.size + vrank[graph.indices]
             self.keys, self.counts = np.unique(src * self.kinds + kind, return_counts=True)
         self._kept: dict = {}
+        self._neighbours: dict = {}
 
     def vertices(self, label, needs) -> np.ndarray:
         """The vertices of ``label`` with at least ``c`` neighbours of each ``((edge
@@ -36,23 +40,30 @@ class LabelFilter:
         ``by_label``."""
         key = (label, needs)
         if key not in self._kept:
-            self._kept[key] = self._vertices(label, needs)
+            vs = self._of_label(label)
+            ok = np.ones(vs.size, bool)
+            if self.keys is not None:
+                for (el, b), c in needs:
+                    ok &= self._count(label, el, b) >= c
+            self._kept[key] = vs[ok]
         return self._kept[key]
 
-    def _vertices(self, label, needs):
+    def _of_label(self, label):
         if 0 <= label < self.label_start.size - 1:
-            vs = self.by_label[self.label_start[label]:self.label_start[label + 1]]
-        else:
-            vs = self.by_label[:0]
-        if self.keys is None:
-            return vs
-        ok = np.ones(vs.size, bool)
-        for (el, b), c in needs:
-            e, r = np.searchsorted(self.enames, el), np.searchsorted(self.vnames, b)
-            if (e >= self.enames.size or self.enames[e] != el or r >= self.vnames.size
-                    or self.vnames[r] != b):
-                return vs[:0]
-            q = vs.astype(np.int64) * self.kinds + e * self.vnames.size + r
-            at = np.minimum(np.searchsorted(self.keys, q), self.keys.size - 1)
-            ok &= (self.keys[at] == q) & (self.counts[at] >= c)
-        return vs[ok]
+            return self.by_label[self.label_start[label]:self.label_start[label + 1]]
+        return self.by_label[:0]
+
+    def _count(self, label, el, b):
+        """How many neighbours of label ``b`` through edges of label ``el`` each vertex of
+        ``label`` has."""
+        key = (label, el, b)
+        if key not in self._neighbours:
+            vs = self._of_label(label)
+            if el not in self.erank or b not in self.vrank:
+                self._neighbours[key] = np.zeros(vs.size, np.int64)
+            else:
+                q = (vs.astype(np.int64) * self.kinds
+                     + self.erank[el] * len(self.vrank) + self.vrank[b])
+                at = np.minimum(np.searchsorted(self.keys, q), self.keys.size - 1)
+                self._neighbours[key] = np.where(self.keys[at] == q, self.counts[at], 0)
+        return self._neighbours[key]
