@@ -290,3 +290,78 @@ def test_a_pattern_stopped_on_an_overcounted_domain_is_searched_again():
     marks[0, 1, 2] = 1  # the search on finds the third vertex: nothing is short now
     batch.dead[0] = REACHED
     assert batch.short_of_cap().size == 0
+
+
+def test_sub_graphs_and_invariants_against_networkx():
+    """The connected graphs of a pattern less one edge, and the invariant that prunes
+    candidates before their canonical forms: against networkx on random patterns."""
+    from gthinker.apps.fsm.patterns import invariant, sub_graphs, sub_patterns
+
+    nm = iso.categorical_node_match("label", None)
+    rng = np.random.default_rng(5)
+    for seed in range(40):
+        G = _random_graph(1100 + seed, n=int(rng.integers(3, 7)), labels=2)
+        G = nx.convert_node_labels_to_integers(G.subgraph(max(nx.connected_components(G),
+                                                              key=len)))
+        if G.number_of_edges() < 2:
+            continue
+        labels = tuple(G.nodes[v]["label"] for v in G)
+        p = canonical(labels, [(u, v, 0) for u, v in G.edges])
+        expected = []
+        for e in G.edges:
+            H = G.copy()
+            H.remove_edge(*e)
+            H.remove_nodes_from([v for v in list(H) if H.degree(v) == 0])
+            if nx.is_connected(H):
+                expected.append(H)
+        subs = sub_patterns(p)
+        assert len(subs) == len(expected) == len(sub_graphs(p.labels, p.edges))
+        for q in subs:
+            H = _as_nx(q)
+            assert sum(nx.is_isomorphic(H, x, node_match=nm) for x in expected) >= 1
+            assert invariant(q.labels, q.edges) in {
+                invariant(tuple(x.nodes[v]["label"] for v in x),
+                          [(a, b, 0) for a, b in nx.convert_node_labels_to_integers(x).edges])
+                for x in map(nx.convert_node_labels_to_integers, expected)}
+        # isomorphic graphs share the invariant: the pattern renumbered at random
+        perm = rng.permutation(len(labels))
+        relabeled = tuple(labels[int(np.flatnonzero(perm == i)[0])] for i in range(len(labels)))
+        edges = [(int(perm[u]), int(perm[v]), 0) for u, v in G.edges]
+        assert invariant(relabeled, edges) == invariant(p.labels, p.edges)
+        assert canonical(relabeled, edges) == p
+
+
+def test_label_filter_keeps_the_vertices_with_the_neighbours_a_pattern_vertex_needs():
+    """Candidates dropped by the filter (too few neighbours of some edge and vertex
+    label) against a direct count on the networkx graph."""
+    from gthinker.apps.fsm.neighbours import LabelFilter
+
+    rng = np.random.default_rng(9)
+    for seed in range(6):
+        G = _random_graph(1300 + seed, n=30, m=70, labels=3)
+        for u, v in G.edges:
+            G.edges[u, v]["el"] = int(rng.integers(0, 2))
+        g = gthinker.as_graph(G)
+        lab = {tuple(sorted((u, v))): d["el"] for u, v, d in G.edges(data=True)}
+        src = np.repeat(np.arange(g.num_vertices), np.diff(g.indptr))
+        elab = np.array([lab[tuple(sorted((int(g.ids[a]), int(g.ids[b]))))]
+                         for a, b in zip(src, g.indices, strict=True)], np.int32)
+        vlab = np.asarray(g.labels, np.int32)
+        by_label = np.argsort(vlab, kind="stable").astype(np.int32)
+        label_start = np.searchsorted(vlab[by_label], np.arange(int(vlab.max()) + 2))
+        filt = LabelFilter(g, vlab, elab, by_label, label_start)
+        for _ in range(20):
+            a = int(rng.integers(0, 4))  # label 3: no vertex has it
+            needs = {}
+            for _ in range(int(rng.integers(1, 4))):
+                kind = (int(rng.integers(0, 3)), int(rng.integers(0, 4)))  # el 2: none
+                needs[kind] = needs.get(kind, 0) + 1
+            needs = tuple(sorted(needs.items()))
+            expected = []
+            for v in (by_label[label_start[a]:label_start[a + 1]] if a <= vlab.max() else []):
+                x = int(g.ids[v])
+                ok = all(sum(1 for w in G[x] if G.edges[x, w]["el"] == el
+                             and G.nodes[w]["label"] == b) >= c for (el, b), c in needs)
+                if ok:
+                    expected.append(int(v))
+            assert filt.vertices(a, needs).tolist() == expected

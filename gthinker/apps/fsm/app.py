@@ -41,14 +41,23 @@ from gthinker.extending import (
     run,
 )
 
+from .neighbours import LabelFilter
 from .options import FSMOptions
-from .patterns import Pattern, extensions, single_edge, sub_patterns
+from .patterns import (
+    Pattern,
+    canonical,
+    extensions,
+    invariant,
+    single_edge,
+    sub_graphs,
+    sub_patterns,
+)
 from .search import INFREQUENT, MAXV, REACHED, plans
 
 __all__ = ["FSMResult", "mine"]
 
-#: The most bytes of domain marks one batch of patterns holds (one byte per pattern
-#: vertex and data vertex).
+#: The most bytes of domain marks and candidate lists one batch of patterns holds (one
+#: byte per pattern vertex and data vertex, four per candidate).
 BATCH_BYTES = 1 << 28
 #: Initial task records per CPU thread and level (ranges of candidates are cut so).
 RECORDS_PER_THREAD = 8
@@ -106,12 +115,13 @@ class Batch:
     patterns: list[Pattern]
     vlab: np.ndarray
     elab: np.ndarray
-    by_label: np.ndarray   # vertices grouped by label
+    by_label: np.ndarray   # vertices grouped by label (with a filter: see __post_init__)
     label_start: np.ndarray
     support: int
     stride: int            # pattern vertices per pattern in marks
     graph: object = None
     cap: int = 0           # stop a pattern once all its domains reach this (0: exact)
+    filter: LabelFilter | None = None
     plans: np.ndarray = None
     marks: np.ndarray = None
     fails: np.ndarray = None
@@ -119,16 +129,41 @@ class Batch:
     cand: np.ndarray = None
 
     def __post_init__(self):
+        """The candidates of pattern ``k``'s vertex ``i`` are ``by_label[lo:hi]``,
+        ``(lo, hi) = ranges[k * MAXV + i]``: the vertices of its label or, with a
+        ``filter``, those it keeps (``by_label`` then lists them, pattern by pattern). A
+        pattern with fewer candidates than the support at some vertex is infrequent."""
         npat = len(self.patterns)
-        self.plans = plans(self.patterns)
         self.marks = np.zeros(npat * self.stride * self.n, np.uint8)
         self.fails = np.zeros(npat * MAXV, np.int64)
         self.found = np.zeros(npat * MAXV, np.int64)
         self.dead = np.zeros(npat, np.uint8)
-        self.cand = np.zeros(npat * MAXV, np.int64)
+        self.ranges = np.zeros((npat * MAXV, 2), np.int64)
+        if self.filter is None:
+            for k, p in enumerate(self.patterns):
+                self.ranges[k * MAXV:k * MAXV + p.num_vertices] = list(
+                    map(self.label_range, p.labels))
+        else:
+            self.by_label = self._filtered()
+        self.cand = self.ranges[:, 1] - self.ranges[:, 0]
         for k, p in enumerate(self.patterns):
+            if self.cand[k * MAXV:k * MAXV + p.num_vertices].min() < self.support:
+                self.dead[k] = INFREQUENT
+        self.plans = plans(self.patterns, self.dead == 0)
+
+    def _filtered(self) -> np.ndarray:
+        parts, at = [], 0
+        for k, p in enumerate(self.patterns):
+            needs = [{} for _ in p.labels]
+            for i, j, el in p.edges:
+                needs[i][(el, p.labels[j])] = needs[i].get((el, p.labels[j]), 0) + 1
+                needs[j][(el, p.labels[i])] = needs[j].get((el, p.labels[i]), 0) + 1
             for i, lab in enumerate(p.labels):
-                self.cand[k * MAXV + i] = self.label_range(lab)[1] - self.label_range(lab)[0]
+                vs = self.filter.vertices(lab, tuple(sorted(needs[i].items())))
+                parts.append(vs)
+                self.ranges[k * MAXV + i] = at, at + vs.size
+                at += vs.size
+        return np.concatenate(parts) if parts else np.zeros(0, np.int32)
 
     @property
     def n(self) -> int:
@@ -146,13 +181,13 @@ class Batch:
     def records(self, pieces: int) -> np.ndarray:
         """``[p, i, lo, hi]`` rows: each (pattern, vertex)'s candidates in ranges, about
         ``pieces`` ranges in all."""
-        total = sum(int(self.cand[k * MAXV + i]) for k, p in enumerate(self.patterns)
-                    for i in range(p.num_vertices))
-        chunk = max(16, -(-total // max(1, pieces)))
+        chunk = max(16, -(-int(self.cand.sum()) // max(1, pieces)))
         rows = []
         for k, p in enumerate(self.patterns):
-            for i, lab in enumerate(p.labels):
-                lo, hi = self.label_range(lab)
+            if self.dead[k]:
+                continue
+            for i in range(p.num_vertices):
+                lo, hi = self.ranges[k * MAXV + i].tolist()
                 rows += [(k, i, a, min(a + chunk, hi)) for a in range(lo, hi, chunk)]
         return np.array(rows, np.int32).reshape(-1, 4)
 
@@ -162,13 +197,20 @@ class Batch:
         threads marking it at once), and such a pattern stopped too early."""
         if not self.cap:
             return np.zeros(0, np.int64)
-        return np.array([k for k in range(self.num_patterns) if self.dead[k] == REACHED
-                         and self.domain_sizes(k).min() < self.cap], np.int64)
+        return np.flatnonzero((self.dead == REACHED) & (self.least_domains() < self.cap))
 
     def domain_sizes(self, k) -> np.ndarray:
         """The vertices marked in each of pattern ``k``'s domains so far."""
         marks = self.marks.reshape(self.num_patterns, self.stride, self.n)
         return np.count_nonzero(marks[k, :self.patterns[k].num_vertices], axis=1)
+
+    def least_domains(self) -> np.ndarray:
+        """Each pattern's smallest marked domain so far (all patterns at once)."""
+        marks = self.marks.reshape(self.num_patterns, self.stride, self.n)
+        sizes = np.count_nonzero(marks, axis=2)
+        nv = np.array([p.num_vertices for p in self.patterns])
+        sizes[np.arange(self.stride) >= nv[:, None]] = self.n + 1
+        return sizes.min(axis=1)
 
     def reopen(self, ks) -> None:
         """Patterns ``ks`` searched on from their marks: ``found`` recounted from them,
@@ -182,7 +224,8 @@ class Batch:
     def supports(self) -> list[int]:
         """Each pattern's support (-1: stopped as infrequent; at least the support, not
         exact, for one stopped once it reached it)."""
-        return [-1 if self.dead[k] == INFREQUENT else int(self.domain_sizes(k).min())
+        least = self.least_domains()
+        return [-1 if self.dead[k] == INFREQUENT else int(least[k])
                 for k in range(self.num_patterns)]
 
 
@@ -214,36 +257,43 @@ def _single_edges(graph, vlab, elab, support):
     nv, ne = vnames.size, enames.size
     kind = (vrank[src] * ne + erank) * nv + vrank[dst]
     if nv * nv * ne * n < 2**62:  # one int64 key per (kind, source)
-        kinds = np.unique(kind * n + src) // n
+        pairs = np.sort(kind * n + src)
+        kinds = pairs[np.r_[True, pairs[1:] != pairs[:-1]]] // n  # sorted
     else:
         kinds = np.unique(np.stack([kind, src], 1), axis=0)[:, 0]
-    kinds, counts = np.unique(kinds, return_counts=True)
-    dom = dict(zip(kinds.tolist(), counts.tolist(), strict=True))
-    out = {}
-    for key, c in dom.items():
-        a, rest = divmod(key, ne * nv)
-        e, b = divmod(rest, nv)
-        if vnames[a] <= vnames[b]:
-            s = min(c, dom.get((b * ne + e) * nv + a, 0))
-            if s >= support:
-                out[single_edge(int(vnames[a]), int(enames[e]), int(vnames[b]))] = s
-    return out
+    starts = np.flatnonzero(np.r_[True, kinds[1:] != kinds[:-1]])
+    kinds, counts = kinds[starts], np.diff(np.r_[starts, kinds.size])
+    a, rest = np.divmod(kinds, ne * nv)
+    e, b = np.divmod(rest, nv)
+    at = np.searchsorted(kinds, (b * ne + e) * nv + a)  # the reverse kind, b to a
+    at = np.minimum(at, kinds.size - 1)
+    back = np.where(kinds[at] == (b * ne + e) * nv + a, counts[at], 0)
+    keep = np.flatnonzero((a <= b) & (np.minimum(counts, back) >= support))
+    sup = np.minimum(counts, back)
+    return {single_edge(int(vnames[a[k]]), int(enames[e[k]]), int(vnames[b[k]])): int(sup[k])
+            for k in keep.tolist()}
 
 
 def _candidates(frequent: dict, edges: set, stop=None) -> list[Pattern] | None:
     """The next level's candidates: each frequent pattern grown by a frequent edge, kept
     when every connected sub-pattern of one edge less is frequent; None once ``stop`` is
-    set (the canonical forms of a large level take seconds: Ctrl-C must not wait)."""
+    set (the canonical forms of a large level take seconds: Ctrl-C must not wait). A
+    grown graph one of whose sub-graphs has an invariant no frequent pattern has is
+    dropped before any canonical form is computed (most of them)."""
+    known = {invariant(p.labels, p.edges) for p in frequent}
+    memo: dict = {}
     grown = set()
     for p in frequent:
         if stop is not None and stop.is_set():
             return None
-        grown |= extensions(p, edges)
+        for g in extensions(p, edges):
+            if all(invariant(*s) in known for s in sub_graphs(*g)):
+                grown.add(canonical(*g, memo))
     out = []
     for c in grown:
         if stop is not None and stop.is_set():
             return None
-        if all(s in frequent for s in sub_patterns(c)):
+        if all(s in frequent for s in sub_patterns(c, memo)):
             out.append(c)
     return sorted(out, key=lambda p: p.code)
 
@@ -295,6 +345,9 @@ class _Search:
         self.by_label = np.argsort(vlab, kind="stable").astype(np.int32)
         self.label_start = np.searchsorted(vlab[self.by_label],
                                            np.arange(int(vlab.max(initial=0)) + 2))
+        self.filter = LabelFilter(graph, vlab, elab, self.by_label, self.label_start)
+        # a batch's candidate lists: int32, at most those of the largest label per vertex
+        self.list_bytes = 4 * int(np.diff(self.label_start).max(initial=0))
         self.engine = None
         if mode != "cpu":
             from .gpu import SupportEngine
@@ -305,14 +358,15 @@ class _Search:
 
     def level(self, candidates, stride):
         """{pattern: support} of the frequent ones among ``candidates``."""
-        per_batch = max(1, BATCH_BYTES // max(1, stride * self.vlab.size))
+        per_batch = max(1, BATCH_BYTES // max(1, stride * (self.vlab.size + self.list_bytes)))
         out = {}
         for lo in range(0, len(candidates), per_batch):
             if self.stop is not None and self.stop.is_set():
                 self.stopped = "stop"
                 break
             batch = Batch(candidates[lo:lo + per_batch], self.vlab, self.elab, self.by_label,
-                          self.label_start, self.support, stride, self.graph, self.cap)
+                          self.label_start, self.support, stride, self.graph, self.cap,
+                          self.filter)
             self._search(batch)
             for p, s in zip(batch.patterns, batch.supports(), strict=True):
                 if s >= self.support:

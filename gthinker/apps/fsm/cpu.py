@@ -1,7 +1,8 @@
 """The support searches of one batch of patterns on the framework's CPU workers.
 
 A task record is ``[p, i, lo, hi]``: pattern ``p`` of the batch, its vertex ``i``, and the
-candidates ``by_label[lo:hi]`` of that vertex (the data vertices of its label). The
+candidates ``by_label[lo:hi]`` of that vertex (the data vertices of its label that the
+batch's filter keeps). The
 initial records cut each (pattern, vertex) into ranges so that every worker has work from
 the first level on; a task past its time budget hands the two halves of what it has not
 searched to other workers (the runtime's timeout decomposition). ``params`` carry the
@@ -27,7 +28,7 @@ _check_vertex, _reached = build(njit(nogil=True))
 
 # params: the addresses and sizes of the batch's arrays
 (_VLAB, _ELAB, _NELAB, _PLANS, _NPAT, _MARKS, _N, _STRIDE, _FAILS, _DEAD, _CAND, _BYLABEL,
- _SUPPORT, _FOUND, _CAP, _NPARAMS) = range(16)
+ _NBYLABEL, _SUPPORT, _FOUND, _CAP, _NPARAMS) = range(17)
 
 
 def params(batch) -> np.ndarray:
@@ -39,6 +40,7 @@ def params(batch) -> np.ndarray:
     p[_MARKS], p[_N], p[_STRIDE] = batch.marks.ctypes.data, batch.n, batch.stride
     p[_FAILS], p[_DEAD] = batch.fails.ctypes.data, batch.dead.ctypes.data
     p[_CAND], p[_BYLABEL] = batch.cand.ctypes.data, batch.by_label.ctypes.data
+    p[_NBYLABEL] = batch.by_label.size
     p[_SUPPORT] = batch.support
     p[_FOUND], p[_CAP] = batch.found.ctypes.data, batch.cap
     return p
@@ -54,7 +56,7 @@ def _search_range(ctx, P, rec):
     fails = carray(_i64(P[_FAILS]), npat * MAXV)
     dead = carray(_u8(P[_DEAD]), npat)
     cand = carray(_i64(P[_CAND]), npat * MAXV)
-    by_label = carray(_i32(P[_BYLABEL]), n)
+    by_label = carray(_i32(P[_BYLABEL]), max(P[_NBYLABEL], 1))
     found = carray(_i64(P[_FOUND]), npat * MAXV)
     p, i, lo, hi = rec[0], rec[1], rec[2], rec[3]
     plan = plans[p * MAXV + i]

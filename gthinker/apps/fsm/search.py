@@ -37,13 +37,12 @@ PLAN_LEN = _CONN + MAXV * MAXV
 INFREQUENT, REACHED = 1, 2
 
 
-def _plan(p: Pattern, root: int, row: np.ndarray) -> None:
-    adj = p.adjacency()
+def _plan(p: Pattern, nbr, root: int, row: np.ndarray) -> None:
     order, parent = [root], {root: -1}
-    for v in order:
-        for w in range(p.num_vertices):
-            if (v, w) in adj and w not in parent:
-                parent[w] = order.index(v)
+    for t, v in enumerate(order):
+        for w in nbr[v]:
+            if w not in parent:
+                parent[w] = t
                 order.append(w)
     pos = {v: t for t, v in enumerate(order)}
     row[0] = p.num_vertices
@@ -51,17 +50,23 @@ def _plan(p: Pattern, root: int, row: np.ndarray) -> None:
         row[_SLOT + t] = v
         row[_LABEL + t] = p.labels[v]
         row[_PARENT + t] = parent[v]
-        row[_DEGREE + t] = sum(1 for w in range(p.num_vertices) if (v, w) in adj)
-    for (a, b), el in adj.items():
-        row[_CONN + pos[a] * MAXV + pos[b]] = el + 1
+        row[_DEGREE + t] = len(nbr[v])
+        for w, el in nbr[v].items():
+            row[_CONN + t * MAXV + pos[w]] = el + 1
 
 
-def plans(patterns) -> np.ndarray:
-    """The plans of ``patterns``: row ``p * MAXV + i`` is pattern ``p``'s from vertex ``i``."""
+def plans(patterns, live=None) -> np.ndarray:
+    """The plans of ``patterns``: row ``p * MAXV + i`` is pattern ``p``'s from vertex ``i``
+    (zeros for a pattern whose ``live`` entry is False: it is not searched)."""
     out = np.zeros((max(1, len(patterns)) * MAXV, PLAN_LEN), np.int32)
     for k, p in enumerate(patterns):
+        if live is not None and not live[k]:
+            continue
+        nbr = [{} for _ in range(p.num_vertices)]  # neighbours in increasing order
+        for i, j, el in sorted(p.edges + tuple((j, i, el) for i, j, el in p.edges)):
+            nbr[i][j] = el
         for i in range(p.num_vertices):
-            _plan(p, i, out[k * MAXV + i])
+            _plan(p, nbr, i, out[k * MAXV + i])
     return out
 
 
