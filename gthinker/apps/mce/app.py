@@ -58,11 +58,12 @@ from gthinker.extending import (
     lowest_bit,
     pop_lowest,
     popcount,
+    put,
     say_skeleton,
     unowned,
 )
 
-from .local import initial_record, merge, put, x_rows
+from .local import initial_record, merge, x_rows
 from .options import HYBRID_CPU_CHUNK, HYBRID_GPU_CHUNK, MCEOptions
 
 __all__ = ["CliqueBatch", "MaximalCliques", "MCEOptions", "MCEResult", "internal_ids",

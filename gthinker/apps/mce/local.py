@@ -37,25 +37,14 @@ import numpy as np
 
 import gthinker
 from gthinker.extending import popcount
-from gthinker.setops import GALLOP_RATIO, intersect, intersect_positions
+from gthinker.setops import GALLOP_RATIO, intersect, intersect_positions, put
 
 __all__ = ["CHEAPER", "FROM_P", "FROM_X", "ROW_WORDS_LIMIT", "compact_records", "first_level",
-           "initial_record", "initial_records", "merge", "put", "x_rows"]
+           "initial_record", "initial_records", "merge", "x_rows"]
 
 #: The rows of X' are built from the P side only while they take at most this many
 #: int64 words (32 MiB): beyond it, one pass over X keeps only the distinct rows.
 ROW_WORDS_LIMIT = 1 << 22
-
-
-@gthinker.compiler.jit("MCE functions", nogil=True)
-def put(dst, at, src):
-    """``dst[at:at + src.size] = src``; returns ``at + src.size``. A loop, not the slice
-    assignment: Numba's checks the shapes, with an error message it formats at run time,
-    whose string code is compiled again into every function that assigns a slice (most
-    of this app's compile time)."""
-    for i in range(src.size):
-        dst[at + i] = src[i]
-    return at + src.size
 
 
 @gthinker.compiler.jit("MCE functions", nogil=True)
