@@ -23,7 +23,8 @@ compiled helpers            :func:`jit` (``@jit(label)``: a Numba function kept 
                             compile cache), :func:`compile_seconds`, the sorted-set helpers
                             :func:`lower_bound`, :func:`contains`, :func:`intersect`,
                             :func:`intersect_size`,
-                            :func:`intersect_positions` and the bit helpers
+                            :func:`intersect_positions`, :func:`put` (a slice copied
+                            without Numba's slow-to-compile slice assignment) and the bit helpers
                             :func:`popcount`, :func:`lowest_bit`, :func:`pop_lowest`,
                             :func:`count_bits`, :func:`gather`, :func:`unowned`,
                             :func:`pointer_intrinsic`,
@@ -112,6 +113,7 @@ _NAMES = {
     "intersect": ("setops", "intersect"),
     "intersect_size": ("setops", "intersect_size"),
     "intersect_positions": ("setops", "intersect_positions"),
+    "put": ("setops", "put"),
     "popcount": ("bits", "popcount"),
     "lowest_bit": ("bits", "lowest_bit"),
     "pop_lowest": ("bits", "pop_lowest"),

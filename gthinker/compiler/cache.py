@@ -650,17 +650,37 @@ def attach(dispatcher, *, target: str, label: str, name: str | None = None, extr
     return entries
 
 
+def _unliteral_calls(dispatcher) -> None:
+    """Makes the calls to ``dispatcher`` from compiled code compile it for the plain
+    types of their arguments (int64, not ``Literal[int](0)``). Numba compiles a callee for
+    the exact types of a call's arguments, literals included, and its type inference
+    calls a callee first with the literal type of a variable's first value (``n = 0``),
+    then again with its unified type: each literal was one more compile of the callee and
+    of all it calls. A call with a literal argument now uses the plain overload."""
+    from numba.core import types
+
+    resolve = dispatcher.get_call_template
+
+    def get_call_template(args, kws):
+        return resolve(tuple(types.unliteral(a) for a in args),
+                       {k: types.unliteral(v) for k, v in kws.items()})
+
+    dispatcher.get_call_template = get_call_template
+
+
 def jit(label: str, **options):
     """``numba.njit(**options)``, its code kept in this cache: for the
     framework's own functions called from Python (graph readers, generators).
     Unlike Numba's ``cache=True``, loading them does not import Numba's whole
-    typing registry (0.2-0.3 s per process)."""
+    typing registry (0.2-0.3 s per process). Calls from compiled code compile it
+    once per plain argument types, never per literal value (:func:`_unliteral_calls`)."""
 
     def decorate(fn):
         from numba import njit
 
         dispatcher = njit(**options)(fn)
         attach(dispatcher, target="cpu", label=label, name=f"{fn.__module__}.{fn.__name__}")
+        _unliteral_calls(dispatcher)
         return dispatcher
 
     return decorate

@@ -61,7 +61,7 @@ import math
 import numpy as np
 
 import gthinker
-from gthinker.extending import gather, lowest_bit, pop_lowest, popcount, unowned
+from gthinker.extending import gather, lowest_bit, pop_lowest, popcount, put, unowned
 
 from ..matching.local_graphs import local_graph, one_word_rows
 
@@ -514,7 +514,7 @@ def _spawn_tree(ctx, v):
     rec = np.empty(2 + nb.size, np.int32)
     rec[0] = 1
     rec[1] = 0
-    rec[2:] = nb
+    put(rec, 2, nb)
     return rec
 
 

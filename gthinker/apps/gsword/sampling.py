@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit
 
 import gthinker
+from gthinker.extending import put
 
 from .options import MAX_SAMPLES
 
@@ -348,7 +349,7 @@ def _sample_rounds(cgp, cgi, seed, first, n, r_lo, r_hi, every, refines,
                 slot = i // every
                 t_depth[slot] = d
                 t_weight[slot] = w
-                t_inst[slot, :d] = inst[:d]
+                put(t_inst[slot], 0, inst[:d])
         out_sum[r] = s
         out_valid[r] = valid
 

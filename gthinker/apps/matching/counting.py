@@ -55,6 +55,7 @@ from gthinker.extending import (
     lowest_bit,
     pop_lowest,
     popcount,
+    put,
 )
 
 from . import costs, dispatch, formulas, neighbourhoods, partitions, planner
@@ -89,7 +90,7 @@ def _common_out(ctx, rec, buf):
     needs its size."""
     first = ctx.neighbors(rec[0])
     n = first.size
-    buf[:n] = first
+    put(buf, 0, first)
     for j in range(1, rec.size):
         n = intersect(buf, n, ctx.neighbors(rec[j]), buf)
     return n
@@ -104,7 +105,7 @@ def _edges_among(ctx, rec, cand):
         if ctx.timed_out():
             for t in range(i, cand.size):
                 task = np.empty(rec.size + 1, np.int32)
-                task[: rec.size] = rec
+                put(task, 0, rec)
                 task[rec.size] = cand[t]
                 ctx.add_task(task)
             break
@@ -137,7 +138,7 @@ def _spill_cliques(ctx, rec, cand, path, rest, depth, words):
                 i = (w << 6) + lowest_bit(word)
                 word &= word - 1
                 task = np.empty(rec.size + d + 1, np.int32)
-                task[: rec.size] = rec
+                put(task, 0, rec)
                 for t in range(d):
                     task[rec.size + t] = cand[path[t]]
                 task[rec.size + d] = cand[i]

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import gthinker
-from gthinker.extending import intersect, keyed_rows, lower_bound
+from gthinker.extending import intersect, keyed_rows, lower_bound, put
 
 from .shared_options import ISOMORPHISM, SEMANTICS, semantics_field
 
@@ -273,7 +273,7 @@ def _candidates(P, kptr, nb, labels, M, cand, candlen, EA, EB, d, directed):
         if best < 0 or b - a < bhi - blo:
             best, blo, bhi = c, a, b
     n = bhi - blo
-    cand[d, :n] = nb[blo:bhi]
+    put(cand[d], 0, nb[blo:bhi])
     for c in range(lo, hi):
         if n == 0:
             break
@@ -323,7 +323,7 @@ def _search(ctx, rec):
     directed = P[H_DIRECTED] != 0
     k = rec[0]
     M = np.empty(nq, np.int32)
-    M[:k] = rec[1 : 1 + k]
+    put(M, 0, rec[1 : 1 + k])
     ne = max(P[P[H_CPTR] + nq], 1)
     EA = np.empty(ne, np.int64)
     EB = np.empty(ne, np.int64)
@@ -350,7 +350,7 @@ def _search(ctx, rec):
                 for i in range(idx[dd], candlen[dd]):
                     task = np.empty(dd + 2, np.int32)
                     task[0] = dd + 1
-                    task[1 : dd + 1] = M[:dd]
+                    put(task, 1, M[:dd])
                     task[dd + 1] = cand[dd, i]
                     ctx.add_task(task)
             break

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 import gthinker
-from gthinker.extending import intersect, intersect_size, lower_bound
+from gthinker.extending import intersect, intersect_size, lower_bound, put
 
 from .planner import (
     H_CAP,
@@ -98,7 +98,7 @@ def _raw(indptr, indices, P, M, raw, rawlen, d):
     else:
         rawlen[d] = rawlen[r]
         if n and rawlen[r] >= 0:
-            raw[d, :n] = base[:n]
+            put(raw[d], 0, base[:n])
 
 
 @gthinker.compiler.jit("SM functions", nogil=True)
@@ -155,10 +155,10 @@ def search(ctx, rec, head):
     indptr = ctx.indptr
     indices = ctx.indices
     claims = P[H_LIMITED] != 0 or ctx.emitting()
-    k = rec[head]
+    k = np.int64(rec[head])  # int64, as the positions below: one signature of each helper
     nq = P[H_NQ]
     M = np.empty(nq, np.int32)
-    M[:k] = rec[head + 1 : head + 1 + k]
+    put(M, 0, rec[head + 1 : head + 1 + k])
     if k == nq:
         return (_leaves(ctx, P, M, M[nq - 1 :], 1, nq - 1) if claims else 1), 0
     # s: the first position not enumerated (counted, or listed as leaves)
@@ -185,9 +185,9 @@ def search(ctx, rec, head):
             for dd in range(k, d + 1):
                 for i in range(idx[dd], candlen[dd]):
                     task = np.empty(head + dd + 2, np.int32)
-                    task[:head] = rec[:head]
+                    put(task, 0, rec[:head])
                     task[head] = dd + 1
-                    task[head + 1 : head + dd + 1] = M[:dd]
+                    put(task, head + 1, M[:dd])
                     task[head + dd + 1] = cand[dd, i]
                     ctx.add_task(task)
                     added += 1

@@ -58,6 +58,7 @@ from gthinker.extending import (
     lowest_bit,
     pop_lowest,
     popcount,
+    put,
     say_skeleton,
     unowned,
 )
@@ -131,7 +132,7 @@ def _choose_pivot(pb, xb, ax, axp, p, pw, kw):
 @gthinker.compiler.jit("MCE functions", nogil=True)
 def _clique(rbase, pglob, rl, depth):
     out = np.empty(rbase.size + depth + 1, np.int32)
-    out[: rbase.size] = rbase
+    put(out, 0, rbase)
     for d in range(depth + 1):
         out[rbase.size + d] = pglob[rl[d]]
     return out
@@ -143,7 +144,7 @@ def _emit(ctx, rbase, pglob, rl, depth, pb, pw):
     job's output."""
     nr = rbase.size + depth + 1
     out = np.empty(nr + count_bits(pb, pw), np.int32)
-    out[:nr] = _clique(rbase, pglob, rl, depth)
+    put(out, 0, _clique(rbase, pglob, rl, depth))
     gather(pb, pw, pglob, out, nr)
     ctx.emit(out)
 
@@ -166,7 +167,7 @@ def _spill(ctx, rbase, pglob, xglob, rl, depth, pc, xc, p, pw, kw):
     rec[0] = nr
     rec[1] = np_
     rec[2] = nx
-    rec[3 : 3 + nr] = _clique(rbase, pglob, rl, depth)
+    put(rec, 3, _clique(rbase, pglob, rl, depth))
     k = gather(pc, pw, pglob, rec, 3 + nr)
     # X bits below p are former P vertices, bits from p on are X' vertices:
     # two sorted runs of global ids, merged into one sorted list.
@@ -252,7 +253,7 @@ def _small_p(pb, xb, ax, pw, kw, base, hist, min_size):
     return t[0], t[1]
 
 
-@gthinker.compiler.jit("MCE functions", nogil=True)
+@gthinker.compiler.jit("MCE functions", nogil=True, inline="always")
 def _local_graph(indptr, indices, pglob, xall):
     """The subtree's graph as bitset rows over P (bits ``0..p-1``) then X' (bits
     ``p..``), X' being the vertices of X that matter (:func:`.local.x_rows`: a
@@ -286,7 +287,7 @@ def _local_graph(indptr, indices, pglob, xall):
     return ax, axp, xglob, covered, widest
 
 
-@gthinker.compiler.jit("MCE functions", nogil=True)
+@gthinker.compiler.jit("MCE functions", nogil=True, inline="always")
 def _bron_kerbosch(ctx, rbase, pglob, xall):
     """Enumerates the maximal cliques R + C, C a clique of P, with X as exclusions.
 
@@ -413,7 +414,7 @@ class MaximalCliques(gthinker.Task):
         _compute_record(ctx, record)
 
 
-@gthinker.compiler.jit("MCE functions", nogil=True)
+@gthinker.compiler.jit("MCE functions", nogil=True, inline="always")
 def _compute_record(ctx, record):
     nr = record[0]
     np_ = record[1]

@@ -37,7 +37,7 @@ import numpy as np
 
 import gthinker
 from gthinker.extending import popcount
-from gthinker.setops import GALLOP_RATIO, intersect, intersect_positions
+from gthinker.setops import GALLOP_RATIO, intersect, intersect_positions, put
 
 __all__ = ["CHEAPER", "FROM_P", "FROM_X", "ROW_WORDS_LIMIT", "compact_records", "first_level",
            "initial_record", "initial_records", "merge", "x_rows"]
@@ -57,8 +57,7 @@ def initial_record(indptr, indices, v):
     rec[1] = nb.size - split
     rec[2] = split
     rec[3] = v
-    rec[4 : 4 + nb.size - split] = nb[split:]
-    rec[4 + nb.size - split :] = nb[:split]
+    put(rec, put(rec, 4, nb[split:]), nb[:split])
     return rec
 
 
@@ -71,7 +70,7 @@ def initial_records(indptr, indices, verts):
         starts[i + 1] = starts[i] + 4 + indptr[v + 1] - indptr[v]
     data = np.empty(starts[-1], np.int32)
     for i in range(verts.size):
-        data[starts[i] : starts[i + 1]] = initial_record(indptr, indices, verts[i])
+        put(data, starts[i], initial_record(indptr, indices, verts[i]))
     return data, starts
 
 
@@ -99,18 +98,21 @@ def _row_hash(row, pw):
 
 
 @gthinker.compiler.jit("MCE functions", nogil=True)
-def _grown(rows, reps, n, pw, cap=0):
+def _grown(rows, reps, n, pw, cap):
     """``rows``, ``reps`` with room for twice as many (or ``cap``), and a hash table of
     their first ``n`` rows (int32 slots, -1 empty) with room for as many again. Sizes are
-    powers of two (a probe's position is its hash masked)."""
+    powers of two (a probe's position is its hash masked). Every call passes variables
+    (no literal 0), so that Numba compiles it once, not once per literal."""
     need = max(16, 2 * rows.shape[0], cap)
     cap = 16
     while cap < need:
         cap *= 2
     new_rows = np.empty((cap, pw), np.int64)
-    new_rows[:n] = rows[:n]
+    for k in range(n):
+        for t in range(pw):
+            new_rows[k, t] = rows[k, t]
     new_reps = np.empty(cap, np.int32)
-    new_reps[:n] = reps[:n]
+    put(new_reps, 0, reps[:n])
     table = np.full(2 * cap, -1, np.int32)
     mask = table.size - 1
     for k in range(n):
@@ -140,7 +142,8 @@ def _add_row(rows, reps, table, n, row, x, pw):
             return n
         h = (h + 1) & mask
     table[h] = n
-    rows[n, :] = row
+    for t in range(pw):
+        rows[n, t] = row[t]
     reps[n] = x
     return n + 1
 
@@ -177,8 +180,8 @@ def _rows_from_x(indptr, indices, pglob, xall):
     pw = (p + 63) >> 6
     rows = np.empty((0, pw), np.int64)
     reps = np.empty(0, np.int32)
-    rows, reps, table = _grown(rows, reps, 0, pw)
     n = 0
+    rows, reps, table = _grown(rows, reps, n, pw, n)
     pos = np.empty(max(p, 1), np.int32)
     row = np.zeros(pw, np.int64)
     for j in range(xall.size):
@@ -193,7 +196,7 @@ def _rows_from_x(indptr, indices, pglob, xall):
             i = pos[t]
             row[i >> 6] |= np.int64(1) << (i & 63)
         if n == rows.shape[0] or 2 * (n + 1) > table.size:
-            rows, reps, table = _grown(rows, reps, n, pw)
+            rows, reps, table = _grown(rows, reps, n, pw, n)
         n = _add_row(rows, reps, table, n, row, x, pw)
     r, w = _kept(rows, reps, n, pw)
     return r, w, False
@@ -226,8 +229,8 @@ def _rows_from_p(indptr, indices, pglob, xall):
             full[xloc[pos[t]], i >> 6] |= np.int64(1) << (i & 63)
     rows = np.empty((0, pw), np.int64)
     reps = np.empty(0, np.int32)
-    rows, reps, table = _grown(rows, reps, 0, pw, q)
     n = 0
+    rows, reps, table = _grown(rows, reps, n, pw, q)
     for j in range(nx):
         k = xloc[j]
         if k < 0:
@@ -238,7 +241,7 @@ def _rows_from_p(indptr, indices, pglob, xall):
         if c == p:
             return reps[:0].copy(), rows[:0].copy(), True
         if n == rows.shape[0] or 2 * (n + 1) > table.size:
-            rows, reps, table = _grown(rows, reps, n, pw)
+            rows, reps, table = _grown(rows, reps, n, pw, n)
         n = _add_row(rows, reps, table, n, full[k], xall[j], pw)
     r, w = _kept(rows, reps, n, pw)
     return r, w, False
@@ -248,7 +251,7 @@ def _rows_from_p(indptr, indices, pglob, xall):
 CHEAPER, FROM_P, FROM_X = 0, 1, 2
 
 
-@gthinker.compiler.jit("MCE functions", nogil=True)
+@gthinker.compiler.jit("MCE functions", nogil=True, inline="always")
 def x_rows(indptr, indices, pglob, xall, side=CHEAPER):
     """The X vertices that matter to the subtree of P = ``pglob``, X = ``xall``
     (sorted global ids), and their rows over P (see the module docstring).
@@ -303,9 +306,7 @@ def _compact_one(indptr, indices, rec, out, k):
     out[k] = nr
     out[k + 1] = p
     out[k + 2] = xglob.size
-    out[k + 3 : k + 3 + nr + p] = rec[3 : 3 + nr + p]
-    out[k + 3 + nr + p : k + 3 + nr + p + xglob.size] = xglob
-    return k + 3 + nr + p + xglob.size, nx, xglob.size
+    return put(out, put(out, k + 3, rec[3 : 3 + nr + p]), xglob), nx, xglob.size
 
 
 @gthinker.compiler.jit("MCE functions", nogil=True)
@@ -359,7 +360,7 @@ def _branch(indptr, indices, rec, i, out, k, buf):
     w = pv[i]
     nb = indices[indptr[w] : indptr[w + 1]]
     out[k] = nr + 1
-    out[k + 3 : k + 3 + nr] = rec[3 : 3 + nr]
+    put(out, k + 3, rec[3 : 3 + nr])
     out[k + 3 + nr] = w
     at = k + 4 + nr
     np_ = intersect(pv[i + 1 :], p - i - 1, nb, out[at:])
