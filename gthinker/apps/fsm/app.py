@@ -257,19 +257,16 @@ def _single_edges(graph, vlab, elab, support):
     nv, ne = vnames.size, enames.size
     kind = (vrank[src] * ne + erank) * nv + vrank[dst]
     if nv * nv * ne * n < 2**62:  # one int64 key per (kind, source)
-        pairs = np.sort(kind * n + src)
-        kinds = pairs[np.r_[True, pairs[1:] != pairs[:-1]]] // n  # sorted
+        kinds = np.unique(kind * n + src) // n
     else:
         kinds = np.unique(np.stack([kind, src], 1), axis=0)[:, 0]
-    starts = np.flatnonzero(np.r_[True, kinds[1:] != kinds[:-1]])
-    kinds, counts = kinds[starts], np.diff(np.r_[starts, kinds.size])
+    kinds, counts = np.unique(kinds, return_counts=True)  # sources of each kind
     a, rest = np.divmod(kinds, ne * nv)
     e, b = np.divmod(rest, nv)
-    at = np.searchsorted(kinds, (b * ne + e) * nv + a)  # the reverse kind, b to a
-    at = np.minimum(at, kinds.size - 1)
-    back = np.where(kinds[at] == (b * ne + e) * nv + a, counts[at], 0)
-    keep = np.flatnonzero((a <= b) & (np.minimum(counts, back) >= support))
-    sup = np.minimum(counts, back)
+    reverse = (b * ne + e) * nv + a  # the same edge kind read from b to a
+    at = np.minimum(np.searchsorted(kinds, reverse), kinds.size - 1)
+    sup = np.minimum(counts, np.where(kinds[at] == reverse, counts[at], 0))
+    keep = np.flatnonzero((a <= b) & (sup >= support))
     return {single_edge(int(vnames[a[k]]), int(enames[e[k]]), int(vnames[b[k]])): int(sup[k])
             for k in keep.tolist()}
 
